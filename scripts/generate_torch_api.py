@@ -86,15 +86,14 @@ def _subclasses(module, *bases) -> set[str]:
 
 def _nn_sets() -> dict[str, set[str]]:
     modules = _subclasses(torch.nn, torch.nn.Module)
-    losses = _subclasses(torch.nn, torch.nn.modules.loss._Loss)
-    losses |= {n for n in modules if n.endswith("Loss")}
+    loss_subclasses = _subclasses(torch.nn, torch.nn.modules.loss._Loss)
     functional = {n for n in _public(F) if n.endswith("_loss") and callable(getattr(F, n))}
-    for name in sorted(_subclasses(torch.nn, torch.nn.modules.loss._Loss)):
+    for name in sorted(loss_subclasses):
         source = inspect.getsource(getattr(torch.nn, name).forward)
         functional |= {f for f in re.findall(r"\bF\.(\w+)\(", source) if hasattr(F, f)}
     return {
         "NN_MODULE_CLASSES": modules,
-        "NN_LOSS_CLASSES": losses,
+        "NN_LOSS_CLASSES": loss_subclasses | {n for n in modules if n.endswith("Loss")},
         "FUNCTIONAL_LOSSES": functional,
     }
 
