@@ -1,0 +1,30 @@
+"""Every fixture file is linted and its findings must match its inline markers exactly."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixture_markers import FIXTURES, fixture_files, markers
+from torchleaklint.config import Settings
+from torchleaklint.engine import lint_file
+
+FILES = fixture_files()
+
+
+@pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(FIXTURES)) for p in FILES])
+def test_fixture(path):
+    expected, ok = markers(path)
+    assert not (expected & ok), "a line cannot both expect and forbid a code"
+    found = {(d.line, d.code) for d in lint_file(str(path), Settings())}
+    missing = sorted(expected - found)
+    unexpected = sorted(found - expected)
+    assert not missing and not unexpected, (
+        f"\nmissing (expected, not reported): {missing}\nunexpected (reported, not marked): {unexpected}"
+    )
+
+
+def test_fixture_corpus_covers_every_rule():
+    from torchleaklint.rules import all_rules
+
+    marked = {code for path in FILES for _, code in markers(path)[0]}
+    assert set(all_rules()) <= marked, f"rules without a positive fixture: {set(all_rules()) - marked}"

@@ -1,0 +1,3 @@
+from torchleaklint.cli import main
+
+main()

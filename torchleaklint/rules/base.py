@@ -1,0 +1,75 @@
+"""The base class every rule derives from, and the registry that finds them."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from typing import ClassVar, Dict, Iterable, List, Tuple
+
+from torchleaklint.diagnostics import Finding
+
+
+class Rule:
+    """A rule: code, documentation (the class docstring, in ruff's shape) and a check.
+
+    `tokens` is the prefilter: a file whose text contains none of them cannot trigger the
+    rule and is not analyzed for it (most files of a large repository are skipped unparsed).
+    """
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    fix_title: ClassVar[str] = ""
+    fix_safety: ClassVar[str] = ""  # "safe", "unsafe" or "" (no fix)
+    tokens: ClassVar[Tuple[str, ...]] = ()
+    options: ClassVar[Dict[str, object]] = {}
+
+    def __init__(self, settings=None):
+        self.settings = settings
+
+    def option(self, key):
+        if self.settings is not None:
+            value = self.settings.rule_options.get(self.code, {}).get(key)
+            if value is not None:
+                return value
+        return self.options[key]
+
+    def applies_to(self, source: str) -> bool:
+        return any(token in source for token in self.tokens)
+
+    def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def finding(self, node, message, fix=None) -> Finding:
+        return Finding(node=node, message=message, fix=fix, code=self.code)
+
+    @classmethod
+    def documentation(cls) -> str:
+        doc = (cls.__doc__ or "").strip("\n")
+        lines = doc.splitlines()
+        indent = min((len(l) - len(l.lstrip()) for l in lines[1:] if l.strip()), default=0)
+        body = "\n".join([lines[0].strip()] + [l[indent:] for l in lines[1:]]) if lines else ""
+        return f"# {cls.name} ({cls.code})\n\n{body}\n"
+
+
+_RULE_MODULE = re.compile(r"^tll\d{3}_\w+$")
+_registry: Dict[str, type] = {}
+
+
+def all_rules() -> Dict[str, type]:
+    """Every rule class, by code, discovered from `torchleaklint/rules/tllNNN_*.py`."""
+    if not _registry:
+        import torchleaklint.rules as package
+
+        for info in pkgutil.iter_modules(package.__path__):
+            if _RULE_MODULE.match(info.name):
+                module = importlib.import_module(f"{package.__name__}.{info.name}")
+                for obj in vars(module).values():
+                    if isinstance(obj, type) and issubclass(obj, Rule) and obj.code:
+                        _registry[obj.code] = obj
+    return dict(sorted(_registry.items()))
+
+
+def rule_codes() -> List[str]:
+    return list(all_rules())

@@ -1,0 +1,222 @@
+"""TLL001: a graph-carrying tensor accumulated into a running total."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional
+
+from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.model import expression_names
+
+# Calls that grow a tensor from its previous value rather than compute something new.
+_GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                            "torch.vstack", "torch.add", "torch.column_stack", "torch.row_stack"})
+_ACCUMULATING_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+_TENSOR_USES = frozenset({"item", "cpu", "detach", "numpy", "to", "cuda", "float", "tolist", "clone",
+                          "all_reduce", "reduce", "backward", "mean", "sum"})
+
+
+class LossAccumulation(Rule):
+    """Loss accumulated into a running total without `.item()`.
+
+    ## What it does
+    Finds a tensor that carries an autograd graph (a loss, a model output, anything
+    computed from them) being added into a total that survives from one training step to
+    the next: `total_loss += loss`, `total = total + loss`, an exponential moving average
+    fed by the loss, `preds = torch.cat((preds, out))`, `self.total += loss`,
+    `totals[key] += loss`, or a global.
+
+    ## Why is this bad?
+    The total becomes part of every step's autograd graph. After N steps it references N
+    graphs, each holding the activations saved for backward, so memory grows every step
+    until the process is killed (in a Ray worker: `RayActorError ... connection error
+    code 2`). The code looks correct and there is no stack trace pointing here.
+
+    ## Example
+    ```python
+    total_loss = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss
+    ```
+
+    ## Use instead
+    ```python
+    total_loss = 0
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total_loss += loss.item()
+    ```
+
+    Not reported: values already detached (`.item()`, `.detach()`, `float()`), loops under
+    `torch.no_grad()`, and a total that is itself back-propagated later (summing the losses
+    of several micro-steps before one `backward()` is deliberate).
+
+    ## Fix safety
+    Safe. The fix appends `.item()` when the accumulated value is a one-number tensor and
+    the total is only used as a number afterwards, and `.detach()` otherwise (also the
+    better choice on GPU, where `.item()` synchronizes with the device every step).
+    Neither changes a computed value.
+    """
+
+    code = "TLL001"
+    name = "loss-accumulated-with-graph"
+    summary = "Graph-carrying tensor accumulated into a running total across iterations"
+    fix_title = "Accumulate `.item()` (or `.detach()`) of the value"
+    fix_safety = SAFE
+    tokens = ("+=", "-=", "*=", "torch.cat", "cat(", " + ", "+")
+
+    def check(self, model) -> Iterator:
+        for stmt in model.nodes(ast.AugAssign, ast.Assign):
+            found = self._accumulation(model, stmt)
+            if found is None:
+                continue
+            key, operands = found
+            if key.split(".")[0].split("[")[0] in model.backwarded_names(model.unit_of(stmt)):
+                continue  # the total itself is differentiated later: deliberate
+            if model.grad_disabled_at(stmt):
+                continue
+            stored = model.flow(model.unit_of(stmt))
+            if stored is None or not stored.stored.get(stmt, _NO).carries_graph:
+                continue
+            why = model.outlives_step(stmt, key)
+            if why is None:
+                continue
+            yield self.finding(stmt, self._message(model, key, operands, why),
+                               self._fix(model, stmt, key, operands))
+
+    # A statement is an accumulation when its target is updated from its own previous value
+    # with an arithmetic operator or a growing call (torch.cat). Returns the target key and
+    # the graph-carrying operands being added.
+    def _accumulation(self, model, stmt):
+        if isinstance(stmt, ast.AugAssign):
+            if not isinstance(stmt.op, _ACCUMULATING_OPS):
+                return None
+            key = _target_key(stmt.target)
+            if key is None or not model.carries_graph(stmt.value):
+                return None
+            return key, [_narrow(model, stmt.value)]
+        if len(stmt.targets) != 1:
+            return None
+        key = _target_key(stmt.targets[0])
+        if key is None or key.endswith("]"):
+            return None
+        operands = list(_added_operands(model, stmt.value, key))
+        if not operands:
+            return None
+        return key, operands
+
+    def _message(self, model, key, operands, why) -> str:
+        shown = _short(operands[0])
+        fix = f"`{shown}.item()`" if _is_scalar(model, operands) else f"`{shown}.detach()`"
+        where = "across iterations" if why == "loop" else "across training steps"
+        return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; "
+                f"every step's graph stays alive. Use {fix}")
+
+    def _fix(self, model, stmt, key, operands) -> Optional[FixSpec]:
+        method = "item" if _is_scalar(model, operands) and not _used_as_tensor(model, stmt, key) else "detach"
+        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            method = "detach"  # torch.cat needs tensors
+        spans = tuple((o.lineno, o.col_offset, o.end_lineno, o.end_col_offset) for o in operands)
+        return FixSpec(codemod="append_method", safety=SAFE, title=f"Use `.{method}()`",
+                       target=_span(operands[0]), params=(("method", method), ("targets", spans)))
+
+
+_NO = type("_No", (), {"carries_graph": False})()
+
+
+def _target_key(target) -> Optional[str]:
+    if isinstance(target, ast.Subscript):
+        base = dotted(target.value)
+        return f"{base}[]" if base else None
+    return dotted(target)
+
+
+def _added_operands(model, expr, key) -> Iterator[ast.AST]:
+    """The graph-carrying parts added to `key` in `key = <expr>`; nothing if expr is not an
+    accumulation of key (it must read key only as an operand of +,-,*,/ or a growing call)."""
+    if key not in {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))}:
+        return iter(())
+    parts: List[ast.AST] = []
+    if not _collect(model, expr, key, parts):
+        return iter(())
+    return iter(_narrow(model, p) for p in parts if model.carries_graph(p))
+
+
+def _narrow(model, expr):
+    """`0.02 * loss` -> `loss`: the graph-carrying operand, where only one side carries it."""
+    while isinstance(expr, ast.BinOp):
+        left, right = model.carries_graph(expr.left), model.carries_graph(expr.right)
+        if left == right:
+            break
+        expr = expr.left if left else expr.right
+    return expr
+
+
+def _collect(model, expr, key, parts) -> bool:
+    if dotted(expr) == key:
+        return True
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ACCUMULATING_OPS):
+        left = _reads_key(expr.left, key)
+        right = _reads_key(expr.right, key)
+        if not left and not right:
+            parts.append(expr)
+            return True
+        ok = True
+        for side in (expr.left, expr.right):
+            if _reads_key(side, key):
+                ok = ok and _collect(model, side, key, parts)
+            else:
+                parts.append(side)
+        return ok
+    if isinstance(expr, ast.Call) and model.qualname(expr.func) in _GROWING_CALLS and expr.args:
+        first = expr.args[0]
+        if isinstance(first, (ast.Tuple, ast.List)) and any(dotted(e) == key for e in first.elts):
+            parts.extend(e for e in first.elts if not _reads_key(e, key))
+            return True
+    if not _reads_key(expr, key):
+        parts.append(expr)
+        return True
+    return False
+
+
+def _reads_key(expr, key) -> bool:
+    return any(dotted(n) == key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)))
+
+
+def _is_scalar(model, operands) -> bool:
+    return all(model.value(o).scalar for o in operands)
+
+
+def _used_as_tensor(model, stmt, key) -> bool:
+    """Later code treats the total as a tensor: `.item()`, `.cpu()`, `torch.*(total)`."""
+    unit = model.unit_of(stmt)
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and dotted(func.value) == key and func.attr in _TENSOR_USES:
+                return True
+            qual = model.qualname(func) or ""
+            if (qual.startswith("torch.") or func_attr(func) in _TENSOR_USES) and \
+                    any(dotted(a) == key for a in node.args):
+                return True
+    return False
+
+
+def func_attr(func) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _short(node) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _span(node) -> Span:
+    return Span(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)

@@ -1,0 +1,868 @@
+"""Flow-sensitive abstract interpretation of one function: which values carry a graph.
+
+The analysis walks statements in order with an environment `name -> Value`. Branches are
+joined (a graph on either path wins: this is a may-analysis), loop bodies run twice so that
+values carried from one iteration to the next are seen, and `with torch.no_grad()` regions
+turn every computed tensor into a graph-free one. Each expression's value is recorded, so
+rules can ask `model.value(expr)` about any expression of the function.
+
+Interprocedural facts come from the model: parameters take the join of the values call
+sites in the module pass (a method called with a graph-carrying argument sees a graph), and
+calls of functions of the module take the callee's return value (a summary).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional, Set
+
+from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.values import (
+    CLASS, CONTEXT, DATA, DATALOADER, DATASET, FUNCTION, GRAPH, GRAPH_V, INSTANCE, LEAF,
+    LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
+    TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
+)
+
+MAX_SUMMARY_DEPTH = 3
+
+# Builtins whose result is the join of their (element) arguments.
+_JOIN_BUILTINS = frozenset({"sum", "max", "min", "abs", "sorted", "reversed", "next", "iter"})
+_SEQUENCE_BUILTINS = frozenset({"list", "tuple", "set", "frozenset"})
+_DATA_PREFIXES = ("numpy.", "pandas.", "datasets.load_dataset", "h5py.", "scipy.", "PIL.")
+_LOAD_FUNCTIONS = ("torch.load",)
+
+
+class FlowResult:
+    def __init__(self) -> None:
+        self.values: Dict[ast.AST, Value] = {}
+        self.returns: Optional[Value] = None
+        self.nograd_nodes: Set[ast.AST] = set()
+        self.params: Dict[str, Value] = {}
+        self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
+
+
+def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0) -> FlowResult:
+    analyzer = Analyzer(model, unit, depth)
+    if params is None:
+        params = analyzer.parameter_values()
+    analyzer.result.params = dict(params)
+    analyzer.env.update(params)
+    body = unit.body if isinstance(unit, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
+    if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+        model.grad_off_decorated(unit) or (depth == 0 and _called_only_without_grad(model, unit))
+    ):
+        analyzer.nograd = 1
+    analyzer.block(body)
+    return analyzer.result
+
+
+def _called_only_without_grad(model, unit) -> bool:
+    return model.only_called_without_grad(unit)
+
+
+class Analyzer:
+    def __init__(self, model, unit: ast.AST, depth: int):
+        self.m = model
+        self.unit = unit
+        self.depth = depth
+        self.env: Dict[str, Value] = {}
+        self.result = FlowResult()
+        self.nograd = 0
+        self.evidence = _backward_evidence(model, unit)
+        self.cls = model.class_of(unit) if not isinstance(unit, ast.Module) else None
+
+    # ------------------------------------------------------------ parameters
+    def parameter_values(self) -> Dict[str, Value]:
+        unit = self.unit
+        if not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return {}
+        args = unit.args
+        params = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+        values: Dict[str, Value] = {}
+        for index, arg in enumerate(params):
+            if index == 0 and self.cls is not None and not _is_static(unit):
+                values[arg.arg] = Value(INSTANCE, name=self.cls.name)
+                if self.m.is_module_class(self.cls):
+                    values[arg.arg] = Value(MODULE, name=self.cls.name)
+                continue
+            values[arg.arg] = self._annotation_value(arg.annotation)
+        for name, value in self._duck_typed_params(set(values)).items():
+            if values.get(name, UNKNOWN_V).kind == UNKNOWN:
+                values[name] = value
+        if self.depth == 0:
+            for name, value in self._call_site_values(unit, params).items():
+                if value.carries_graph or values.get(name, UNKNOWN_V).kind == UNKNOWN:
+                    values[name] = join(values.get(name) if values.get(name, UNKNOWN_V).kind != UNKNOWN else None, value)
+        return values
+
+    def _annotation_value(self, annotation) -> Value:
+        if annotation is None:
+            return UNKNOWN_V
+        qual = self.m.qualname(annotation) or dotted(annotation) or ""
+        last = qual.rsplit(".", 1)[-1]
+        if qual in ("torch.nn.Module", "torch.nn.modules.module.Module") or last in ("Module", "LightningModule"):
+            return Value(MODULE)
+        if last == "DataLoader":
+            return Value(DATALOADER)
+        if last in self.m.classes and self.m.is_module_class(self.m.classes[last]):
+            return Value(MODULE, name=last)
+        if last in ("int", "float", "str", "bool"):
+            return SCALAR_V
+        return UNKNOWN_V
+
+    def _duck_typed_params(self, names: Set[str]) -> Dict[str, Value]:
+        """A parameter on which `.parameters()`, `.eval()`, ... is called is an nn.Module."""
+        found: Dict[str, Value] = {}
+        called = set()
+        weak = set()  # `.train()` / `.zero_grad()`: a Trainer or optimizer has them too
+        for node in ast.walk(self.unit):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Name) and node.func.id in names:
+                called.add(node.func.id)
+            if isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if isinstance(owner, ast.Name) and owner.id in names:
+                    attr = node.func.attr
+                    if attr in torch_api.MODULE_EVIDENCE_METHODS and attr != "load_state_dict":
+                        found[owner.id] = Value(MODULE)
+                    elif attr in ("train", "zero_grad", "to", "cuda"):
+                        weak.add(owner.id)
+        for name in weak & called:  # called directly like a function: a module, not a Trainer
+            found.setdefault(name, Value(MODULE))
+        return found
+
+    def _call_site_values(self, unit, params) -> Dict[str, Value]:
+        sites = self.m.call_sites(unit)
+        if not sites:
+            return {}
+        names = [p.arg for p in params]
+        offset = 1 if self.cls is not None and not _is_static(unit) else 0
+        out: Dict[str, Value] = {}
+        for site in sites:
+            caller = self.m.unit_of(site)
+            if caller is unit or self.m.in_progress(caller):
+                continue
+            flow = self.m.flow(caller)
+            if flow is None:
+                continue
+            for i, arg in enumerate(site.args):
+                if isinstance(arg, ast.Starred):
+                    break
+                if i + offset < len(names):
+                    name = names[i + offset]
+                    out[name] = join(out.get(name), flow.values.get(arg, UNKNOWN_V))
+            for kw in site.keywords:
+                if kw.arg in names:
+                    out[kw.arg] = join(out.get(kw.arg), flow.values.get(kw.value, UNKNOWN_V))
+        return out
+
+    # ------------------------------------------------------------ statements
+    def block(self, stmts: List[ast.stmt]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt)
+
+    def stmt(self, s: ast.stmt) -> None:
+        if self.nograd:
+            self.result.nograd_nodes.add(s)
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is not None:
+            method(s)
+        else:
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+
+    def stmt_Expr(self, s: ast.Expr) -> None:
+        value = s.value
+        self.expr(value)
+        # torch.set_grad_enabled(False) as a statement switches grad mode until switched back
+        if isinstance(value, ast.Call):
+            qual = self.m.qualname(value.func) or ""
+            if torch_api.grad_context(qual) == "set" and value.args:
+                flag = value.args[0]
+                if isinstance(flag, ast.Constant) and flag.value is False:
+                    self.nograd += 1
+                elif isinstance(flag, ast.Constant) and flag.value is True and self.nograd:
+                    self.nograd -= 1
+
+    def stmt_Assign(self, s: ast.Assign) -> None:
+        value = self.expr(s.value)
+        for target in s.targets:
+            self.bind(target, value, s)
+        self.result.stored[s] = value
+
+    def stmt_AnnAssign(self, s: ast.AnnAssign) -> None:
+        if s.value is not None:
+            value = self.expr(s.value)
+            self.bind(s.target, value, s)
+            self.result.stored[s] = value
+
+    def stmt_AugAssign(self, s: ast.AugAssign) -> None:
+        current = self.expr(_as_load(s.target), record=s.target)
+        operand = self.expr(s.value)
+        value = self.arith(current, operand)
+        if isinstance(s.target, ast.Subscript):
+            self.expr(s.target.value)
+            self.expr(s.target.slice)
+        self.bind(s.target, value, s)
+        self.result.stored[s] = value
+
+    def stmt_For(self, s) -> None:
+        iterable = self.expr(s.iter)
+        self.loop(s, lambda: self.bind(s.target, element_of(iterable), s))
+
+    stmt_AsyncFor = stmt_For
+
+    def stmt_While(self, s: ast.While) -> None:
+        self.loop(s, lambda: self.expr(s.test))
+
+    def loop(self, s, head) -> None:
+        before = dict(self.env)
+        for _ in range(2):  # second pass sees values carried over from the first
+            head()
+            self.block(s.body)
+            self.env = _join_env(before, self.env)
+        self.block(s.orelse)
+
+    def stmt_If(self, s: ast.If) -> None:
+        self.expr(s.test)
+        before = dict(self.env)
+        self.block(s.body)
+        after_body = self.env
+        self.env = dict(before)
+        self.block(s.orelse)
+        self.env = _join_env(after_body, self.env)
+
+    def stmt_Try(self, s) -> None:
+        before = dict(self.env)
+        self.block(s.body)
+        self.block(s.orelse)
+        outcomes = [self.env]
+        for handler in s.handlers:
+            self.env = _join_env(before, outcomes[0])
+            if handler.type is not None:
+                self.expr(handler.type)
+            self.block(handler.body)
+            outcomes.append(self.env)
+        env = outcomes[0]
+        for other in outcomes[1:]:
+            env = _join_env(env, other)
+        self.env = env
+        self.block(s.finalbody)
+
+    stmt_TryStar = stmt_Try
+
+    def stmt_With(self, s) -> None:
+        switched = 0
+        for item in s.items:
+            ctx = self.expr(item.context_expr)
+            if ctx.kind == CONTEXT and ctx.grad_off:
+                switched += 1
+            elif ctx.kind == CONTEXT and ctx.name == "on" and self.nograd:
+                switched -= 1
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, UNKNOWN_V, s)
+        saved = self.nograd
+        self.nograd = max(0, self.nograd + switched)
+        try:
+            self.block(s.body)
+        finally:
+            self.nograd = saved
+
+    stmt_AsyncWith = stmt_With
+
+    def stmt_Return(self, s: ast.Return) -> None:
+        value = self.expr(s.value) if s.value is not None else NONE_V
+        self.result.returns = join(self.result.returns, value)
+
+    def stmt_FunctionDef(self, s) -> None:
+        for dec in s.decorator_list:
+            self.expr(dec)
+        self.env[s.name] = Value(FUNCTION, name=s.name)
+
+    stmt_AsyncFunctionDef = stmt_FunctionDef
+
+    def stmt_ClassDef(self, s: ast.ClassDef) -> None:
+        self.env[s.name] = Value(CLASS, name=s.name)
+
+    def stmt_Delete(self, s: ast.Delete) -> None:
+        for target in s.targets:
+            if isinstance(target, ast.Name):
+                self.env.pop(target.id, None)
+            else:
+                self.expr(target)
+
+    # ------------------------------------------------------------ binding
+    def bind(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
+        if isinstance(target, ast.Name):
+            if value.kind == UNKNOWN and target.id in self.evidence:
+                value = Value(GRAPH, scalar=True)  # `x.backward()` proves x carries a graph
+            self.env[target.id] = value
+            self.result.values[target] = value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            elts = target.elts
+            starred = any(isinstance(e, ast.Starred) for e in elts)
+            if value.items is not None and len(value.items) == len(elts) and not starred:
+                for elt, item in zip(elts, value.items):
+                    self.bind(elt, item, stmt)
+            else:
+                part = _unpacked_part(value)
+                for elt in elts:
+                    if isinstance(elt, ast.Starred):
+                        self.bind(elt.value, sequence_of(part), stmt)
+                    else:
+                        self.bind(elt, part, stmt)
+        elif isinstance(target, ast.Attribute):
+            self.expr(target.value)
+            key = dotted(target)
+            if key is not None:
+                self.env[key] = value
+            self.result.values[target] = value
+        elif isinstance(target, ast.Subscript):
+            self.expr(target.value)
+            self.expr(target.slice)
+            self.result.values[target] = value
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, sequence_of(value), stmt)
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, e: Optional[ast.AST], record: Optional[ast.AST] = None) -> Value:
+        if e is None:
+            return NONE_V
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            for child in ast.iter_child_nodes(e):
+                if isinstance(child, ast.expr):
+                    self.expr(child)
+            value = UNKNOWN_V
+        else:
+            value = method(e)
+        self.result.values[record if record is not None else e] = value
+        if self.nograd:
+            self.result.nograd_nodes.add(record if record is not None else e)
+        return value
+
+    def expr_Constant(self, e) -> Value:
+        return NONE_V if e.value is None else SCALAR_V
+
+    def expr_JoinedStr(self, e) -> Value:
+        for child in e.values:
+            self.expr(child)
+        return SCALAR_V
+
+    def expr_FormattedValue(self, e) -> Value:
+        self.expr(e.value)
+        return SCALAR_V
+
+    def expr_Name(self, e: ast.Name) -> Value:
+        if e.id in self.env:
+            return self.env[e.id]
+        return self.global_value(e.id)
+
+    def global_value(self, name: str) -> Value:
+        m = self.m
+        if name in m.module_functions:
+            return Value(FUNCTION, name=name)
+        if name in m.classes:
+            return Value(CLASS, name=name)
+        qual = m.imports.aliases.get(name)
+        if qual is not None:
+            return Value(REF, name=qual)
+        if not isinstance(self.unit, ast.Module):
+            flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
+            if flow is not None:
+                return flow_env_value(flow, name)
+        return UNKNOWN_V
+
+    def expr_Attribute(self, e: ast.Attribute) -> Value:
+        key = dotted(e)
+        owner = self.expr(e.value)
+        if key is not None and key in self.env:
+            return self.env[key]
+        if owner.kind == REF:
+            return Value(REF, name=f"{owner.name}.{e.attr}")
+        if owner.kind in (INSTANCE, MODULE) and owner.name:
+            if e.attr in self.m.classes.get(owner.name, _NO_CLASS).methods:
+                return Value(FUNCTION, name=f"{owner.name}.{e.attr}")
+            return self.m_attribute(owner.name, e.attr)
+        if owner.kind in TENSORISH or owner.carries_graph:
+            if torch_api.is_nondiff_attribute(e.attr):
+                return SCALAR_V if e.attr in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else TENSOR_V
+            if e.attr in ("T", "mT", "H", "real", "imag"):
+                return Value(owner.kind if owner.kind in TENSORISH else GRAPH)
+            if owner.carries_graph:
+                return GRAPH_V  # attribute of a model output object: `outputs.loss`
+        if owner.kind == MODULE and not owner.name:
+            return UNKNOWN_V
+        return UNKNOWN_V
+
+    def m_attribute(self, class_name: str, attr: str) -> Value:
+        """The value an instance attribute holds, from its class's init-like methods."""
+        return class_attribute_value(self.m, class_name, attr)
+
+    def expr_Subscript(self, e: ast.Subscript) -> Value:
+        owner = self.expr(e.value)
+        self.expr(e.slice)
+        if owner.items is not None:
+            index = e.slice
+            if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner.items) <= index.value < len(owner.items):
+                return owner.items[index.value]
+            return element_of(owner)
+        if owner.kind == GRAPH:
+            return Value(GRAPH)  # indexing a graph tensor (or a model output dict)
+        if owner.kind in TENSORISH:
+            return Value(owner.kind if owner.kind != LEAF else GRAPH)
+        return element_of(owner) if owner.kind == SEQUENCE else UNKNOWN_V
+
+    def expr_Tuple(self, e) -> Value:
+        return Value(SEQUENCE, items=tuple(self.expr(elt) for elt in e.elts))
+
+    expr_List = expr_Tuple
+
+    def expr_Set(self, e) -> Value:
+        out = None
+        for elt in e.elts:
+            out = join(out, self.expr(elt))
+        return sequence_of(out or UNKNOWN_V)
+
+    def expr_Dict(self, e: ast.Dict) -> Value:
+        out = None
+        for key, val in zip(e.keys, e.values):
+            if key is not None:
+                self.expr(key)
+            out = join(out, self.expr(val))
+        return Value(SEQUENCE, elem=out) if out is not None and out.carries_graph else Value(SEQUENCE, elem=out or UNKNOWN_V)
+
+    def expr_ListComp(self, e) -> Value:
+        saved = dict(self.env)
+        for gen in e.generators:
+            iterable = self.expr(gen.iter)
+            self.bind(gen.target, element_of(iterable), e)
+            for cond in gen.ifs:
+                self.expr(cond)
+        if isinstance(e, ast.DictComp):
+            self.expr(e.key)
+            elem = self.expr(e.value)
+        else:
+            elem = self.expr(e.elt)
+        self.env = saved
+        return sequence_of(elem)
+
+    expr_SetComp = expr_GeneratorExp = expr_DictComp = expr_ListComp
+
+    def expr_Starred(self, e) -> Value:
+        return self.expr(e.value)
+
+    def expr_NamedExpr(self, e) -> Value:
+        value = self.expr(e.value)
+        self.bind(e.target, value, e)
+        return value
+
+    def expr_IfExp(self, e) -> Value:
+        self.expr(e.test)
+        return join(self.expr(e.body), self.expr(e.orelse))
+
+    def expr_BoolOp(self, e) -> Value:
+        out = None
+        for operand in e.values:
+            out = join(out, self.expr(operand))
+        return out or UNKNOWN_V
+
+    def expr_Compare(self, e) -> Value:
+        values = [self.expr(e.left)] + [self.expr(c) for c in e.comparators]
+        return TENSOR_V if any(v.kind in TENSORISH or v.carries_graph for v in values) else SCALAR_V
+
+    def expr_UnaryOp(self, e) -> Value:
+        operand = self.expr(e.operand)
+        if isinstance(e.op, ast.Not):
+            return SCALAR_V
+        return self.arith(operand, SCALAR_V)
+
+    def expr_BinOp(self, e) -> Value:
+        left = self.expr(e.left)
+        right = self.expr(e.right)
+        if isinstance(e.op, ast.Mod) and left.kind == SCALAR:
+            return SCALAR_V  # string formatting
+        if isinstance(e.op, ast.Add) and left.kind == SEQUENCE and right.kind == SEQUENCE:
+            return join(left, right) if left.items is None else sequence_of(join(element_of(left), element_of(right)))
+        return self.arith(left, right)
+
+    def expr_Lambda(self, e) -> Value:
+        return UNKNOWN_V
+
+    def expr_Await(self, e) -> Value:
+        return self.expr(e.value)
+
+    def arith(self, a: Value, b: Value) -> Value:
+        """The value of arithmetic on two operands under the current grad mode."""
+        if a.requires_grad or b.requires_grad:
+            if self.nograd:
+                return TENSOR_V
+            scalar = (a.scalar or a.kind == SCALAR) and (b.scalar or b.kind == SCALAR)
+            return Value(GRAPH, scalar=scalar)
+        if a.kind == TENSOR or b.kind == TENSOR:
+            if UNKNOWN in (a.kind, b.kind):
+                return UNKNOWN_V
+            return TENSOR_V
+        if a.kind == SCALAR and b.kind == SCALAR:
+            return SCALAR_V
+        if DATA in (a.kind, b.kind) and UNKNOWN not in (a.kind, b.kind):
+            return Value(DATA)
+        return UNKNOWN_V
+
+    def produced(self, value: Value) -> Value:
+        """A freshly computed value: under no-grad it cannot carry a graph."""
+        if self.nograd and value.kind == GRAPH:
+            return TENSOR_V
+        return value
+
+    # ------------------------------------------------------------ calls
+    def expr_Call(self, e: ast.Call) -> Value:
+        func = e.func
+        if isinstance(func, ast.Attribute):
+            receiver = self.expr(func.value)
+            callee = self._attribute_callee(func, receiver)
+            self.result.values[func] = callee
+        else:
+            receiver = None
+            callee = self.expr(func)
+        args = [self.expr(a) for a in e.args]
+        kwargs = {kw.arg: self.expr(kw.value) for kw in e.keywords}
+        return self.call(e, callee, receiver, args, kwargs)
+
+    def _attribute_callee(self, func: ast.Attribute, receiver: Value) -> Value:
+        key = dotted(func)
+        if key is not None and key in self.env:
+            return self.env[key]
+        if receiver.kind == REF:
+            return Value(REF, name=f"{receiver.name}.{func.attr}")
+        if receiver.kind in (INSTANCE, MODULE) and receiver.name and receiver.name in self.m.classes:
+            if self.m.method(receiver.name, func.attr) is not None:
+                return Value(FUNCTION, name=f"{receiver.name}.{func.attr}")
+            return self.m_attribute(receiver.name, func.attr)
+        return UNKNOWN_V
+
+    def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
+        func = e.func
+        all_args = list(args) + list(kwargs.values())
+        if isinstance(func, ast.Attribute):
+            method = func.attr
+            known = self.method_call(e, method, receiver, callee, args, kwargs, all_args)
+            if known is not None:
+                return known
+        if callee.kind == REF:
+            return self.ref_call(e, callee.name, args, kwargs, all_args)
+        if callee.kind == FUNCTION:
+            return self.local_call(e, callee.name, args, kwargs)
+        if callee.kind == CLASS:
+            return self.construct(callee.name, e, args, kwargs)
+        if callee.kind == MODULE:
+            if callee.name and callee.name in self.m.classes:
+                self.local_call(e, f"{callee.name}.forward", args, kwargs)
+            return self.produced(Value(GRAPH))
+        if callee.kind == LOSS_FN:
+            return self.loss_value(all_args)
+        if callee.kind == INSTANCE and callee.name:
+            if self.m.method(callee.name, "__call__") is not None:
+                return self.local_call(e, f"{callee.name}.__call__", args, kwargs)
+            return UNKNOWN_V
+        if isinstance(func, ast.Name):
+            return self.builtin_call(func.id, e, args, all_args)
+        return UNKNOWN_V
+
+    def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
+        if receiver is None or receiver.kind == REF or callee.kind == FUNCTION:
+            return None  # a qualified torch function or a method of this module: generic path
+        if method == "backward":
+            return NONE_V
+        if method in ("item", "tolist"):
+            return SCALAR_V
+        if method in ("detach", "detach_"):
+            return TENSOR_V
+        if method == "numpy":
+            return Value(DATA)
+        kind = receiver.kind
+        if kind == MODULE:
+            if method in torch_api.MODULE_SELF_METHODS:
+                return receiver
+            if method in ("parameters", "buffers"):
+                return sequence_of(Value(LEAF))
+            if method in ("named_parameters", "named_buffers"):
+                return sequence_of(Value(SEQUENCE, items=(SCALAR_V, Value(LEAF))))
+            if method in ("state_dict",):
+                return Value(DATA)
+            if method == "forward":
+                return self.produced(GRAPH_V)
+            if method == "generate":
+                return TENSOR_V
+            return UNKNOWN_V
+        if kind in TENSORISH or receiver.carries_graph:
+            if torch_api.is_scalar_method(method):
+                return SCALAR_V
+            if torch_api.is_nondiff_method(method):
+                return TENSOR_V
+            if method in ("split", "chunk", "unbind", "tensor_split"):
+                return sequence_of(self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V)
+            if receiver.requires_grad or any(a.requires_grad for a in all_args):
+                scalar = method in ("sum", "mean", "norm", "prod", "std", "var") and not args and "dim" not in kwargs
+                return self.produced(Value(GRAPH, scalar=scalar or receiver.scalar and method in _SHAPE_KEEPING))
+            return TENSOR_V
+        if kind == SEQUENCE:
+            if method in ("pop", "popleft", "get", "__getitem__"):
+                return element_of(receiver)
+            if method in ("values",):
+                return sequence_of(element_of(receiver))
+            if method in ("items",):
+                return sequence_of(Value(SEQUENCE, items=(SCALAR_V, element_of(receiver))))
+            if method in ("copy",):
+                return receiver
+            return UNKNOWN_V if method not in ("append", "extend", "insert", "clear", "update") else NONE_V
+        if kind == UNKNOWN:
+            if torch_api.is_scalar_method(method) and method not in ("size",) and not args:
+                return SCALAR_V if method in ("item", "tolist", "numel", "dim") else None
+            if method in ("split", "chunk", "unbind") or method not in _TENSOR_METHOD_HINTS:
+                return None
+        return None
+
+    def ref_call(self, e, qual: str, args, kwargs, all_args) -> Value:
+        ctx = torch_api.grad_context(qual)
+        if ctx is not None:
+            if ctx == "set":
+                flag = e.args[0] if e.args else None
+                off = isinstance(flag, ast.Constant) and flag.value is False
+                return Value(CONTEXT, name="set", grad_off=off)
+            return Value(CONTEXT, name=ctx, grad_off=ctx == "off")
+        if torch_api.is_loss_class(qual):
+            return Value(LOSS_FN, name=qual)
+        if torch_api.nn_class(qual) and qual.rsplit(".", 1)[-1] == "Parameter":
+            return Value(LEAF)
+        if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
+            return Value(MODULE, name=None)
+        if torch_api.is_optimizer(qual) or torch_api.is_lr_scheduler(qual):
+            return Value(OPTIMIZER)
+        if torch_api.is_dataloader(qual):
+            return Value(DATALOADER)
+        if torch_api.is_dataset_class(qual) or qual.startswith(("torchvision.datasets.", "datasets.load_dataset")):
+            return Value(DATASET)
+        if torch_api.is_functional_loss(qual):
+            return self.loss_value(all_args)
+        if torch_api.is_factory(qual):
+            requires = kwargs.get("requires_grad")
+            flag = _kw(e, "requires_grad")
+            if isinstance(flag, ast.Constant) and flag.value is True:
+                return Value(LEAF)
+            if requires is not None and requires.kind != SCALAR:
+                return UNKNOWN_V
+            return TENSOR_V
+        if qual in _LOAD_FUNCTIONS or qual.startswith(_DATA_PREFIXES):
+            return Value(DATA)
+        if qual.startswith("torch."):
+            if torch_api.is_scalar_function(qual):
+                return SCALAR_V
+            if torch_api.is_nondiff_function(qual):
+                return TENSOR_V
+            if torch_api.is_empty_cache(qual):
+                return NONE_V
+            if any(a.requires_grad for a in all_args):
+                scalar = qual.rsplit(".", 1)[-1] in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
+                return self.produced(Value(GRAPH, scalar=scalar))
+            return TENSOR_V if any(a.kind in TENSORISH for a in all_args) else UNKNOWN_V
+        if qual.startswith(("tqdm.", "rich.progress.")) and args:
+            return args[0]
+        if qual.startswith("math."):
+            return SCALAR_V
+        return UNKNOWN_V
+
+    def loss_value(self, all_args) -> Value:
+        """A loss of graph-carrying (or unknown) inputs carries a graph; of detached ones not."""
+        tensors = [a for a in all_args if a.kind != SCALAR and a.kind != NONE]
+        if tensors and all(a.kind in (TENSOR, DATA) for a in tensors):
+            return TENSOR_V
+        return self.produced(Value(GRAPH, scalar=True))
+
+    def construct(self, class_name: str, e, args, kwargs) -> Value:
+        info = self.m.classes.get(class_name)
+        if info is not None and self.m.is_module_class(info):
+            kind = MODULE
+            if any(b.endswith("Loss") for b in self.m.class_bases(info)):
+                kind = LOSS_FN
+            return Value(kind, name=class_name)
+        if info is not None and self.m.is_dataset_class(info):
+            return Value(DATASET, name=class_name)
+        return Value(INSTANCE, name=class_name)
+
+    def local_call(self, e, target: str, args, kwargs) -> Value:
+        func = self._local_function(target)
+        if func is None:
+            return UNKNOWN_V
+        return self.summary(func, e, args, kwargs, has_self="." in target)
+
+    def _local_function(self, target: str):
+        if "." in target:
+            cls, meth = target.split(".", 1)
+            return self.m.method(cls, meth)
+        return self.m.module_functions.get(target)
+
+    def summary(self, func, e, args, kwargs, has_self: bool) -> Value:
+        """The return value of a function of this module, given these argument values."""
+        if self.depth >= MAX_SUMMARY_DEPTH or self.m.in_progress(func) or func is self.unit:
+            return UNKNOWN_V
+        params = func.args
+        names = [p.arg for p in list(params.posonlyargs) + list(params.args)]
+        bound: Dict[str, Value] = {}
+        offset = 1 if has_self and names and not _is_static(func) else 0
+        base = Analyzer(self.m, func, self.depth + 1).parameter_values()
+        bound.update(base)
+        for i, value in enumerate(args):
+            if i + offset < len(names):
+                name = names[i + offset]
+                if value.kind != UNKNOWN or name not in bound:
+                    bound[name] = value
+        for name, value in kwargs.items():
+            if name is not None and value.kind != UNKNOWN:
+                bound[name] = value
+        key = ("summary", func, tuple(sorted(bound.items(), key=lambda kv: kv[0])), self.nograd > 0)
+        memo = self.m._memo
+        if key in memo:
+            return memo[key]
+        memo[key] = UNKNOWN_V
+        self.m._in_progress.add(func)
+        try:
+            flow = analyze_unit(self.m, func, bound, self.depth + 1)
+        finally:
+            self.m._in_progress.discard(func)
+        result = flow.returns or NONE_V
+        if self.nograd:
+            result = _strip_graph(result)
+        memo[key] = result
+        return result
+
+    def builtin_call(self, name: str, e, args, all_args) -> Value:
+        if name in torch_api.SCALAR_BUILTINS:
+            return SCALAR_V
+        if name in _JOIN_BUILTINS:
+            out = None
+            for a in args:
+                out = join(out, element_of(a) if a.kind == SEQUENCE or len(args) == 1 else a)
+            if name in ("sorted", "reversed", "iter"):
+                return sequence_of(out or UNKNOWN_V)
+            if name == "sum" and out is not None and out.requires_grad:
+                return self.produced(Value(GRAPH, scalar=out.scalar))
+            return out or UNKNOWN_V
+        if name in _SEQUENCE_BUILTINS:
+            return sequence_of(element_of(args[0])) if args else Value(SEQUENCE, elem=UNKNOWN_V)
+        if name == "enumerate" and args:
+            return sequence_of(Value(SEQUENCE, items=(SCALAR_V, element_of(args[0]))))
+        if name == "zip":
+            return sequence_of(Value(SEQUENCE, items=tuple(element_of(a) for a in args)))
+        if name == "range":
+            return sequence_of(SCALAR_V)
+        if name == "dict":
+            out = None
+            for a in all_args:
+                out = join(out, a)
+            return Value(SEQUENCE, elem=out or UNKNOWN_V)
+        if name == "super":
+            if self.cls is not None and self.m.is_module_class(self.cls):
+                return Value(MODULE)
+            return UNKNOWN_V
+        return UNKNOWN_V
+
+
+_SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
+                            "squeeze", "view", "reshape", "abs"})
+_TENSOR_METHOD_HINTS = frozenset()
+
+
+class _NoClass:
+    methods: Dict[str, ast.AST] = {}
+
+
+_NO_CLASS = _NoClass()
+
+
+def _is_static(func) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
+
+
+def _kw(call: ast.Call, name: str):
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def _as_load(target: ast.AST) -> ast.AST:
+    return target
+
+
+def _unpacked_part(value: Value) -> Value:
+    if value.kind == SEQUENCE:
+        return element_of(value)
+    if value.kind == GRAPH:
+        return Value(GRAPH)
+    if value.kind in (TENSOR, DATA):
+        return Value(value.kind)
+    return UNKNOWN_V
+
+
+def _strip_graph(value: Value) -> Value:
+    if value.kind == GRAPH:
+        return TENSOR_V
+    if value.items is not None:
+        return Value(SEQUENCE, items=tuple(_strip_graph(i) for i in value.items))
+    return value
+
+
+def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = join(a.get(key), value) if key in a else value
+    return out
+
+
+def flow_env_value(flow: FlowResult, name: str) -> Value:
+    """The value a module-level name ends with (join of what top-level code binds to it)."""
+    out = None
+    for node, value in flow.values.items():
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            out = join(out, value)
+    return out or UNKNOWN_V
+
+
+def class_attribute_value(model, class_name: str, attr: str) -> Value:
+    """Join of the values init-like methods (`__init__`, `reset`, `setup`) bind to self.attr."""
+    key = ("class_attr", class_name, attr)
+    memo = model._memo
+    if key in memo:
+        return memo[key]
+    memo[key] = UNKNOWN_V
+    from torchleaklint.semantic.model import INIT_METHODS
+
+    out = None
+    info = model.classes.get(class_name)
+    seen = 0
+    while info is not None and seen < 8:
+        for name, method in info.methods.items():
+            if name not in INIT_METHODS:
+                continue
+            flow = model.flow(method)
+            if flow is None:
+                continue
+            for node, value in flow.values.items():
+                if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                        and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    out = join(out, value)
+        parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
+        info = model.classes.get(parent) if parent and parent != info.name else None
+        seen += 1
+    result = out or UNKNOWN_V
+    memo[key] = result
+    return result
+
+
+def _backward_evidence(model, unit) -> Set[str]:
+    """Names differentiated in this unit: `x.backward()`, `autograd.grad(x, ...)`, ..."""
+    return model.backwarded_names(unit)

@@ -1,0 +1,133 @@
+"""Facts about torch's API, answered from data generated from torch itself.
+
+`torch_api_data.py` is written by `scripts/generate_torch_api.py`; a test regenerates it
+and fails if it drifts from the installed torch. Nothing here imports torch.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+from torchleaklint.semantic import torch_api_data as data
+
+GRAPH_KILLER_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+SCALAR_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "repr", "format", "isinstance", "hash", "id"})
+# Module methods that return the module itself.
+MODULE_SELF_METHODS = frozenset(
+    {"to", "cuda", "cpu", "train", "eval", "half", "float", "double", "bfloat16", "requires_grad_",
+     "type", "apply", "share_memory", "to_empty", "xpu", "mps", "compile"}
+)
+# Evidence that an unannotated name holds an nn.Module (duck typing).
+MODULE_EVIDENCE_METHODS = frozenset(
+    {"parameters", "named_parameters", "eval", "modules", "named_modules", "children", "buffers",
+     "register_buffer", "register_forward_hook", "load_state_dict", "requires_grad_"}
+)
+HF_NON_MODEL_SUFFIXES = ("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor",
+                         "ImageProcessor", "Pipeline")
+
+
+def _torch_member(qualname: str, prefix: str) -> Optional[str]:
+    if qualname.startswith(prefix):
+        rest = qualname[len(prefix):]
+        if "." not in rest:
+            return rest
+    return None
+
+
+def nn_class(qualname: str) -> Optional[str]:
+    name = _torch_member(qualname, "torch.nn.")
+    if name is None:
+        for prefix in ("torch.nn.modules.", ):
+            if qualname.startswith(prefix):
+                name = qualname.rsplit(".", 1)[-1]
+    return name if name in data.NN_MODULE_CLASSES else None
+
+
+def is_loss_class(qualname: str) -> bool:
+    name = nn_class(qualname)
+    return name is not None and name in data.NN_LOSS_CLASSES
+
+
+def is_functional_loss(qualname: str) -> bool:
+    name = _torch_member(qualname, "torch.nn.functional.")
+    return name is not None and name in data.FUNCTIONAL_LOSSES
+
+
+def is_factory(qualname: str) -> bool:
+    name = _torch_member(qualname, "torch.")
+    return name is not None and name in data.TENSOR_FACTORIES
+
+
+def is_nondiff_function(qualname: str) -> bool:
+    for prefix in ("torch.", "torch.Tensor."):
+        name = _torch_member(qualname, prefix)
+        if name is not None:
+            return name in data.NONDIFF_FUNCTIONS or name in data.SCALAR_FUNCTIONS
+    return False
+
+
+def is_scalar_function(qualname: str) -> bool:
+    name = _torch_member(qualname, "torch.")
+    return name is not None and name in data.SCALAR_FUNCTIONS
+
+
+def is_optimizer(qualname: str) -> bool:
+    name = _torch_member(qualname, "torch.optim.")
+    return name is not None and name in data.OPTIMIZER_CLASSES
+
+
+def is_lr_scheduler(qualname: str) -> bool:
+    name = _torch_member(qualname, "torch.optim.lr_scheduler.")
+    return name is not None and name in data.LR_SCHEDULER_CLASSES
+
+
+def is_dataloader(qualname: str) -> bool:
+    name = qualname.rsplit(".", 1)[-1]
+    return qualname.startswith("torch.utils.data") and name in data.DATALOADER_CLASSES
+
+
+def is_dataset_class(qualname: str) -> bool:
+    name = qualname.rsplit(".", 1)[-1]
+    return qualname.startswith("torch.utils.data") and name in data.DATASET_CLASSES
+
+
+def grad_context(qualname: str) -> Optional[str]:
+    """'off' for no_grad/inference_mode, 'set' for set_grad_enabled, 'on' for enable_grad."""
+    if qualname in data.NO_GRAD_CONTEXTS:
+        return "off"
+    if qualname in data.SET_GRAD_ENABLED:
+        return "set"
+    if qualname in data.ENABLE_GRAD_CONTEXTS:
+        return "on"
+    return None
+
+
+def is_empty_cache(qualname: str) -> bool:
+    return qualname in data.EMPTY_CACHE_FUNCTIONS
+
+
+def is_scalar_method(name: str) -> bool:
+    return name in data.SCALAR_TENSOR_METHODS
+
+
+def is_nondiff_method(name: str) -> bool:
+    return name in data.NONDIFF_TENSOR_METHODS
+
+
+def is_nondiff_attribute(name: str) -> bool:
+    return name in data.NONDIFF_TENSOR_ATTRIBUTES
+
+
+def is_model_constructor(qualname: str) -> bool:
+    """Constructors of pretrained/zoo models outside torch.nn (torchvision, timm, HF)."""
+    parts = qualname.split(".")
+    if parts[0] == "torchvision" and len(parts) >= 3 and parts[1] == "models":
+        return parts[-1][:1].islower() and not parts[-1].startswith("get_")
+    if qualname in ("timm.create_model", "torch.hub.load"):
+        return True
+    if parts[-1] == "from_pretrained" and len(parts) >= 2:
+        owner = parts[-2]
+        return not owner.endswith(HF_NON_MODEL_SUFFIXES) and (
+            parts[0] in ("transformers", "diffusers", "peft", "sentence_transformers", "timm")
+        )
+    return False

@@ -1,0 +1,111 @@
+"""The abstract values the data-flow analysis computes for expressions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+# Kinds of values. GRAPH is the one that matters most: a tensor with a grad_fn, whose
+# reference keeps every saved activation of its autograd graph alive.
+GRAPH = "graph"  # tensor carrying an autograd graph
+LEAF = "leaf"  # tensor that requires grad but has no graph yet (parameters)
+TENSOR = "tensor"  # tensor without graph (detached, no-grad, data)
+SCALAR = "scalar"  # Python number, bool, str
+NONE = "none"
+MODULE = "module"  # nn.Module instance
+LOSS_FN = "loss_fn"  # loss module instance or functional loss
+OPTIMIZER = "optimizer"
+DATALOADER = "dataloader"
+DATASET = "dataset"
+DATA = "data"  # numpy arrays, dataframes, loaded data
+REF = "ref"  # an imported object, by qualified name
+FUNCTION = "function"  # a function of this module, by name
+CLASS = "class"  # a class of this module, by name
+INSTANCE = "instance"  # instance of a class of this module
+CONTEXT = "context"  # a grad-mode context manager
+SEQUENCE = "sequence"  # list/tuple/iterator with known element value
+UNKNOWN = "unknown"
+
+TENSORISH = frozenset({GRAPH, LEAF, TENSOR})
+
+
+@dataclass(frozen=True)
+class Value:
+    kind: str
+    name: Optional[str] = None  # qualified name (REF), class or function name
+    items: Optional[Tuple["Value", ...]] = None  # tuple literal elements, in order
+    elem: Optional["Value"] = None  # element of a SEQUENCE
+    scalar: bool = False  # a tensor known to hold one number (a loss): `.item()` is valid
+    grad_off: bool = False  # CONTEXT that disables grad (no_grad, inference_mode)
+
+    @property
+    def carries_graph(self) -> bool:
+        if self.kind == GRAPH:
+            return True
+        if self.items is not None:
+            return any(item.carries_graph for item in self.items)
+        return self.elem is not None and self.elem.carries_graph
+
+    @property
+    def requires_grad(self) -> bool:
+        return self.kind in (GRAPH, LEAF) or self.carries_graph
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.kind in TENSORISH
+
+
+def v(kind: str, **kw) -> Value:
+    return Value(kind, **kw)
+
+
+UNKNOWN_V = Value(UNKNOWN)
+SCALAR_V = Value(SCALAR)
+TENSOR_V = Value(TENSOR)
+GRAPH_V = Value(GRAPH)
+NONE_V = Value(NONE)
+
+
+def join(a: Optional[Value], b: Optional[Value]) -> Value:
+    """Least upper bound: a may-analysis, so a graph on either path wins."""
+    if a is None:
+        return b or UNKNOWN_V
+    if b is None or a == b:
+        return a
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        return Value(SEQUENCE, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if a.kind == GRAPH or b.kind == GRAPH:
+        return Value(GRAPH, scalar=a.scalar and b.scalar)
+    if a.carries_graph or b.carries_graph:
+        return a if a.carries_graph else b
+    if a.kind == b.kind and a.kind in TENSORISH:
+        return Value(a.kind)
+    if a.kind == NONE:
+        return b
+    if b.kind == NONE:
+        return a
+    return UNKNOWN_V
+
+
+def sequence_of(elem: Value) -> Value:
+    return Value(SEQUENCE, elem=elem)
+
+
+def element_of(value: Value) -> Value:
+    """What iterating over / indexing into `value` yields."""
+    if value.kind == SEQUENCE:
+        if value.elem is not None:
+            return value.elem
+        if value.items:
+            out = None
+            for item in value.items:
+                out = join(out, item)
+            return out
+        return UNKNOWN_V
+    if value.kind in (DATALOADER, DATASET):
+        return TENSOR_V  # batches from data pipelines carry no graph
+    if value.kind in TENSORISH:
+        return Value(value.kind)
+    if value.kind == DATA:
+        return Value(DATA)
+    return UNKNOWN_V
