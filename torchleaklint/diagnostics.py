@@ -12,12 +12,18 @@ UNSAFE = "unsafe"
 
 @dataclass(frozen=True)
 class Span:
-    """A source range: 1-based lines, 0-based character (not byte) columns, end exclusive."""
+    """A source range in `ast` coordinates: 1-based lines, 0-based UTF-8 *byte* columns,
+    end exclusive (exactly `node.lineno, node.col_offset, node.end_lineno,
+    node.end_col_offset`). The fixes package maps them onto libcst nodes."""
 
     line: int
     col: int
     end_line: int
     end_col: int
+
+    @classmethod
+    def of(cls, node: ast.AST) -> "Span":
+        return cls(node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 @dataclass(frozen=True)

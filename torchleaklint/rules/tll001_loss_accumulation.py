@@ -125,7 +125,7 @@ class LossAccumulation(Rule):
             method = "detach"  # torch.cat needs tensors
         spans = tuple((o.lineno, o.col_offset, o.end_lineno, o.end_col_offset) for o in operands)
         return FixSpec(codemod="append_method", safety=SAFE, title=f"Use `.{method}()`",
-                       target=_span(operands[0]), params=(("method", method), ("targets", spans)))
+                       target=Span.of(operands[0]), params=(("method", method), ("targets", spans)))
 
 
 _NO = type("_No", (), {"carries_graph": False})()
@@ -217,6 +217,3 @@ def _short(node) -> str:
     text = ast.unparse(node)
     return text if len(text) <= 40 else text[:37] + "..."
 
-
-def _span(node) -> Span:
-    return Span(node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
