@@ -60,11 +60,13 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when problems are found.")
 @click.option("--force-exclude", is_flag=True, default=None,
               help="Apply excludes to files named explicitly too (for pre-commit).")
+@click.option("--respect-gitignore/--no-respect-gitignore", default=None,
+              help="Skip files ignored by git (default: on).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
 @click.option("--verbose", "-v", is_flag=True, help="Tracebacks for internal errors on stderr.")
 @click.option("--version", is_flag=True, help="Print the version and exit.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
-          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, quiet,
+          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, quiet,
           verbose, version) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     if version:
@@ -76,7 +78,8 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
             for code in _codes(value) or ():
                 validate_selector(code, known, option)
-        overrides = dict(select=_codes(select), ignore=_codes(ignore), force_exclude=force_exclude)
+        overrides = dict(select=_codes(select), ignore=_codes(ignore), force_exclude=force_exclude,
+                         respect_gitignore=respect_gitignore)
         if extend_select:
             overrides["select"] = (overrides["select"] or settings.select) + _codes(extend_select)
         if exclude is not None:

@@ -53,10 +53,32 @@ class Settings:
         return True
 
     def is_excluded(self, path: str) -> bool:
-        rel = _relative(path, self.project_root)
-        parts = Path(rel).parts
+        """Does an exclude pattern match this file or directory? A pattern without `/`
+        matches the entry's own name (`build`, `*.egg-info`); a pattern with `/` matches
+        the path relative to the project root (`src/generated/*`). Walks check every
+        directory on the way down, so a name pattern excludes everything below it."""
+        name = os.path.basename(os.path.normpath(path))
+        rel = None
         for pattern in self.exclude + self.extend_exclude:
-            if _path_matches(rel, pattern) or any(fnmatch.fnmatchcase(p, pattern) for p in parts):
+            if "/" not in pattern.rstrip("/"):
+                if fnmatch.fnmatchcase(name, pattern.rstrip("/")):
+                    return True
+                continue
+            rel = rel or _relative(path, self.project_root)
+            if _path_matches(rel, pattern):
+                return True
+        return False
+
+    def is_excluded_below(self, path: str) -> bool:
+        """For an explicitly named file (pre-commit): excluded if the file or any parent
+        directory inside the project root is."""
+        rel = _relative(path, self.project_root)
+        if rel.startswith(".."):
+            return self.is_excluded(path)
+        current = self.project_root
+        for part in Path(rel).parts:
+            current = os.path.join(current, part)
+            if self.is_excluded(current):
                 return True
         return False
 

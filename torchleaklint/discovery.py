@@ -1,9 +1,11 @@
-"""Which files to lint: walk directories for *.py, honoring excludes."""
+"""Which files to lint: walk directories for *.py, honoring excludes and .gitignore."""
 
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Sequence
+import shutil
+import subprocess
+from typing import Iterable, List, Sequence, Set
 
 from torchleaklint.config import Settings
 
@@ -13,40 +15,74 @@ class PathError(Exception):
 
 
 def discover(paths: Sequence[str], settings: Settings) -> List[str]:
-    """Python files under `paths`, sorted, without duplicates. Explicit file arguments are
-    linted even when excluded, unless `force_exclude` is set (as ruff does for pre-commit)."""
-    found = []
-    seen = set()
+    """Python files under `paths`, sorted, without duplicates.
+
+    Explicitly named files are linted even when excluded or git-ignored, unless
+    `force_exclude` is set (pre-commit passes every staged file by name). A directory that
+    cannot be read is returned too, so that linting it reports why, instead of skipping it
+    in silence.
+    """
+    found: List[str] = []
+    walked: List[str] = []
+    seen: Set[str] = set()
     for path in paths:
         if not os.path.lexists(path):
             raise PathError(f"{path}: no such file or directory")
         if os.path.isdir(path):
-            candidates = _walk(path, settings)
+            candidates = list(_walk(path, settings))
+            walked.extend(candidates)
+        elif settings.force_exclude and settings.is_excluded_below(path):
+            candidates = []
         else:
-            candidates = [path] if not (settings.force_exclude and settings.is_excluded(path)) else []
+            candidates = [path]
         for candidate in candidates:
             key = os.path.realpath(candidate)
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
-    return sorted(found, key=_sort_key)
+    if settings.respect_gitignore and walked:
+        ignored = git_ignored(walked)
+        if ignored:
+            found = [f for f in found if f not in ignored]
+    return sorted(found, key=os.path.normpath)
 
 
-def _sort_key(path: str):
-    return os.path.normpath(path)
-
-
-def _walk(root: str, settings: Settings) -> Iterator[str]:
-    visited = set()
-    for directory, dirnames, filenames in os.walk(root, followlinks=True):
+def _walk(root: str, settings: Settings) -> Iterable[str]:
+    visited: Set[str] = set()
+    unreadable: List[str] = []
+    for directory, dirnames, filenames in os.walk(root, followlinks=True,
+                                                  onerror=lambda err: unreadable.append(err.filename)):
         real = os.path.realpath(directory)
-        if real in visited:  # symlink loop
+        if real in visited:  # a symlink loop, or a second link to the same directory
             dirnames[:] = []
             continue
         visited.add(real)
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d)))
         for name in sorted(filenames):
-            if name.endswith((".py", ".pyi")) and not name.endswith(".pyi"):
+            if name.endswith(".py"):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
                     yield path
+    yield from (p for p in unreadable if p)
+
+
+def git_ignored(files: Sequence[str]) -> Set[str]:
+    """The subset of `files` that git ignores (.gitignore, .git/info/exclude, global
+    excludes), asked in one `git check-ignore` call; empty outside a git work tree."""
+    git = shutil.which("git")
+    if git is None or not files:
+        return set()
+    absolute = {os.path.abspath(f): f for f in files}
+    try:
+        proc = subprocess.run(
+            [git, "check-ignore", "--no-index", "-z", "--stdin"],
+            input="\0".join(absolute).encode("utf-8", "surrogateescape"),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60,
+            cwd=os.path.dirname(next(iter(absolute))),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    if proc.returncode not in (0, 1):  # 128: not a git work tree (or paths outside it)
+        return set()
+    out = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
+    return {absolute[p] for p in out if p in absolute}
