@@ -78,7 +78,7 @@ class LossAccumulation(Rule):
             if found is None:
                 continue
             key, operands = found
-            if key.split(".")[0].split("[")[0] in model.backwarded_names(model.unit_of(stmt)):
+            if key.removesuffix("[]") in model.backward_sources(model.unit_of(stmt)):
                 continue  # the total itself is differentiated later: deliberate
             if model.grad_disabled_at(stmt):
                 continue

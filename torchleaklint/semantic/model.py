@@ -399,6 +399,33 @@ class SemanticModel:
             self._memo[key] = names
         return self._memo[key]
 
+    def backward_sources(self, unit: ast.AST) -> Set[str]:
+        """Names whose values flow into a back-propagated tensor in this unit: the
+        backwarded names and, transitively, the names their assignments read
+        (`total = content + style; total.backward()` includes content and style)."""
+        key = ("backward_sources", unit)
+        if key not in self._memo:
+            sources = set()
+            for call in self.backward_calls():
+                if self.unit_of(call) is unit:
+                    sources |= _read_keys(self.backward_target(call))
+            assigns = []
+            for node in ast.walk(unit) if sources else ():
+                if isinstance(node, ast.Assign):
+                    names = {n for t in node.targets for n in _bound_keys(t)}
+                    assigns.append((names, _read_keys(node.value)))
+                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                    assigns.append((_bound_keys(node.target), _read_keys(node.value)))
+            changed = True
+            while changed:
+                changed = False
+                for targets, reads in assigns:
+                    if targets & sources and not reads <= sources:
+                        sources |= reads
+                        changed = True
+            self._memo[key] = sources
+        return self._memo[key]
+
     def is_optimizer_step(self, call: ast.Call) -> bool:
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr == "step" and not call.args):
@@ -489,6 +516,16 @@ class SemanticModel:
         return self.runs_training_step(loop) or self.is_data_loop(loop)
 
     # ------------------------------------------------------ loop-carried state
+    def carried_loops(self, stmt: ast.AST, key: str) -> List[ast.AST]:
+        """The enclosing loops across whose iterations `key` survives, innermost first: all
+        loops up to the first one whose body rebinds it fresh (`total = 0`)."""
+        out = []
+        for loop in self.loops_around(stmt):
+            if self.rebound_fresh_in(loop, key):
+                break
+            out.append(loop)
+        return out
+
     def carried_loop(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
         """The innermost enclosing loop across whose iterations the binding `key` (a name
         or dotted attribute) survives: not rebound fresh anywhere in that loop's body.
@@ -529,12 +566,9 @@ class SemanticModel:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
         it is carried across a step loop, or it is state (attribute, global) updated in a
         method that runs once per step."""
-        loop = self.carried_loop(stmt, key)
-        if loop is not None:
-            outer = [loop] + [l for l in self.loops_around(stmt) if self.is_inside(loop, l)]
-            if any(self.is_step_loop(l) for l in outer):
-                return "loop"
-            return None
+        carried = self.carried_loops(stmt, key)
+        if carried:
+            return "loop" if any(self.is_step_loop(loop) for loop in carried) else None
         unit = self.unit_of(stmt)
         if "." in key or key in self._globals_of(unit):
             if isinstance(unit, FUNCTION_TYPES) and self.is_per_step_method(unit):
@@ -593,6 +627,29 @@ def expression_names(expr: Optional[ast.AST]) -> Set[str]:
     in_callee = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
                  for name in ast.walk(call.func) if isinstance(name, ast.Name)}
     return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
+
+
+def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
+    """Names and dotted attributes (`self.total`) an expression reads, callees excluded."""
+    if expr is None:
+        return set()
+    keys = set(expression_names(expr))
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            key = dotted(node)
+            if key:
+                keys.add(key)
+    return keys
+
+
+def _bound_keys(target: ast.AST) -> Set[str]:
+    keys = set()
+    for leaf in _target_leaves(target):
+        base = leaf.value if isinstance(leaf, ast.Subscript) else leaf
+        key = dotted(base)
+        if key:
+            keys.add(key)
+    return keys
 
 
 def _reads(expr: ast.AST) -> List[ast.AST]:

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""Lint the pinned real-world corpus and measure precision against a committed triage.
+
+    python benchmarks/checkout_realworld.py --mirror-root ... --dest /work/corpus   # once
+    python benchmarks/realworld.py --corpus /work/corpus [--write-doc docs/realworld.md]
+
+Every finding is looked up in `benchmarks/realworld_triage.toml`, where a person who read
+the code recorded a verdict: `tp` (a real leak or anti-pattern), `fp` (the linter was
+wrong) or `debatable`. A finding is keyed by repository, path, rule code and the stripped
+source line, so triage survives unrelated line shifts. Untriaged findings are listed so
+that they get read; precision is computed over triaged ones as tp / (tp + fp), with
+debatable findings reported separately.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from torchleaklint.config import Settings  # noqa: E402
+from torchleaklint.discovery import discover  # noqa: E402
+from torchleaklint.engine import lint_file  # noqa: E402
+from torchleaklint.rules import all_rules  # noqa: E402
+
+MANIFEST = ROOT / "benchmarks" / "realworld_repos.toml"
+TRIAGE = ROOT / "benchmarks" / "realworld_triage.toml"
+
+
+def load_toml(path: Path) -> dict:
+    if not path.exists():
+        return {}
+    with open(path, "rb") as handle:
+        return tomllib.load(handle)
+
+
+def repo_dir(corpus: Path, name: str) -> Path:
+    return corpus / name.replace("/", "__")
+
+
+def lint_repo(corpus: Path, repo: dict):
+    base = repo_dir(corpus, repo["name"])
+    if not base.is_dir():
+        return None
+    roots = [str(base / sub) for sub in repo.get("subdirs", [])] or [str(base)]
+    settings = Settings(project_root=str(base), respect_gitignore=False,
+                        exclude=Settings().exclude + ("docs", "_downloads", ".build"))
+    files = discover([r for r in roots if os.path.exists(r)], settings)
+    findings = []
+    lines = 0
+    for path in files:
+        text = _read(path)
+        lines += sum(1 for line in text.splitlines() if line.strip())
+        for d in lint_file(path, settings):
+            rel = os.path.relpath(path, base)
+            source_line = text.splitlines()[d.line - 1].strip() if 0 < d.line <= len(text.splitlines()) else ""
+            findings.append({"repo": repo["name"], "path": rel, "line": d.line, "code": d.code,
+                             "message": d.message, "source": source_line})
+    return {"files": len(files), "lines": lines, "findings": findings}
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
+
+
+def triage_key(finding: dict) -> tuple:
+    return (finding["repo"], finding["path"], finding["code"], finding["source"])
+
+
+def load_triage() -> dict:
+    entries = load_toml(TRIAGE).get("finding", [])
+    return {(e["repo"], e["path"], e["code"], e["source"]): e for e in entries}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--write-doc", type=Path, help="write the markdown report here")
+    parser.add_argument("--untriaged-toml", type=Path, help="append TOML stubs for untriaged findings here")
+    args = parser.parse_args()
+
+    repos = load_toml(MANIFEST).get("repo", [])
+    triage = load_triage()
+    started = time.perf_counter()
+    rows, findings, missing = [], [], []
+    for repo in repos:
+        result = lint_repo(args.corpus, repo)
+        if result is None:
+            missing.append(repo["name"])
+            continue
+        rows.append((repo, result))
+        findings.extend(result["findings"])
+    elapsed = time.perf_counter() - started
+
+    verdicts = Counter()
+    per_rule = defaultdict(Counter)
+    untriaged = []
+    for f in findings:
+        entry = triage.get(triage_key(f))
+        verdict = entry["verdict"] if entry else "untriaged"
+        f["verdict"] = verdict
+        f["note"] = entry.get("note", "") if entry else ""
+        verdicts[verdict] += 1
+        per_rule[f["code"]][verdict] += 1
+        if entry is None:
+            untriaged.append(f)
+    report = render(rows, findings, per_rule, verdicts, missing, elapsed)
+    print(report)
+    if args.write_doc:
+        args.write_doc.write_text(report, encoding="utf-8")
+    if args.untriaged_toml and untriaged:
+        with open(args.untriaged_toml, "a", encoding="utf-8") as out:
+            for f in untriaged:
+                out.write(stub(f))
+    return 0
+
+
+def precision(counter: Counter) -> str:
+    tp, fp = counter["tp"], counter["fp"]
+    return f"{100 * tp / (tp + fp):.1f}%" if tp + fp else "n/a"
+
+
+def render(rows, findings, per_rule, verdicts, missing, elapsed) -> str:
+    out = ["# torchleaklint on real public PyTorch code", "",
+           "Generated by `python benchmarks/realworld.py --corpus /work/corpus --write-doc docs/realworld.md`;",
+           "repositories and commits are pinned in `benchmarks/realworld_repos.toml`, verdicts are in",
+           "`benchmarks/realworld_triage.toml` (each one written after reading the code).", "",
+           "| repository | commit | files | lines | findings |", "|---|---|---:|---:|---:|"]
+    for repo, result in rows:
+        out.append(f"| [{repo['name']}]({repo['url']}) | `{repo['commit'][:10]}` | {result['files']} | "
+                   f"{result['lines']:,} | {len(result['findings'])} |")
+    total_lines = sum(r["lines"] for _, r in rows)
+    out.append(f"| **total** | | {sum(r['files'] for _, r in rows)} | {total_lines:,} | {len(findings)} |")
+    if missing:
+        out += ["", f"Not checked out (skipped): {', '.join(missing)}."]
+    out += ["", f"Lint time: {elapsed:.1f} s (one process).", "",
+            "| rule | findings | true positive | false positive | debatable | untriaged | precision |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    for code in all_rules():
+        c = per_rule.get(code, Counter())
+        out.append(f"| {code} | {sum(c.values())} | {c['tp']} | {c['fp']} | {c['debatable']} | "
+                   f"{c['untriaged']} | {precision(c)} |")
+    out.append(f"| **all** | {len(findings)} | {verdicts['tp']} | {verdicts['fp']} | {verdicts['debatable']} | "
+               f"{verdicts['untriaged']} | {precision(verdicts)} |")
+    out += ["", "## Findings", ""]
+    for f in sorted(findings, key=lambda f: (f["repo"], f["path"], f["line"], f["code"])):
+        note = f" — {f['note']}" if f["note"] else ""
+        out.append(f"- **{f['verdict']}** `{f['repo']}/{f['path']}:{f['line']}` {f['code']}: "
+                   f"`{f['source'][:90]}`{note}")
+    return "\n".join(out) + "\n"
+
+
+def stub(f: dict) -> str:
+    def q(s):
+        return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return (f"\n[[finding]]\nrepo = {q(f['repo'])}\npath = {q(f['path'])}\ncode = {q(f['code'])}\n"
+            f"source = {q(f['source'])}\nverdict = \"untriaged\"  # tp | fp | debatable\n"
+            f"note = {q('line ' + str(f['line']) + ': ' + f['message'][:120])}\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
