@@ -20,6 +20,7 @@ FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 SCOPE_TYPES = FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)
 COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+CONDITIONAL_TYPES = (ast.If, ast.For, ast.AsyncFor, ast.While) + ((ast.Match,) if hasattr(ast, "Match") else ())
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
 # Base classes whose methods a framework calls once per batch (hooks) or once per trial.
@@ -536,17 +537,25 @@ class SemanticModel:
         return None
 
     def rebound_fresh_in(self, owner: ast.AST, key: str) -> bool:
-        for node in self._stores_within(owner):
+        """Does every iteration of `owner` rebind `key` to a fresh value (one that does not
+        read its old value)? A reset under an `if` (`if i % 100 == 0: total = 0`) or in
+        an inner loop does not count: the value still survives iterations."""
+        for node in self._stores_within(owner, unconditional=True):
             target, value = node
             if dotted(target) == key and (value is None or key not in {dotted(n) for n in _reads(value)}):
                 return True
         return False
 
-    def _stores_within(self, owner: ast.AST):
+    def _stores_within(self, owner: ast.AST, unconditional: bool = False):
         stack = list(_body_nodes(owner))
         while stack:
             node = stack.pop()
             if isinstance(node, SCOPE_TYPES):
+                continue
+            if unconditional and isinstance(node, CONDITIONAL_TYPES):
+                continue
+            if unconditional and isinstance(node, ast.Try):
+                stack.extend(node.body + node.finalbody)
                 continue
             if isinstance(node, ast.Assign):
                 for target in node.targets:
