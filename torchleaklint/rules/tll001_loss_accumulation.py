@@ -70,7 +70,12 @@ class LossAccumulation(Rule):
     summary = "Graph-carrying tensor accumulated into a running total across iterations"
     fix_title = "Accumulate `.item()` (or `.detach()`) of the value"
     fix_safety = SAFE
-    tokens = ("+=", "-=", "*=", "torch.cat", "cat(", " + ", "+")
+    # A graph needs torch (or a backward call) in the file, and accumulation needs an operator.
+    tokens = ("torch", "backward")
+    operator_tokens = ("+", "-", "*", "/", "cat(", "stack(")
+
+    def applies_to(self, source: str) -> bool:
+        return super().applies_to(source) and any(t in source for t in self.operator_tokens)
 
     def check(self, model) -> Iterator:
         for stmt in model.nodes(ast.AugAssign, ast.Assign):
