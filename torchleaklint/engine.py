@@ -48,7 +48,7 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False) ->
     except SourceError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, str(exc), exc.line, exc.col)
     rules = [rule for rule in rules if rule.applies_to(text)]
-    if not rules:
+    if not rules and not settings.enabled_for_path(SYNTAX_ERROR, path):
         return []
     try:
         with warnings.catch_warnings():
@@ -59,6 +59,8 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False) ->
                                 exc.lineno or 1, exc.offset or 1)
     except (ValueError, MemoryError, RecursionError) as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}", 1, 1)
+    if not rules:  # parsed only to report syntax errors; no rule can trigger here
+        return []
     return check_tree(tree, text, path, settings, rules, verbose)
 
 
