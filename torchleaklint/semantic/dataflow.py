@@ -305,6 +305,8 @@ class Analyzer:
                 value = Value(GRAPH, scalar=True)  # `x.backward()` proves x carries a graph
             elif value.kind == UNKNOWN and target.id in self.module_names:
                 value = Value(MODULE)  # `x.parameters()`, `x.to(d)` + `x.load_state_dict()`
+            elif value.kind == UNKNOWN and self._called_parameter_feeding_backward(target.id, stmt):
+                value = Value(GRAPH)
             self.env[target.id] = value
             self.result.values[target] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -543,6 +545,17 @@ class Analyzer:
             self._track_growth(e, receiver, args)
         self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
+
+    def _called_parameter_feeding_backward(self, name: str, stmt: ast.AST) -> bool:
+        """`d_real = D(real)` in a function that back-propagates a loss computed from
+        d_real, where D is an untyped parameter: the callables a training function feeds
+        into its loss are the model and the criterion, and both return graphs."""
+        if self.nograd or not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            return False
+        func = stmt.value.func
+        if not isinstance(func, ast.Name) or func.id not in self.result.params:
+            return False
+        return self.m.feeds_backward(self.unit, name)
 
     def _track_growth(self, e: ast.Call, receiver: Value, args) -> None:
         """`lst.append(v)` and friends: the container now (also) holds v."""
