@@ -450,11 +450,18 @@ class SemanticModel:
         if not answer and depth < 3:
             for call in self._calls_within(owner, skip_loops=True):
                 target = self._resolve_call_cheap(call)
-                if target is not None and target is not owner and self.runs_training_step(target, depth + 1):
+                if target is not None and target is not owner and self.runs_training_step(target, depth + 1) \
+                        and not self._steps_in_own_loop(target):
                     answer = True
                     break
         self._memo[key] = answer
         return answer
+
+    def _steps_in_own_loop(self, func: ast.AST) -> bool:
+        """A function that loops over steps itself (`train_one_epoch`, even with a final
+        `optimizer.step()` after its loop to flush accumulated gradients) runs once per
+        epoch, not once per step."""
+        return any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False))
 
     def has_backward_within(self, owner: ast.AST) -> bool:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
