@@ -50,11 +50,20 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     analyzer.env.update(params)
     body = unit.body if isinstance(unit, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-        model.grad_off_decorated(unit) or (depth == 0 and _called_only_without_grad(model, unit))
+        model.grad_off_decorated(unit) or _framework_runs_without_grad(model, unit)
+        or (depth == 0 and _called_only_without_grad(model, unit))
     ):
         analyzer.nograd = 1
     analyzer.block(body)
     return analyzer.result
+
+
+# Lightning runs these hooks under torch.no_grad() (inference_mode) itself.
+_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
+
+
+def _framework_runs_without_grad(model, unit) -> bool:
+    return unit.name in _NO_GRAD_HOOKS and model.class_of(unit) is not None
 
 
 def _called_only_without_grad(model, unit) -> bool:
