@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.model import expression_names
+from torchleaklint.semantic.values import SEQUENCE
 
 # Calls that grow a tensor from its previous value rather than compute something new.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -83,7 +83,7 @@ class LossAccumulation(Rule):
             if found is None:
                 continue
             key, operands = found
-            if key.removesuffix("[]") in model.backward_sources(model.unit_of(stmt)):
+            if model.feeds_backward(model.unit_of(stmt), key.split("[")[0]):
                 continue  # the total itself is differentiated later: deliberate
             if model.grad_disabled_at(stmt):
                 continue
@@ -106,6 +106,8 @@ class LossAccumulation(Rule):
             key = _target_key(stmt.target)
             if key is None or not model.carries_graph(stmt.value):
                 return None
+            if model.value(stmt.value).kind == SEQUENCE:
+                return None  # `history += [loss]` grows a list: a container (TLL003)
             return key, [_narrow(model, stmt.value)]
         if len(stmt.targets) != 1:
             return None

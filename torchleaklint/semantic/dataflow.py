@@ -50,11 +50,20 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     analyzer.env.update(params)
     body = unit.body if isinstance(unit, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-        model.grad_off_decorated(unit) or (depth == 0 and _called_only_without_grad(model, unit))
+        model.grad_off_decorated(unit) or _framework_runs_without_grad(model, unit)
+        or (depth == 0 and _called_only_without_grad(model, unit))
     ):
         analyzer.nograd = 1
     analyzer.block(body)
     return analyzer.result
+
+
+# Lightning runs these hooks under torch.no_grad() (inference_mode) itself.
+_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
+
+
+def _framework_runs_without_grad(model, unit) -> bool:
+    return unit.name in _NO_GRAD_HOOKS and model.class_of(unit) is not None
 
 
 def _called_only_without_grad(model, unit) -> bool:
@@ -70,6 +79,7 @@ class Analyzer:
         self.result = FlowResult()
         self.nograd = 0
         self.evidence = _backward_evidence(model, unit)
+        self.module_names = _module_evidence(unit)
         self.cls = model.class_of(unit) if not isinstance(unit, ast.Module) else None
 
     # ------------------------------------------------------------ parameters
@@ -202,7 +212,10 @@ class Analyzer:
     def stmt_AugAssign(self, s: ast.AugAssign) -> None:
         current = self.expr(_as_load(s.target), record=s.target)
         operand = self.expr(s.value)
-        value = self.arith(current, operand)
+        if isinstance(s.op, ast.Add) and SEQUENCE in (current.kind, operand.kind) and not operand.is_tensor:
+            value = grown(current, element_of(operand))  # `lst += [v]`
+        else:
+            value = self.arith(current, operand)
         if isinstance(s.target, ast.Subscript):
             self.expr(s.target.value)
             self.expr(s.target.slice)
@@ -299,6 +312,10 @@ class Analyzer:
         if isinstance(target, ast.Name):
             if value.kind == UNKNOWN and target.id in self.evidence:
                 value = Value(GRAPH, scalar=True)  # `x.backward()` proves x carries a graph
+            elif value.kind == UNKNOWN and target.id in self.module_names:
+                value = Value(MODULE)  # `x.parameters()`, `x.to(d)` + `x.load_state_dict()`
+            elif value.kind == UNKNOWN and self._called_parameter_feeding_backward(target.id, stmt):
+                value = Value(GRAPH)
             self.env[target.id] = value
             self.result.values[target] = value
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -321,9 +338,12 @@ class Analyzer:
                 self.env[key] = value
             self.result.values[target] = value
         elif isinstance(target, ast.Subscript):
-            self.expr(target.value)
+            container = self.expr(target.value)
             self.expr(target.slice)
             self.result.values[target] = value
+            key = dotted(target.value)
+            if key is not None and container.kind == SEQUENCE:
+                self.env[key] = grown(container, value)  # `d[k] = v`: d now holds v
         elif isinstance(target, ast.Starred):
             self.bind(target.value, sequence_of(value), stmt)
 
@@ -530,7 +550,44 @@ class Analyzer:
             callee = self.expr(func)
         args = [self.expr(a) for a in e.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in e.keywords}
+        if receiver is not None:
+            self._track_growth(e, receiver, args)
+        self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
+
+    def _called_parameter_feeding_backward(self, name: str, stmt: ast.AST) -> bool:
+        """`d_real = D(real)` in a function that back-propagates a loss computed from
+        d_real, where D is an untyped parameter: the callables a training function feeds
+        into its loss are the model and the criterion, and both return graphs."""
+        if self.nograd or not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
+            return False
+        func = stmt.value.func
+        if not isinstance(func, ast.Name) or func.id not in self.result.params:
+            return False
+        return self.m.feeds_backward(self.unit, name)
+
+    def _track_growth(self, e: ast.Call, receiver: Value, args) -> None:
+        """`lst.append(v)` and friends: the container now (also) holds v."""
+        key = dotted(e.func.value)
+        if key is None or receiver.kind not in (SEQUENCE, UNKNOWN) or receiver.name:
+            return
+        added = container_addition(e)
+        if added is None:
+            return
+        value = args[e.args.index(added[0])] if added[0] in e.args else UNKNOWN_V
+        self.env[key] = grown(receiver, element_of(value) if added[1] else value)
+
+    def _track_loss_inputs(self, e: ast.Call, callee: Value, args) -> None:
+        """The prediction a loss is computed from carries a graph when nothing says
+        otherwise: `loss = F.cross_entropy(logits, y)` with `logits` from an unknown callable."""
+        if self.nograd or not args or args[0].kind != UNKNOWN:
+            return
+        is_loss = callee.kind == LOSS_FN or (callee.kind == REF and torch_api.is_functional_loss(callee.name or ""))
+        if not is_loss:
+            return
+        root = _prediction_root(e.args[0])
+        if root is not None and self.env.get(root, UNKNOWN_V).kind == UNKNOWN:
+            self.env[root] = Value(GRAPH)
 
     def _attribute_callee(self, func: ast.Attribute, receiver: Value) -> Value:
         key = dotted(func)
@@ -707,7 +764,10 @@ class Analyzer:
 
     def summary(self, func, e, args, kwargs, has_self: bool) -> Value:
         """The return value of a function of this module, given these argument values."""
-        if self.depth >= MAX_SUMMARY_DEPTH or self.m.in_progress(func) or func is self.unit:
+        # A function whose own flow is in progress (its parameters are being inferred from
+        # this caller) can still be summarized with explicit arguments; only a summary of
+        # itself (recursion) is cut.
+        if self.depth >= MAX_SUMMARY_DEPTH or func in self.m._summarizing or func is self.unit:
             return UNKNOWN_V
         params = func.args
         names = [p.arg for p in list(params.posonlyargs) + list(params.args)]
@@ -728,11 +788,11 @@ class Analyzer:
         if key in memo:
             return memo[key]
         memo[key] = UNKNOWN_V
-        self.m._in_progress.add(func)
+        self.m._summarizing.add(func)
         try:
             flow = analyze_unit(self.m, func, bound, self.depth + 1)
         finally:
-            self.m._in_progress.discard(func)
+            self.m._summarizing.discard(func)
         result = flow.returns or NONE_V
         if self.nograd:
             result = _strip_graph(result)
@@ -806,6 +866,75 @@ def _unpacked_part(value: Value) -> Value:
     if value.kind in (TENSOR, DATA):
         return Value(value.kind)
     return UNKNOWN_V
+
+
+_GROW_METHODS = {"append": (0, False), "appendleft": (0, False), "add": (0, False),
+                 "insert": (1, False), "extend": (0, True), "extendleft": (0, True)}
+_SHAPE_METHODS = frozenset({"view", "reshape", "squeeze", "unsqueeze", "flatten", "transpose", "permute",
+                            "contiguous", "float", "double", "half", "view_as", "reshape_as"})
+
+
+def container_addition(call: ast.Call):
+    """For `c.append(v)` / `c.insert(i, v)` / `c.extend(vs)`: (the added argument, whether
+    it is an iterable of added items); None for other calls."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _GROW_METHODS or call.keywords:
+        return None
+    index, many = _GROW_METHODS[func.attr]
+    if len(call.args) != index + 1 or isinstance(call.args[index], ast.Starred):
+        return None
+    return call.args[index], many
+
+
+def grown(container: Value, elem: Value) -> Value:
+    """The value of a container after adding an element of value `elem`."""
+    old = None
+    if container.kind == SEQUENCE:
+        if container.elem is not None:
+            old = container.elem
+        elif container.items:
+            old = element_of(container)
+    return sequence_of(join(old, elem) if old is not None else elem)
+
+
+def _prediction_root(expr: ast.AST):
+    """`logits` in `logits`, `logits.view(-1, n)`, `logits[mask]`: the name a loss input is."""
+    while True:
+        if isinstance(expr, ast.Name):
+            return expr.id
+        if isinstance(expr, ast.Subscript):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _SHAPE_METHODS:
+            expr = expr.func.value
+        else:
+            return None
+
+
+_STRONG_MODULE_METHODS = frozenset(torch_api.MODULE_EVIDENCE_METHODS - {"load_state_dict"})
+
+
+def _module_evidence(unit: ast.AST) -> Set[str]:
+    """Local names the unit itself shows to be nn.Modules: `.parameters()`, `.eval()`, ...
+    on them, or both a device move (`x = f(...).to(d)`, `x.cuda()`) and `.load_state_dict()`
+    (an optimizer has load_state_dict but no `.to`; a tensor has `.to` but no state dict)."""
+    strong: Set[str] = set()
+    moved: Set[str] = set()
+    stateful: Set[str] = set()
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+            name, attr = node.func.value.id, node.func.attr
+            if attr in _STRONG_MODULE_METHODS:
+                strong.add(name)
+            elif attr in ("load_state_dict", "state_dict"):
+                stateful.add(name)
+            elif attr in ("to", "cuda"):
+                moved.add(name)
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            value = node.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                    value.func.attr in ("to", "cuda") and isinstance(value.func.value, ast.Call):
+                moved.add(node.targets[0].id)
+    return strong | (moved & stateful)
 
 
 def _strip_graph(value: Value) -> Value:

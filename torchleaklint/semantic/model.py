@@ -55,6 +55,7 @@ class SemanticModel:
         self._index()
         self._flow = {}
         self._in_progress: Set[ast.AST] = set()
+        self._summarizing: Set[ast.AST] = set()
         self._memo: Dict[Tuple[str, object], object] = {}
 
     # ------------------------------------------------------------------ index
@@ -400,33 +401,6 @@ class SemanticModel:
             self._memo[key] = names
         return self._memo[key]
 
-    def backward_sources(self, unit: ast.AST) -> Set[str]:
-        """Names whose values flow into a back-propagated tensor in this unit: the
-        backwarded names and, transitively, the names their assignments read
-        (`total = content + style; total.backward()` includes content and style)."""
-        key = ("backward_sources", unit)
-        if key not in self._memo:
-            sources = set()
-            for call in self.backward_calls():
-                if self.unit_of(call) is unit:
-                    sources |= _read_keys(self.backward_target(call))
-            assigns = []
-            for node in ast.walk(unit) if sources else ():
-                if isinstance(node, ast.Assign):
-                    names = {n for t in node.targets for n in _bound_keys(t)}
-                    assigns.append((names, _read_keys(node.value)))
-                elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                    assigns.append((_bound_keys(node.target), _read_keys(node.value)))
-            changed = True
-            while changed:
-                changed = False
-                for targets, reads in assigns:
-                    if targets & sources and not reads <= sources:
-                        sources |= reads
-                        changed = True
-            self._memo[key] = sources
-        return self._memo[key]
-
     def is_optimizer_step(self, call: ast.Call) -> bool:
         func = call.func
         if not (isinstance(func, ast.Attribute) and func.attr == "step" and not call.args):
@@ -477,11 +451,18 @@ class SemanticModel:
         if not answer and depth < 3:
             for call in self._calls_within(owner, skip_loops=True):
                 target = self._resolve_call_cheap(call)
-                if target is not None and target is not owner and self.runs_training_step(target, depth + 1):
+                if target is not None and target is not owner and self.runs_training_step(target, depth + 1) \
+                        and not self._steps_in_own_loop(target):
                     answer = True
                     break
         self._memo[key] = answer
         return answer
+
+    def _steps_in_own_loop(self, func: ast.AST) -> bool:
+        """A function that loops over steps itself (`train_one_epoch`, even with a final
+        `optimizer.step()` after its loop to flush accumulated gradients) runs once per
+        epoch, not once per step."""
+        return any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False))
 
     def has_backward_within(self, owner: ast.AST) -> bool:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
@@ -568,23 +549,97 @@ class SemanticModel:
                     yield leaf, None
             elif isinstance(node, ast.Delete):
                 for target in node.targets:
-                    yield target, None
+                    yield (target.value if _is_full_slice(target) else target), None
+            elif isinstance(node, ast.Expr) and _is_clear_call(node.value):
+                yield node.value.func.value, None  # `buf.clear()` empties it like `buf = []`
             stack.extend(ast.iter_child_nodes(node))
 
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
-        it is carried across a step loop, or it is state (attribute, global) updated in a
-        method that runs once per step."""
-        carried = self.carried_loops(stmt, key)
-        if carried:
-            return "loop" if any(self.is_step_loop(loop) for loop in carried) else None
+        it is carried across a step loop (the loops around `stmt` inside the innermost one
+        that rebinds or clears it fresh each iteration: a buffer reset once per batch but
+        filled over the time steps of that batch is not), or it is state (attribute,
+        global) updated in a method or function that runs once per step and does not reset
+        it itself."""
+        if any(self.is_step_loop(loop) for loop in self.carried_loops(stmt, key)):
+            return "loop"
         unit = self.unit_of(stmt)
-        if "." in key or key in self._globals_of(unit):
-            if isinstance(unit, FUNCTION_TYPES) and self.is_per_step_method(unit):
+        if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
+            return None
+        if "." in key or key in self._globals_of(unit) or self.is_module_global(unit, key):
+            if self.is_per_step_method(unit):
                 return "method"
-            if isinstance(unit, FUNCTION_TYPES) and self.is_per_step_function(unit):
+            if self.is_per_step_function(unit):
                 return "function"
         return None
+
+    def is_module_global(self, unit: ast.AST, name: str) -> bool:
+        """A plain name the function never binds, bound at module level (a module list)."""
+        if "." in name or name in self.function_locals(unit):
+            return False
+        return name in self.function_locals(self.tree)
+
+    def function_locals(self, unit: ast.AST) -> Set[str]:
+        key = ("locals", unit)
+        if key not in self._memo:
+            names: Set[str] = set()
+            if isinstance(unit, FUNCTION_TYPES):
+                args = unit.args
+                names.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
+                names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+            for target, _ in self._stores_within(unit):
+                if isinstance(target, ast.Name):
+                    names.add(target.id)
+            self._memo[key] = names
+        return self._memo[key]
+
+    def feeds_backward(self, unit: ast.AST, key: str) -> bool:
+        """Does the value bound to `key` (a name, dotted attribute or container) flow into a
+        backward of this unit? Flow-insensitive: `meta = torch.stack(task_losses).mean();
+        meta.backward()` makes task_losses (and whatever was appended to it) feed one."""
+        return key in self._backward_sources(unit)
+
+    def _backward_sources(self, unit: ast.AST) -> Set[str]:
+        memo_key = ("backward_sources", unit)
+        if memo_key in self._memo:
+            return self._memo[memo_key]
+        sources: Set[str] = set()
+        for call in self.backward_calls():
+            if self.unit_of(call) is unit:
+                sources |= _read_keys(self.backward_target(call))
+        flows = list(self._flows_within(unit))
+        changed = True
+        while changed:
+            changed = False
+            for targets, reads in flows:
+                if targets & sources and not reads <= sources:
+                    sources |= reads
+                    changed = True
+        self._memo[memo_key] = sources
+        return sources
+
+    def _flows_within(self, unit: ast.AST):
+        """(keys written, keys read) for every binding and container addition of the unit."""
+        from torchleaklint.semantic.dataflow import container_addition
+
+        stack = list(_body_nodes(unit))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, SCOPE_TYPES):
+                continue
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                written = {_container_key(leaf) for t in targets for leaf in _target_leaves(t)} - {None}
+                yield written, _read_keys(node.value)
+            elif isinstance(node, (ast.For, ast.AsyncFor)):
+                written = {_container_key(leaf) for leaf in _target_leaves(node.target)} - {None}
+                yield written, _read_keys(node.iter)
+            elif isinstance(node, ast.Call):
+                added = container_addition(node)
+                owner = _container_key(node.func.value) if added is not None else None
+                if owner is not None:
+                    yield {owner}, _read_keys(added[0])
+            stack.extend(ast.iter_child_nodes(node))
 
     def is_per_step_function(self, func: ast.AST) -> bool:
         """A module-level function called inside a training loop of this module."""
@@ -663,6 +718,31 @@ def _bound_keys(target: ast.AST) -> Set[str]:
 
 def _reads(expr: ast.AST) -> List[ast.AST]:
     return [n for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)]
+
+
+def _is_full_slice(target: ast.AST) -> bool:
+    """`x[:]` (as in `del x[:]`, which empties a list)."""
+    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
+        target.slice.lower is None and target.slice.upper is None and target.slice.step is None
+
+
+def _is_clear_call(expr: ast.AST) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr == "clear" and not expr.args and dotted(expr.func.value) is not None
+
+
+def _container_key(expr: ast.AST) -> Optional[str]:
+    """`losses` for `losses`, `self.buf` for `self.buf` and `self.buf[k]`."""
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return dotted(expr)
+
+
+def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
+    if expr is None:
+        return set()
+    return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
+            for key in [dotted(n)] if key is not None}
 
 
 def _target_leaves(target: ast.AST) -> List[ast.AST]:

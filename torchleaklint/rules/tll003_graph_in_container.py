@@ -1,0 +1,216 @@
+"""TLL003: a graph-carrying tensor kept in a container that outlives the training step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Tuple
+
+from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.dataflow import container_addition
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSORISH
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
+_ITERATION_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
+
+
+class GraphInContainer(Rule):
+    """Tensor that carries an autograd graph kept in a list, dict or deque across steps.
+
+    ## What it does
+    Finds a tensor with an autograd graph (a loss, a model output, anything computed from
+    them) stored in a container that survives from one training step to the next:
+    `losses.append(loss)`, `.extend([...])`, `.insert(0, ...)`, `deque.append(...)`,
+    `history[step] = loss`, `history += [loss]`, `self.outputs.append(preds)` in a
+    per-step method, or a list built by a comprehension over the batches
+    (`preds = [model(x) for x in loader]`).
+
+    ## Why is this bad?
+    Each stored tensor references its whole autograd graph, including every activation
+    saved for backward. The container keeps all of them alive until it is dropped, often
+    at the end of the epoch, or never for `self.history` or a module-level list, so GPU
+    memory grows with every step until the process runs out of memory. `.cpu()` and
+    `.to(...)` do not help: the copy is still attached to the graph.
+
+    ## Example
+    ```python
+    losses = []
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss)
+    ```
+
+    ## Use instead
+    ```python
+    losses = []
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    ```
+
+    Not reported: `.item()`, `.detach()` or `.detach().cpu()` values, values computed
+    under `torch.no_grad()` (evaluation loops), non-tensors, and containers that live and
+    die within one step: the outputs of an RNN unroll that are stacked, per-task losses
+    that are summed and back-propagated, an episode's log-probabilities consumed by that
+    episode's `backward()` and then cleared.
+
+    ## Fix safety
+    Safe. The fix appends `.item()` to a one-number tensor (a loss, a metric) and
+    `.detach()` to anything else; the stored numbers are unchanged, only the graph is let
+    go. No fix is offered when the stored value is not spelled out (`lst.extend(outs)`).
+    """
+
+    code = "TLL003"
+    name = "graph-kept-in-container"
+    summary = "Graph-carrying tensor kept in a container that outlives the training step"
+    fix_title = "Store `.item()` (or `.detach()`) of the value"
+    fix_safety = SAFE
+    tokens = ("append", "extend", "insert", "] =", "+= [", " for ")
+
+    def check(self, model) -> Iterator:
+        for node in model.nodes(ast.Call, ast.Assign, ast.AugAssign, *_COMPREHENSIONS):
+            if isinstance(node, _COMPREHENSIONS):
+                found = self._comprehension(model, node)
+            else:
+                found = self._store(model, node)
+            if found is not None:
+                yield found
+
+    # ------------------------------------------------------------ stores
+    def _store(self, model, node):
+        stored = _stored_values(model, node)
+        if stored is None:
+            return None
+        container, key, values = stored
+        values = [v for v in values if model.carries_graph(v)]
+        if not values or model.grad_disabled_at(node):
+            return None
+        why = model.outlives_step(node, key)
+        if why is None or _consumed_by_backward(model, node, key):
+            return None
+        return self.finding(node, self._message(model, container, values, why, node),
+                            self._fix(model, values))
+
+    def _message(self, model, container, values, why, node) -> str:
+        shown = _short(values[0])
+        name = _short(container)
+        if why == "loop":
+            where = "across training steps"
+        else:
+            unit = model.unit_of(node)
+            where = f"on state that outlives `{unit.name}`, which runs once per step"
+        return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; every stored "
+                f"step's graph and activations stay alive. Store `{shown}.{_method(model, values)}()`")
+
+    def _fix(self, model, values) -> Optional[FixSpec]:
+        method = _method(model, values)
+        spans = tuple((v.lineno, v.col_offset, v.end_lineno, v.end_col_offset) for v in values)
+        return FixSpec(codemod="append_method", safety=SAFE, title=f"Store `.{method}()`",
+                       target=Span.of(values[0]), params=(("method", method), ("targets", spans)))
+
+    # ------------------------------------------------------------ comprehensions
+    def _comprehension(self, model, comp):
+        if not any(_iterates_batches(model, gen.iter) for gen in comp.generators):
+            return None
+        elt = comp.value if isinstance(comp, ast.DictComp) else comp.elt
+        if not model.carries_graph(elt) or model.grad_disabled_at(comp):
+            return None
+        if _comprehension_feeds_backward(model, comp):
+            return None
+        kind = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}[type(comp)]
+        shown = _short(elt)
+        message = (f"This {kind} comprehension over the batches keeps `{shown}`, which carries an "
+                   f"autograd graph, for every batch at once; all their graphs and activations stay "
+                   f"alive. Store `{shown}.{_method(model, [elt])}()`")
+        return self.finding(comp, message, self._fix(model, [elt]))
+
+
+def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
+    """(container expression, container key, stored value expressions) for a store into a
+    container: `c.append(v)`, `c.extend([v, w])`, `c[k] = v`, `c += [v]`; else None."""
+    if isinstance(node, ast.Call):
+        added = container_addition(node)
+        if added is None:
+            return None
+        container = node.func.value
+        receiver = model.value(container)
+        if receiver.kind in TENSORISH or receiver.carries_graph and receiver.kind != SEQUENCE:
+            return None
+        if node.func.attr == "add" and receiver.kind != SEQUENCE:
+            return None  # `x.add(y)` on anything but a known set is tensor arithmetic
+        if receiver.kind not in (SEQUENCE, "unknown"):
+            return None
+        value, many = added
+        if many:
+            if not isinstance(value, (ast.List, ast.Tuple)):
+                return None  # `c.extend(outs)`: what is stored is not spelled out here
+            values = list(value.elts)
+        else:
+            values = [value]
+        return _keyed(container, values)
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        target = node.targets[0]
+        if model.value(target.value).kind != SEQUENCE or isinstance(target.slice, ast.Slice):
+            return None
+        return _keyed(target.value, [node.value])
+    if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, (ast.List, ast.Tuple)):
+        if model.value(node.target).kind in TENSORISH:
+            return None
+        return _keyed(node.target, list(node.value.elts))
+    return None
+
+
+def _keyed(container, values):
+    base = container
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    key = dotted(base)
+    if key is None:
+        return None
+    return container, key, values
+
+
+def _consumed_by_backward(model, node, key: str) -> bool:
+    """The container's contents are back-propagated (`torch.stack(losses).mean().backward()`,
+    REINFORCE's `saved_log_probs`): it is the input of a deliberate backward, not a log."""
+    unit = model.unit_of(node)
+    if model.feeds_backward(unit, key):
+        return True
+    if "." in key or model.is_module_global(unit, key):
+        return any(model.feeds_backward(other, key) for other in model.functions if other is not unit)
+    return False
+
+
+def _comprehension_feeds_backward(model, comp) -> bool:
+    for call in model.backward_calls():
+        target = model.backward_target(call)
+        if target is not None and (target is comp or model.is_inside(comp, target)):
+            return True
+    stmt = model.statement_of(comp)
+    unit = model.unit_of(comp)
+    if isinstance(stmt, ast.Assign):
+        return any(model.feeds_backward(unit, key) for key in map(dotted, stmt.targets) if key)
+    return False
+
+
+def _iterates_batches(model, iterable) -> bool:
+    while isinstance(iterable, ast.Call) and (model.qualname(iterable.func) or dotted(iterable.func) or "") \
+            in _ITERATION_WRAPPERS and iterable.args:
+        if any(model.value(a).kind in (DATALOADER, DATASET) for a in iterable.args):
+            return True
+        iterable = iterable.args[0]
+    return model.value(iterable).kind in (DATALOADER, DATASET)
+
+
+def _method(model, values) -> str:
+    return "item" if all(model.value(v).scalar for v in values) else "detach"
+
+
+def _short(node) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,134 @@
+"""TLL004: `torch.cuda.empty_cache()` called once per training step."""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+from typing import Iterator, Optional
+
+from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.model import FUNCTION_TYPES
+
+# Framework hooks that run once per batch, whatever class defines them (Lightning modules
+# and callbacks, trainer classes).
+_PER_BATCH_HOOKS = ("training_step", "train_step", "validation_step", "test_step", "predict_step",
+                    "on_*_batch_*", "on_before_backward", "on_after_backward", "on_before_optimizer_step",
+                    "optimizer_step", "on_before_zero_grad")
+# Hooks that are per step only for the framework class that calls them.
+_CLASS_HOOKS = (("TrainerCallback", ("on_step_begin", "on_step_end", "on_substep_end")),
+                ("Trainable", ("step",)))
+
+
+class EmptyCacheInLoop(Rule):
+    """`torch.cuda.empty_cache()` called every training step.
+
+    ## What it does
+    Finds `torch.cuda.empty_cache()` (any alias, also `torch.xpu`/`torch.mps`/
+    `torch.accelerator`) in a loop that runs once per step: a loop over batches, or one
+    whose body runs forward/backward/`optimizer.step()` directly or through a function of
+    the same module, also behind an `if step % N == 0` cadence or a flag. Also in per-step
+    hooks: Lightning's `training_step` and `on_*_batch_*`, a HuggingFace
+    `TrainerCallback.on_step_end`, a Ray Tune `Trainable.step`, and helpers only ever
+    called from such loops.
+
+    ## Why is this bad?
+    `empty_cache()` hands the caching allocator's free blocks back to the driver and
+    synchronizes the device; the next step pays `cudaMalloc` for them again. Throughput
+    drops sharply (30-50% is commonly reported) and no leak is fixed: memory held by live
+    tensors, the usual reason for growth, is never freed by it.
+
+    ## Example
+    ```python
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+        del loss
+        torch.cuda.empty_cache()
+    ```
+
+    ## Use instead
+    ```python
+    for x, y in loader:
+        loss = criterion(model(x), y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    Not reported: once per epoch (an epoch loop whose body calls a function with its own
+    batch loop), loops over benchmark sizes or retry attempts, `on_*_epoch_end` and
+    `on_train_end` hooks, after training, between trials, `cleanup()`/`__del__`, and
+    out-of-memory `except` handlers. To fight fragmentation, prefer
+    `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
+
+    ## Fix safety
+    Safe: the fix deletes the call (a lone statement in a block becomes `pass`). No
+    computed value changes, only how much memory the allocator keeps reserved. No fix is
+    offered when the call is part of a larger expression.
+    """
+
+    code = "TLL004"
+    name = "empty-cache-every-step"
+    summary = "`torch.cuda.empty_cache()` called once per training step"
+    fix_title = "Remove the `empty_cache()` call"
+    fix_safety = SAFE
+    tokens = ("empty_cache",)
+
+    def check(self, model) -> Iterator:
+        for call in model.calls:
+            qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+            if not qual or not torch_api.is_empty_cache(qual) or model.in_except_handler(call):
+                continue
+            why = _runs_per_step(model, call)
+            if why is None:
+                continue
+            shown = ast.unparse(call.func)
+            message = (f"`{shown}()` runs {why}: it frees no memory held by live tensors, synchronizes "
+                       f"the device and makes the allocator `cudaMalloc` the same blocks again next "
+                       f"step, slowing training. Remove it")
+            yield self.finding(call, message, _fix(model, call))
+
+
+def _runs_per_step(model, call) -> Optional[str]:
+    for loop in model.loops_around(call):
+        if model.is_step_loop(loop):
+            return f"every step (in the loop at line {loop.lineno})"
+    unit = model.unit_of(call)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return None
+    hook = _per_step_hook(model, unit)
+    if hook is not None:
+        return hook
+    return _only_called_per_step(model, unit)
+
+
+def _per_step_hook(model, func) -> Optional[str]:
+    info = model.class_of(func)
+    if info is None:
+        return None
+    if any(fnmatch.fnmatchcase(func.name, pattern) for pattern in _PER_BATCH_HOOKS):
+        return f"every step (`{func.name}` is called once per batch)"
+    for base, hooks in _CLASS_HOOKS:
+        if func.name in hooks and model.class_is(info, base):
+            return f"every step (`{base}.{func.name}` is called once per training iteration)"
+    return None
+
+
+def _only_called_per_step(model, func) -> Optional[str]:
+    """A helper all of whose call sites in the module are inside per-step loops."""
+    sites = model.call_sites(func)
+    if not sites:
+        return None
+    for site in sites:
+        if model.in_except_handler(site) or not any(model.is_step_loop(l) for l in model.loops_around(site)):
+            return None
+    return f"every step (`{func.name}` is called in the training loop at line {sites[0].lineno})"
+
+
+def _fix(model, call) -> Optional[FixSpec]:
+    stmt = model.parent(call)
+    if not isinstance(stmt, ast.Expr):
+        return None
+    return FixSpec(codemod="delete_statement", safety=SAFE, title="Remove the call", target=Span.of(stmt))

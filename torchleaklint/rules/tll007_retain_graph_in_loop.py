@@ -1,0 +1,145 @@
+"""TLL007: `backward(retain_graph=True)` inside a loop."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.values import MODULE
+
+_AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
+
+
+class RetainGraphInLoop(Rule):
+    """`backward(retain_graph=True)` on every iteration of a loop.
+
+    ## What it does
+    Finds `loss.backward(retain_graph=True)` and
+    `torch.autograd.backward(loss, retain_graph=True)` with a constant `True` inside a
+    loop of the same function, when no other backward follows it in the same iteration.
+
+    ## Why is this bad?
+    `retain_graph=True` keeps the graph's saved activations after backward. Inside a
+    training loop each iteration's graph stays alive instead of being freed, and when the
+    graphs are linked (a hidden state or a cached tensor carried from one iteration to the
+    next) memory grows every step until OOM. It is most often added to silence "Trying to
+    backward through the graph a second time", whose real cause is state that should have
+    been detached between iterations.
+
+    ## Example
+    ```python
+    hidden = model.init_hidden(batch_size)
+    for x, y in batches:
+        output, hidden = model(x, hidden)
+        loss = criterion(output, y)
+        loss.backward(retain_graph=True)
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    hidden = model.init_hidden(batch_size)
+    for x, y in batches:
+        hidden = tuple(h.detach() for h in hidden)
+        output, hidden = model(x, hidden)
+        loss = criterion(output, y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    Not reported: a second backward through the same graph later in the same iteration
+    (`d_loss.backward(retain_graph=True)` then `g_loss.backward()`), `retain_graph=False`,
+    computed values (`retain_graph=i < n - 1`), `torch.autograd.grad(...,
+    retain_graph=True)` (higher-order and Jacobian code needs it), and loops that build no
+    new graph (no forward, no optimizer step) but back-propagate several outputs of one
+    graph computed before the loop.
+
+    ## Fix safety
+    No automatic fix: whether the graph must be kept, and which state to detach instead,
+    needs a human decision.
+    """
+
+    code = "TLL007"
+    name = "retain-graph-in-loop"
+    summary = "`backward(retain_graph=True)` on every iteration of a loop"
+    fix_title = ""
+    fix_safety = ""
+    tokens = ("retain_graph",)
+
+    def check(self, model) -> Iterator:
+        for call in model.backward_calls():
+            if not _retains_graph(model, call):
+                continue
+            loops = model.loops_around(call)
+            if not loops:
+                continue
+            if _later_backward_in_iteration(model, call, loops) or not _builds_graph_each_iteration(model, loops[0]):
+                continue
+            target = model.backward_target(call)
+            shown = _short(target) if target is not None else "the loss"
+            message = (f"`{shown}` is back-propagated with `retain_graph=True` on every iteration of the "
+                       f"loop at line {loops[0].lineno} and nothing back-propagates through that graph "
+                       f"again in the iteration: each iteration's graph stays alive. Drop "
+                       f"`retain_graph=True`; if it silenced \"backward through the graph a second time\", "
+                       f"detach the state carried across iterations instead")
+            yield self.finding(call, message)
+
+
+def _retains_graph(model, call) -> bool:
+    qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if qual == "torch.autograd.grad":
+        return False
+    # Positionally only for torch.autograd.backward: `x.backward(a, b)` may be
+    # `accelerator.backward(loss, ...)`, whose second parameter is something else.
+    flag = _retain_argument(call, _AUTOGRAD_BACKWARD_POSITION if qual == "torch.autograd.backward" else None)
+    return isinstance(flag, ast.Constant) and flag.value is True
+
+
+def _retain_argument(call, position) -> Optional[ast.AST]:
+    for kw in call.keywords:
+        if kw.arg == "retain_graph":
+            return kw.value
+    if position is not None and len(call.args) > position and not any(isinstance(a, ast.Starred) for a in call.args):
+        return call.args[position]
+    return None
+
+
+def _later_backward_in_iteration(model, call, loops) -> bool:
+    """Another backward (directly or via a function of this module) after `call` in the
+    body of an enclosing loop: the retained graph is needed by it."""
+    here = (call.lineno, call.col_offset)
+    for loop in loops:
+        for node in ast.walk(loop):
+            if not isinstance(node, ast.Call) or node is call or (node.lineno, node.col_offset) <= here:
+                continue
+            if model.backward_target(node) is not None:
+                return True
+            callee = model.resolve_call(node)
+            if callee is not None and model.has_backward_within(callee):
+                return True
+    return False
+
+
+def _builds_graph_each_iteration(model, loop) -> bool:
+    """Does the loop body run a forward or an optimizer step? A loop that only
+    back-propagates different outputs of one graph built before it (a Jacobian row by row)
+    must retain that graph between iterations."""
+    if model.is_data_loop(loop):
+        return True
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.Call):
+            continue
+        if model.is_optimizer_step(node) or model.is_scaler_step(node):
+            return True
+        if model.value(node.func).kind == MODULE:
+            return True
+        callee = model.resolve_call(node)
+        if callee is not None and model.runs_training_step(callee):
+            return True
+    return False
+
+
+def _short(node) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
