@@ -91,11 +91,10 @@ class GraphStoredOnSelf(Rule):
             return None
         attr = target.attr
         methods = _class_methods(model, info)
+        if _detached_by_class(model, attr, methods):
+            return None
         fed_back = _fed_back(model, stmt, target, func, methods)
-        if fed_back:
-            if _detached_elsewhere(model, attr, func, methods):
-                return None
-        elif any(model.feeds_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
+        if not fed_back and any(model.feeds_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
             return None  # consumed by a backward of the same step: not a leak
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
                             self._fix(stmt, attr))
@@ -190,8 +189,10 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     attr = target.attr
     if isinstance(stmt, ast.AugAssign):
         return True
+    refreshed = _graph_free_stores(model, func, attr)
     for read in _self_reads(func, attr):
-        if _before(read, stmt) and not model.value_killed_at(read):
+        if _before(read, stmt) and not model.value_killed_at(read) and \
+                not any(_pos(store) < _pos(read) for store in refreshed):
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method):
@@ -199,6 +200,24 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
             return True
     return False
+
+
+def _graph_free_stores(model, func, attr) -> List[ast.Attribute]:
+    """Stores of `self.attr` in `func` that bind a graph-free value: a read after one sees
+    the detached state (`self.h = self.h.detach()` at the top of the step)."""
+    flow = model.flow(func)
+    receiver = _self_name(func)
+    out = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id == receiver and flow is not None \
+                and not flow.values.get(node, _NOTHING).carries_graph:
+            out.append(node)
+    return out
+
+
+def _pos(node):
+    return (node.lineno, node.col_offset)
 
 
 def _before(node, stmt) -> bool:
@@ -211,11 +230,12 @@ def _in_targets(node, stmt) -> bool:
     return any(node is n for t in targets for n in ast.walk(t))
 
 
-def _detached_elsewhere(model, attr, func, methods) -> bool:
-    """Another (non-init) method rebinds `self.attr` to a graph-free value: the class has a
-    `detach_state()`-like method the training loop is expected to call between steps."""
+def _detached_by_class(model, attr, methods) -> bool:
+    """A (non-init) method rebinds `self.attr` to a graph-free value computed from its own
+    previous value: a `detach_state()` method the training loop calls between steps, or
+    `self.h = self.h.detach()` at the top of the next step."""
     for method in methods:
-        if method is func or method.name in INIT_METHODS:
+        if method.name in INIT_METHODS:
             continue
         flow = model.flow(method)
         if flow is None:
@@ -225,14 +245,15 @@ def _detached_elsewhere(model, attr, func, methods) -> bool:
             if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name) and node.value.id == receiver:
                 value = flow.values.get(node, _NOTHING)
-                if not value.carries_graph and _reads_own_value(method, attr, receiver):
+                source = getattr(model.statement_of(node), "value", None)
+                if not value.carries_graph and source is not None and _reads_own_value(source, attr, receiver):
                     return True
     return False
 
 
-def _reads_own_value(method, attr, receiver) -> bool:
+def _reads_own_value(expr, attr, receiver) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load)
-               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(method))
+               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(expr))
 
 
 def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:

@@ -18,6 +18,8 @@ EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validatio
                         "prediction", "infer", "inference"})
 _NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, "none", "optimizer", "loss_fn",
                           "ref", "function", "class"})
+# APIs that differentiate through the model: their presence means gradients are wanted.
+_GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
 
 Position = Tuple[int, int]
 
@@ -165,10 +167,9 @@ def _mode_switch(call) -> Optional[str]:
         return "eval"
     if func.attr == "train" and len(call.args) + len(call.keywords) <= 1:
         flag = call.args[0] if call.args else (call.keywords[0].value if call.keywords else None)
-        if flag is None or isinstance(flag, ast.Constant) and flag.value is True:
-            return "train"
         if isinstance(flag, ast.Constant) and flag.value is False:
             return "eval"
+        return "train"  # train(), train(True), or train(mode) restoring a saved mode
     return None
 
 
@@ -219,9 +220,13 @@ def _is_test_file(path: str) -> bool:
 
 
 def _is_unit_test(model, func) -> bool:
-    """A pytest/unittest test function in a test file: it exercises code, it is not an
-    evaluation loop."""
-    return func.name.startswith("test") and _is_test_file(model.path)
+    """A pytest/unittest test function in a test file (or code nested in one, such as a
+    callback class defined inside the test): it exercises code, it is not an evaluation
+    loop."""
+    if not _is_test_file(model.path):
+        return False
+    scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
+    return any(scope.name.startswith("test") for scope in scopes)
 
 
 def _in_grad_mode_block(model, call) -> bool:
@@ -255,7 +260,7 @@ def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
                 if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
                     return True
                 qual = model.qualname(func) or ""
-                if qual.startswith("torch.autograd.") or torch_api.grad_context(qual) == "on":
+                if qual.startswith(_GRADIENT_APIS) or torch_api.grad_context(qual) == "on":
                     return True
             elif isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
                 return True

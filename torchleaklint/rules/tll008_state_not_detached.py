@@ -235,9 +235,15 @@ def _detached_in(model, loop, stmt, name) -> bool:
             if value is not None and not value.carries_graph:
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
-            return True
+                and _root_name(node.func.value) == name:
+            return True  # `h.detach_()`, `hidden[0].detach_()`
     return False
+
+
+def _root_name(expr) -> Optional[str]:
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 __all__ = ("StateNotDetached",)

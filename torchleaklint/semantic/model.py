@@ -599,7 +599,7 @@ class SemanticModel:
         if info is None:
             return False
         name = func.name
-        if self.class_is(info, *LIGHTNING_BASES):
+        if info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES):
             return name in LIGHTNING_NO_GRAD_HOOKS or name.startswith(("on_validation_", "on_test_", "on_predict_"))
         if self.is_hf_trainer_class(info):
             return name in HF_TRAINER_EVAL_HOOKS
