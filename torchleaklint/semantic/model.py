@@ -624,6 +624,12 @@ class SemanticModel:
         """The value of `expr` is only used through a graph killer (`x.detach()`, `x.item()`,
         `float(x)`) or an identity test (`x is None`): no graph flows on from here."""
         parent = self.parents.get(expr)
+        # climb through method chains that keep the graph: `x.norm().cpu().item()`
+        while isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
+                and parent.attr != "data" and isinstance(self.parents.get(parent), ast.Call) \
+                and self.parents[parent].func is parent:
+            expr = self.parents[parent]
+            parent = self.parents.get(expr)
         if isinstance(parent, ast.Attribute) and (parent.attr in torch_api.GRAPH_KILLER_METHODS
                                                    or parent.attr == "data"):
             return True
