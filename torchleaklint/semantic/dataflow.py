@@ -630,8 +630,8 @@ class Analyzer:
         return UNKNOWN_V
 
     def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
-        if receiver is None or receiver.kind == REF or callee.kind == FUNCTION:
-            return None  # a qualified torch function or a method of this module: generic path
+        if receiver is None or receiver.kind == REF or callee.kind in (FUNCTION, MODULE, LOSS_FN):
+            return None  # a torch function, a method of this module, a submodule: generic path
         if method == "backward":
             return NONE_V
         if method in ("item", "tolist"):
@@ -693,8 +693,8 @@ class Analyzer:
             return Value(CONTEXT, name=ctx, grad_off=ctx == "off")
         if torch_api.is_loss_class(qual):
             return Value(LOSS_FN, name=qual)
-        if torch_api.nn_class(qual) and qual.rsplit(".", 1)[-1] == "Parameter":
-            return Value(LEAF)
+        if qual.rsplit(".", 1)[-1] == "Parameter" and qual.startswith("torch.nn."):
+            return Value(LEAF)  # nn.Parameter is not an nn.Module class: test it first
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None)
         if torch_api.is_optimizer(qual) or torch_api.is_lr_scheduler(qual):

@@ -25,6 +25,9 @@ CONDITIONAL_TYPES = (ast.If, ast.For, ast.AsyncFor, ast.While) + ((ast.Match,) i
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
 # Base classes whose methods a framework calls once per batch (hooks) or once per trial.
 LIGHTNING_BASES = ("LightningModule",)
+LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step", "validation_step_end",
+                                     "test_step_end", "validation_epoch_end", "test_epoch_end"})
+HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
 INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
                           "init_hidden", "reset_state", "reset_states"})
 _NAME_TOKEN = re.compile(r"[a-z0-9]+")
@@ -673,11 +676,91 @@ class SemanticModel:
         for pattern in self.per_step_patterns():
             if fnmatch.fnmatchcase(name, pattern):
                 return f"`{name}` runs once per step"
-        for site in self.call_sites(func):
+        site = self.training_loop_call_site(func)
+        if site is not None:
+            return f"`{name}` is called in the training loop at line {site.lineno}"
+        return None
+
+    def training_loop_call_site(self, func: ast.AST) -> Optional[ast.Call]:
+        """The first call of `func` in this module made inside a training loop (a loop that
+        runs backward or an optimizer step), or None."""
+        for site in sorted(self.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
             for loop in self.loops_around(site):
                 if self.runs_training_step(loop) or self.has_backward_within(loop):
-                    return f"`{name}` is called in the training loop at line {site.lineno}"
+                    return site
         return None
+
+    def framework_runs_without_grad(self, func: ast.AST) -> bool:
+        """A hook a framework calls with autograd off: Lightning's validation/test/predict
+        steps, a HuggingFace Trainer subclass's evaluation hooks."""
+        info = self.class_of(func)
+        if info is None:
+            return False
+        name = func.name
+        if info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES):
+            return name in LIGHTNING_NO_GRAD_HOOKS or name.startswith(("on_validation_", "on_test_", "on_predict_"))
+        if self.is_hf_trainer_class(info):
+            return name in HF_TRAINER_EVAL_HOOKS
+        return False
+
+    def is_hf_trainer_class(self, info: ClassInfo) -> bool:
+        return any(b.startswith("transformers.") and b.endswith("Trainer") for b in self.class_bases(info))
+
+    # ------------------------------------------------------ attribute state
+    def attribute_loads(self, attr: str) -> List[ast.Attribute]:
+        """Every read of an attribute named `attr` in the module, on any receiver."""
+        key = ("attribute_loads", None)
+        if key not in self._memo:
+            index: Dict[str, List[ast.Attribute]] = {}
+            for node in self.by_type.get(ast.Attribute, []):
+                if isinstance(node.ctx, ast.Load):
+                    index.setdefault(node.attr, []).append(node)
+            self._memo[key] = index
+        return self._memo[key].get(attr, [])
+
+    def value_killed_at(self, expr: ast.AST) -> bool:
+        """The value of `expr` is only used through a graph killer (`x.detach()`, `x.item()`,
+        `float(x)`) or an identity test (`x is None`): no graph flows on from here."""
+        parent = self.parents.get(expr)
+        # climb through method chains that keep the graph: `x.norm().cpu().item()`
+        while isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
+                and parent.attr != "data" and isinstance(self.parents.get(parent), ast.Call) \
+                and self.parents[parent].func is parent:
+            expr = self.parents[parent]
+            parent = self.parents.get(expr)
+        if isinstance(parent, ast.Attribute) and (parent.attr in torch_api.GRAPH_KILLER_METHODS
+                                                   or parent.attr == "data"):
+            return True
+        if isinstance(parent, ast.Attribute) and torch_api.is_nondiff_attribute(parent.attr):
+            return True
+        if isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
+            return True
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
+                parent.func.id in torch_api.SCALAR_BUILTINS and expr in parent.args:
+            return True
+        return False
+
+    def feeds_backward(self, node: ast.AST, depth: int = 0) -> bool:
+        """Can a graph read at `node` reach a backward? True when its function runs backward,
+        is a training step a framework back-propagates, or returns a graph to a caller that
+        does (or to an unknown caller: a per-step method). A may-answer: rules use it to
+        stay quiet."""
+        unit = self.unit_of(node)
+        if self.grad_disabled_at(node) or self.value_killed_at(node):
+            return False
+        if self.has_backward_within(unit):
+            return True
+        if not isinstance(unit, FUNCTION_TYPES):
+            return False
+        if unit.name in ("training_step", "compute_loss", "closure"):
+            return True
+        flow = self.flow(unit)
+        if flow is None or flow.returns is None or not flow.returns.carries_graph:
+            return False
+        sites = self.call_sites(unit)
+        if not sites:
+            return True  # called from another module, which may back-propagate it
+        return depth < 2 and any(self.feeds_backward(site, depth + 1) for site in sites)
 
     # ------------------------------------------------------------- helpers
     def name_tokens(self, name: str) -> Set[str]:

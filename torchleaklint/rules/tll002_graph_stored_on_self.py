@@ -1,0 +1,295 @@
+"""TLL002: a graph-carrying tensor stored on `self` in a method that runs once per step."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Tuple
+
+from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
+
+
+class GraphStoredOnSelf(Rule):
+    """Graph-carrying tensor stored on `self` in a per-step method.
+
+    ## What it does
+    Finds `self.<attr> = <value>` (or `self.<attr> += <value>`) in a method that runs once
+    per training step, where the value carries an autograd graph, and the stored graph
+    either feeds the next step's computation (the class reads `self.<attr>` again in its
+    per-step code) or is never back-propagated at all (a cached activation or attention
+    map). A method runs once per step when it is named `forward`, `__call__`, `step`,
+    `training_step` or `*_step` (configurable with `per-step-methods`), or when a training
+    loop of the same module calls it (`plant = Plant(); ...; plant.advance(u)`).
+
+    ## Why is this bad?
+    An object that keeps state between steps (a simulator, an RNN wrapper, a running
+    statistic, a module caching its last output) and stores a tensor with a `grad_fn`
+    links every step's graph to the next one. The training loop looks correct, the leak
+    hides in the class, and memory grows every step until the process is killed. A graph
+    that is cached and never back-propagated keeps the step's saved activations alive.
+
+    ## Example
+    ```python
+    class FirstOrderPlant:
+        def step(self, u, dt):
+            next_y = self.y + (self.ku * u - self.y) / self.tau * dt
+            self.y = next_y
+            return self.y
+    ```
+
+    ## Use instead
+    ```python
+    class FirstOrderPlant:
+        def step(self, u, dt):
+            next_y = self.y + (self.ku * u - self.y) / self.tau * dt
+            self.y = next_y.detach()
+            return next_y
+    ```
+
+    Not reported: detached values, updates under `torch.no_grad()` (running statistics,
+    an EMA done right), assignments in `__init__`/`reset`-like methods, a loss stored on
+    `self` that the same step back-propagates (the style-transfer `self.loss = ...`
+    idiom), and state that another method of the class detaches (`detach_state()`).
+
+    ## Fix safety
+    Unsafe. The fix stores `.detach()` of the value and makes the method return the
+    undetached value, so callers still get gradients for the current step; gradients no
+    longer flow into earlier steps through the stored state, which is what truncation means
+    but changes what the model learns if that flow was intended.
+    """
+
+    code = "TLL002"
+    name = "graph-stored-on-self"
+    summary = "Graph-carrying tensor stored on `self` in a method that runs once per step"
+    fix_title = "Store `.detach()` of the value and return the undetached value"
+    fix_safety = UNSAFE
+    tokens = ("self.",)
+
+    def check(self, model) -> Iterator:
+        for stmt in model.nodes(ast.Assign, ast.AugAssign, ast.AnnAssign):
+            func = model.unit_of(stmt)
+            if not isinstance(func, FUNCTION_TYPES) or func.name in INIT_METHODS:
+                continue
+            info = model.class_of(func)
+            receiver = _self_name(func)
+            if info is None or receiver is None:
+                continue
+            for target in _self_targets(stmt, receiver):
+                found = self._check_target(model, stmt, target, func, info)
+                if found is not None:
+                    yield found
+
+    def _check_target(self, model, stmt, target, func, info):
+        flow = model.flow(func)
+        if flow is None or not flow.values.get(target, _NOTHING).carries_graph:
+            return None
+        if model.grad_disabled_at(stmt) or model.framework_runs_without_grad(func):
+            return None
+        why = model.is_per_step_method(func)
+        if why is None:
+            return None
+        attr = target.attr
+        methods = _class_methods(model, info)
+        if _detached_by_class(model, attr, methods):
+            return None
+        fed_back = _fed_back(model, stmt, target, func, methods)
+        if not fed_back and any(model.feeds_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
+            return None  # consumed by a backward of the same step: not a leak
+        return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
+                            self._fix(stmt, attr))
+
+    def _message(self, model, stmt, target, func, info, fed_back) -> str:
+        stored = _stored_expr(stmt, target)
+        shown = _short(stored)
+        site = model.training_loop_call_site(func)
+        when = (f"called in the training loop at line {site.lineno}" if site is not None
+                else "runs once per step")
+        head = (f"`self.{target.attr}` keeps `{shown}`, which carries an autograd graph, in "
+                f"`{info.name}.{func.name}` ({when}); ")
+        fix = f"Store `{_detached(stored)}`"
+        if isinstance(stmt, ast.AugAssign):
+            fix = f"Add `{_detached(stored)}`"
+        if _returns_attribute(func, target.attr):
+            fix += f" and return the undetached value instead of `self.{target.attr}`"
+        if fed_back:
+            return head + (f"the next step computes from `self.{target.attr}`, so every step's graph "
+                           f"is chained to the previous ones and memory grows each step. {fix}")
+        return head + (f"nothing back-propagates through `self.{target.attr}`, so it keeps the step's "
+                       f"graph and saved activations alive. {fix}")
+
+    def _fix(self, stmt, attr) -> FixSpec:
+        return FixSpec(codemod="detach_stored_state", safety=UNSAFE, title=self.fix_title,
+                       target=Span.of(stmt), params=(("attribute", attr),))
+
+
+_NOTHING = type("_Nothing", (), {"carries_graph": False})()
+
+
+def _self_name(func) -> Optional[str]:
+    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
+        return None
+    args = list(func.args.posonlyargs) + list(func.args.args)
+    return args[0].arg if args else None
+
+
+def _self_targets(stmt, receiver: str) -> List[ast.Attribute]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    out: List[ast.Attribute] = []
+    stack = list(targets)
+    while stack:
+        target = stack.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            stack.extend(target.elts)
+        elif isinstance(target, ast.Starred):
+            stack.append(target.value)
+        elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                and target.value.id == receiver:
+            out.append(target)
+    return sorted(out, key=lambda t: t.col_offset)
+
+
+def _stored_expr(stmt, target) -> ast.AST:
+    value = stmt.value
+    if isinstance(stmt, ast.Assign) and isinstance(value, (ast.Tuple, ast.List)):
+        for tgt in stmt.targets:
+            if isinstance(tgt, (ast.Tuple, ast.List)) and len(tgt.elts) == len(value.elts):
+                for elt, part in zip(tgt.elts, value.elts):
+                    if elt is target:
+                        return part
+    return value
+
+
+def _class_methods(model, info) -> List[ast.AST]:
+    """Methods of the class and of its base classes defined in this module."""
+    out, seen, todo = [], set(), [info]
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        out.extend(current.methods.values())
+        for base in current.base_names:
+            local = model.classes.get(base.rsplit(".", 1)[-1])
+            if local is not None:
+                todo.append(local)
+    return out
+
+
+def _self_reads(method, attr: str) -> List[ast.Attribute]:
+    receiver = _self_name(method)
+    return [n for n in ast.walk(method) if isinstance(n, ast.Attribute) and n.attr == attr
+            and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
+
+
+def _fed_back(model, stmt, target, func, methods) -> bool:
+    """Does a later step compute from the stored value? Yes when the storing method reads
+    `self.attr` before the store (its previous value: `self.y + ...`, `self.total += x`), or
+    another per-step method of the class reads it."""
+    attr = target.attr
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    refreshed = _graph_free_stores(model, func, attr)
+    for read in _self_reads(func, attr):
+        if _before(read, stmt) and not model.value_killed_at(read) and \
+                not any(_pos(store) < _pos(read) for store in refreshed):
+            return True
+    for method in methods:
+        if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method):
+            continue
+        if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
+            return True
+    return False
+
+
+def _graph_free_stores(model, func, attr) -> List[ast.Attribute]:
+    """Stores of `self.attr` in `func` that bind a graph-free value: a read after one sees
+    the detached state (`self.h = self.h.detach()` at the top of the step)."""
+    flow = model.flow(func)
+    receiver = _self_name(func)
+    out = []
+    for node in ast.walk(func):
+        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id == receiver and flow is not None \
+                and not flow.values.get(node, _NOTHING).carries_graph:
+            out.append(node)
+    return out
+
+
+def _pos(node):
+    return (node.lineno, node.col_offset)
+
+
+def _before(node, stmt) -> bool:
+    return (node.lineno, node.col_offset) < (stmt.lineno, stmt.col_offset) or \
+        (node.lineno >= stmt.lineno and node.end_lineno <= stmt.end_lineno and not _in_targets(node, stmt))
+
+
+def _in_targets(node, stmt) -> bool:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return any(node is n for t in targets for n in ast.walk(t))
+
+
+def _detached_by_class(model, attr, methods) -> bool:
+    """A (non-init) method rebinds `self.attr` to a graph-free value computed from its own
+    previous value: a `detach_state()` method the training loop calls between steps, or
+    `self.h = self.h.detach()` at the top of the next step."""
+    for method in methods:
+        if method.name in INIT_METHODS:
+            continue
+        flow = model.flow(method)
+        if flow is None:
+            continue
+        receiver = _self_name(method)
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name) and node.value.id == receiver:
+                value = flow.values.get(node, _NOTHING)
+                source = getattr(model.statement_of(node), "value", None)
+                if not value.carries_graph and source is not None and _reads_own_value(source, attr, receiver):
+                    return True
+    return False
+
+
+def _reads_own_value(expr, attr, receiver) -> bool:
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load)
+               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(expr))
+
+
+def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
+    """Reads of `.attr` that may see the stored value: anywhere in the module except the
+    storing statement itself and reads of other objects' model outputs (`outputs.loss`)."""
+    out = []
+    for read in model.attribute_loads(attr):
+        if model.is_inside(read, stmt):
+            continue
+        if model.unit_of(read) is func and _before(read, stmt):
+            continue
+        owner = model.value(read.value)
+        if owner.carries_graph:
+            continue
+        out.append(read)
+    return out
+
+
+def _detached(expr) -> str:
+    text = ast.unparse(expr)
+    if len(text) > 40:
+        return "<value>.detach()"
+    if not isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        text = f"({text})"
+    return f"{text}.detach()"
+
+
+def _returns_attribute(func, attr) -> bool:
+    receiver = _self_name(func)
+    return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute) and n.value.attr == attr
+               and isinstance(n.value.value, ast.Name) and n.value.value.id == receiver for n in ast.walk(func))
+
+
+def _short(node) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+__all__: Tuple[str, ...] = ("GraphStoredOnSelf",)

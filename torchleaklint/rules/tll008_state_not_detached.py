@@ -1,0 +1,249 @@
+"""TLL008: recurrent state carried from one iteration to the next without detach."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional, Tuple
+
+from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.model import SCOPE_TYPES
+from torchleaklint.semantic.values import MODULE, UNKNOWN
+
+# Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
+_GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                            "torch.vstack", "torch.dstack", "torch.add", "torch.column_stack", "torch.row_stack"})
+_BUILTINS = frozenset({"max", "min", "sum", "abs", "len", "list", "tuple", "dict", "set", "sorted", "round",
+                       "float", "int", "print", "isinstance", "getattr", "str", "repr", "zip", "enumerate"})
+
+_NON_FORWARD_PREFIXES = ("init", "reset", "zero", "get", "new", "sample", "generate")
+_NON_FORWARD_NAMES = frozenset({"to", "cpu", "cuda", "detach", "clone", "copy", "state_dict", "load_state_dict"})
+
+
+class StateNotDetached(Rule):
+    """Recurrent state carried across iterations without detach.
+
+    ## What it does
+    Finds a value that a loop feeds back into its own next iteration through a call
+    (`output, hidden = model(x, hidden)`, `state = cell(x, state)`, `y = y + dt * f(y)`)
+    while the loop calls `backward()` every iteration, and that is never detached
+    (`hidden = hidden.detach()`, or a helper such as `repackage_hidden(hidden)` that
+    returns a detached value) before it is reused. The finding points at the statement
+    that rebinds the state.
+
+    ## Why is this bad?
+    This is truncated back-propagation through time without the truncation. Each
+    iteration's state is computed from the previous iteration's graph, so each `backward()`
+    walks back through the whole history. Without `retain_graph=True` the second
+    iteration fails with "Trying to backward through the graph a second time"; with it
+    (the usual "fix" found online) the graph, and memory, grow every step until OOM.
+
+    ## Example
+    ```python
+    hidden = model.init_hidden(batch_size)
+    for x, y in batches:
+        output, hidden = model(x, hidden)
+        loss = criterion(output, y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    ## Use instead
+    ```python
+    hidden = model.init_hidden(batch_size)
+    for x, y in batches:
+        hidden = hidden.detach()  # LSTM: tuple(h.detach() for h in hidden)
+        output, hidden = model(x, hidden)
+        loss = criterion(output, y)
+        loss.backward()
+        optimizer.step()
+    ```
+
+    Not reported: state detached anywhere in the loop before reuse, state re-initialized
+    every iteration, loops without a backward (inference, sampling), and running totals
+    (`total += loss`, `torch.cat((preds, out))`), which TLL001 reports.
+
+    ## Fix safety
+    Unsafe. The fix inserts `hidden = hidden.detach()` (each element for a tuple state) at
+    the top of the loop body: gradients stop flowing into earlier iterations, which is
+    the intended truncation, but it changes what is learned if full back-propagation
+    through the whole sequence was really meant.
+    """
+
+    code = "TLL008"
+    name = "recurrent-state-not-detached"
+    summary = "Loop-carried state fed back into the next iteration without detach while backward runs each step"
+    fix_title = "Detach the carried state at the top of the loop body"
+    fix_safety = UNSAFE
+    tokens = ("backward", "autograd.grad")
+
+    def check(self, model) -> Iterator:
+        for stmt in model.nodes(ast.Assign, ast.AnnAssign):
+            if not model.loops_around(stmt) or stmt.value is None:
+                continue
+            names = [n for n in _carried_names(model, stmt) if _carries_graph_after(model, stmt, n)]
+            loop = None
+            reported = []
+            for name in names:
+                found = _backward_loop(model, stmt, name)
+                if found is not None and not _detached_in(model, found, stmt, name):
+                    loop = loop or found
+                    reported.append(name)
+            if loop is not None and not model.grad_disabled_at(stmt):
+                yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported))
+
+    def _message(self, names, loop) -> str:
+        shown = ", ".join(f"`{n}`" for n in names)
+        what = "is" if len(names) == 1 else "are"
+        return (f"{shown} {what} fed back into the next iteration of the loop at line {loop.lineno} "
+                f"without `.detach()`, while `backward()` runs every iteration: each backward walks the "
+                f"whole history. Without `retain_graph=True` this fails on the second backward; with it, "
+                f"memory grows every step. Detach {shown} at the top of the loop body")
+
+    def _fix(self, model, stmt, loop, names) -> FixSpec:
+        if len(names) == 1:
+            value = _value_after(model, stmt, names[0])
+            size = len(value.items) if value is not None and value.items is not None else 0
+            params: Tuple[Tuple[str, object], ...] = (("name", names[0]), ("tuple_size", size))
+        else:
+            params = (("name", ", ".join(names)), ("tuple_size", len(names)), ("names", tuple(names)))
+        return FixSpec(codemod="insert_detach", safety=UNSAFE, title=self.fix_title,
+                       target=Span.of(loop), params=params)
+
+
+def _target_names(target) -> List[ast.Name]:
+    if isinstance(target, ast.Name):
+        return [target]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        out = []
+        for elt in target.elts:
+            out.extend(_target_names(elt.value if isinstance(elt, ast.Starred) else elt))
+        return out
+    return []
+
+
+def _carried_names(model, stmt) -> List[str]:
+    """Names the statement rebinds from an expression that passes their previous value,
+    undetached, as an argument of a call (not an accumulating one)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = [n.id for t in targets for n in _target_names(t)]
+    passed = _names_passed_to_calls(model, stmt.value)
+    return [name for name in dict.fromkeys(bound) if name in passed]
+
+
+def _names_passed_to_calls(model, expr) -> set:
+    out = set()
+    for call in ast.walk(expr):
+        if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
+            continue
+        for arg in list(call.args) + [kw.value for kw in call.keywords]:
+            out.update(_direct_names(arg))
+    return out
+
+
+def _direct_names(arg) -> List[str]:
+    """`h` in `f(h)`, `f((h, c))`, `f(*h)`, but not in `f(h.detach())` or `f(h[0] + 1)`."""
+    if isinstance(arg, ast.Starred):
+        arg = arg.value
+    if isinstance(arg, ast.Name):
+        return [arg.id]
+    if isinstance(arg, (ast.Tuple, ast.List)):
+        return [n for elt in arg.elts for n in _direct_names(elt)]
+    return []
+
+
+def _is_accumulating_call(model, call) -> bool:
+    if isinstance(call.func, ast.Name) and call.func.id in _BUILTINS:
+        return True
+    return (model.qualname(call.func) or "") in _GROWING_CALLS
+
+
+def _value_after(model, stmt, name):
+    flow = model.flow(model.unit_of(stmt))
+    if flow is None:
+        return None
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for target in targets:
+        for node in _target_names(target):
+            if node.id == name:
+                return flow.values.get(node)
+    return None
+
+
+def _carries_graph_after(model, stmt, name) -> bool:
+    value = _value_after(model, stmt, name)
+    if value is None:
+        return False
+    if value.carries_graph:
+        return True
+    # `model.cell(x, state)` on a module whose class is not known: the attribute may be a
+    # submodule or a method, so the data flow leaves it unknown; a module method fed its
+    # own previous output, in a loop that back-propagates, is the recurrent-state shape.
+    return value.kind == UNKNOWN and _module_method_call(model, stmt.value)
+
+
+def _module_method_call(model, expr) -> bool:
+    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
+        return False
+    if expr.func.attr.startswith(_NON_FORWARD_PREFIXES) or expr.func.attr in _NON_FORWARD_NAMES:
+        return False
+    return model.value(expr.func.value).kind == MODULE
+
+
+def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
+    """The loop across whose iterations `name` is carried, when that loop runs a backward
+    in every iteration (directly or in a nested loop of its body)."""
+    loop = model.carried_loop(stmt, name)
+    if loop is None:
+        return None
+    for call in _calls_in_body(loop):
+        if model.backward_target(call) is not None and not _in_nested_function(model, call, loop):
+            return loop
+    return None
+
+
+def _calls_in_body(loop) -> Iterator[ast.Call]:
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                yield node
+
+
+def _in_nested_function(model, node, loop) -> bool:
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, SCOPE_TYPES):
+            return True
+    return False
+
+
+def _detached_in(model, loop, stmt, name) -> bool:
+    """Is `name` cut from its history somewhere in the loop: rebound to a graph-free value
+    (`h = h.detach()`, `h = repackage_hidden(h)`, `h, c = h.detach(), c.detach()`),
+    detached in place (`h.detach_()`), or re-initialized."""
+    flow = model.flow(model.unit_of(stmt))
+    if flow is None:
+        return True
+    for node in ast.walk(loop):
+        if isinstance(node, SCOPE_TYPES):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            if model.statement_of(node) is stmt:
+                continue
+            value = flow.values.get(node)
+            if value is not None and not value.carries_graph:
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
+                and _root_name(node.func.value) == name:
+            return True  # `h.detach_()`, `hidden[0].detach_()`
+    return False
+
+
+def _root_name(expr) -> Optional[str]:
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+__all__ = ("StateNotDetached",)
