@@ -10,8 +10,9 @@ import ast
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Tuple
 
+from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SEQUENCE, TENSORISH, UNKNOWN
+from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
 
 MAX_DEPTH = 4
 
@@ -373,6 +374,7 @@ _SHAPE_FACTORIES = frozenset({
 _SHAPE_IS_TUPLE_ARG = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.random",
                                  "torch.randint", "numpy.random.normal", "numpy.random.uniform",
                                  "numpy.random.randint"})
+_ARRAY_KINDS = frozenset({DATA, SEQUENCE}) | TENSORISH
 LARGE_ELEMENTS = 100_000  # 400 kB of float32 per trial and per result record
 # Methods that reduce data to a number or a small summary, or hand out a small slice.
 _SMALL_RESULT_METHODS = frozenset({
@@ -447,12 +449,16 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         noun = "a `DataFrame`" if qual.startswith("pandas.") else "data"
         return Weight(f"{noun} loaded by `{text}(...)`", DATA)
     if qual in _COPYING_CONSTRUCTORS:
-        data = [a for a in _data_arguments(call) if not _is_literal(model, a)]
+        data = [a for a in _data_arguments(call) if not _is_literal(model, a) and model.value(a).kind != SCALAR]
         for arg in data:
             inner = weight_of(model, arg, depth + 1)
             if inner is not None:
                 return inner  # name the origin: `torch.tensor(np.load(p))` is data loaded by np.load
-        return Weight(f"data copied into `{text}(...)`", DATA) if data else None
+        # torch.tensor(x) of an unknown x is as often a number (a loss, a reward) as data;
+        # numpy and pandas constructors are for arrays.
+        if any(qual.startswith(("numpy.", "pandas.")) or model.value(a).kind in _ARRAY_KINDS for a in data):
+            return Weight(f"data copied into `{text}(...)`", DATA)
+        return None
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
         if shape and _product(shape) >= LARGE_ELEMENTS:
@@ -460,13 +466,16 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
             return Weight(f"a {dims} array (`{text}(...)`)", DATA)
         return None
     func = call.func
-    if isinstance(func, ast.Attribute) and not qual:
-        if func.attr == "state_dict" and model.value(func.value).kind == MODULE:
+    if not isinstance(func, ast.Attribute) or qual or func.attr in _SMALL_RESULT_METHODS:
+        return None
+    owner = weight_of(model, func.value, depth + 1)
+    if owner is None or owner.kind == DATALOADER:
+        return None
+    if owner.kind == MODULE:  # net.to(device) is the module; net.state_dict() its weights
+        if func.attr == "state_dict":
             return Weight("a model's `state_dict()`", DATA)
-        if func.attr in _SMALL_RESULT_METHODS:
-            return None
-        return _bulk_data(model, func.value, depth + 1)  # df.dropna(), x.float(), arr.reshape(...)
-    return None
+        return owner if func.attr in torch_api.MODULE_SELF_METHODS else None
+    return owner  # df.dropna(), x.float(), arr.reshape(...), dataset.map(...)
 
 
 def _data_arguments(call: ast.Call) -> List[ast.expr]:
