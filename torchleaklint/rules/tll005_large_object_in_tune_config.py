@@ -1,0 +1,157 @@
+"""TLL005: a model, dataset, DataLoader or array put into a Ray Tune config."""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional, Set, Tuple
+
+from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.tune import (
+    ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
+)
+
+_MAX_NESTING = 2  # param_space={"train_loop_config": {...}} and one level more
+_WRAPPERS = frozenset({"with_resources", "with_parameters", "partial"})
+
+
+class LargeObjectInTuneConfig(Rule):
+    """Model, dataset, DataLoader or array put into a Ray Tune config.
+
+    ## What it does
+    Finds objects that are expensive to serialize in the dict Ray Tune hands to every trial:
+    `tune.run(config=...)`, `tune.Tuner(param_space=...)`, `tune.Experiment(config=...)` and
+    the `"config"` of a `tune.run_experiments` spec, however they are imported. The dict may
+    be built in a variable first (`d["k"] = v`, `d.update(...)`, `dict(k=v)`), also in
+    another function that passes it on. Reported values: `nn.Module` instances (not
+    parameter-free layers such as `nn.ReLU()`), `Dataset` and `DataLoader` objects, Hugging
+    Face `load_dataset(...)`, data read by `np.load`, `pd.read_*`, `torch.load`, arrays and
+    tensors copied from data (`np.array(x)`, `torch.tensor(x)`), large factory tensors
+    (`torch.randn(10000, 512)`) and a model's `state_dict()`.
+
+    ## Why is this bad?
+    Tune serializes the config into every trial and keeps a copy in each trial's results
+    (`ResultGrid`, the experiment state and checkpoints). A model or a dataset there is
+    copied once per trial: memory on the driver and on every node grows with the number of
+    trials until the run is killed, while the training function looks fine.
+
+    ## Example
+    ```python
+    train_df = pd.read_csv("train.csv")
+    tuner = tune.Tuner(
+        train_fn,
+        param_space={"lr": tune.loguniform(1e-4, 1e-1), "data": train_df},
+    )
+    ```
+
+    ## Use instead
+    ```python
+    train_df = pd.read_csv("train.csv")
+    tuner = tune.Tuner(
+        tune.with_parameters(train_fn, data=train_df),  # stored once in the object store
+        param_space={"lr": tune.loguniform(1e-4, 1e-1)},
+    )
+    ```
+
+    Not reported: search-space objects (`tune.choice`, `tune.grid_search`, ...), numbers,
+    strings, paths, small literal lists, `ray.put(...)` references, classes and functions
+    (build the model inside the trial), small tensors (`torch.tensor(0.1)`).
+
+    ## Fix safety
+    Unsafe. The fix removes the entry from the config and passes the object with
+    `tune.with_parameters(trainable, key=value)`; the trainable must then read it from its
+    keyword argument (`def train_fn(config, data=None)`) instead of `config["data"]`.
+    """
+
+    code = "TLL005"
+    name = "large-object-in-tune-config"
+    summary = "Model, dataset, DataLoader or array put into a Ray Tune config"
+    fix_title = "Pass the object with `tune.with_parameters(...)`"
+    fix_safety = UNSAFE
+    tokens = ("tune",)
+
+    def check(self, model) -> Iterator:
+        reported: Set[Tuple[int, int]] = set()
+        alias = tune_module_alias(model)
+        for tune_call in tune_calls(model):
+            for keys, weight in _heavy_entries(model, tune_call.config, (), 0):
+                entry = keys[-1]
+                where = (entry.where.lineno, entry.where.col_offset)
+                if where in reported:
+                    continue
+                reported.add(where)
+                yield self.finding(entry.where, _message(model, tune_call, keys, weight),
+                                   _fix(model, tune_call, keys, alias))
+
+
+def _heavy_entries(model, config: ast.AST, path, depth) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:
+    for entry in config_entries(model, config):
+        keys = path + (entry,)
+        weight = weight_of(model, entry.value)
+        if weight is not None:
+            yield keys, weight
+        elif depth < _MAX_NESTING:
+            yield from _heavy_entries(model, entry.value, keys, depth + 1)
+
+
+def _message(model, tune_call: TuneCall, keys, weight: Weight) -> str:
+    shown = tune_call.param + "".join(_subscript(e) for e in keys)
+    name = keys[-1].key if keys[-1].literal_key and keys[-1].key.isidentifier() else "name"
+    why = (f"`{shown}` is {weight.what}; Tune serializes the config into every trial and keeps it "
+           f"in the results, so memory grows with the number of trials")
+    if len(keys) > 1:  # a nested dict goes to a wrapper (TorchTrainer's train_loop_config)
+        return f"{why}. Load or build it inside the training function, or pass a `ray.put(...)` reference"
+    helper = f"{_with_parameters_text(model)}({_trainable_name(model, tune_call.trainable)}, {name}=...)"
+    return f"{why}. Pass it with `{helper}` instead"
+
+
+def _fix(model, tune_call: TuneCall, keys, alias: Optional[str]) -> Optional[FixSpec]:
+    entry = keys[-1]
+    # with_parameters passes keyword arguments: the key must be an identifier, and only a
+    # top-level entry maps onto one (nested dicts belong to wrappers such as TorchTrainer).
+    if len(keys) != 1 or not entry.literal_key or not entry.key.isidentifier() or tune_call.trainable is None:
+        return None
+    # The value expression moves to the call: it must be written in the same function, or
+    # its names may not exist there (seed 004 builds the dict in main() for grid_search()).
+    if model.unit_of(entry.value) is not model.unit_of(tune_call.call):
+        return None
+    return FixSpec(codemod="move_to_with_parameters", safety=UNSAFE,
+                   title=f"Pass `{entry.key}` with `tune.with_parameters(...)`",
+                   target=Span.of(entry.where),
+                   params=(("key", entry.key), ("call", _span(tune_call.call)),
+                           ("trainable", _span(tune_call.trainable)), ("tune_alias", alias)))
+
+
+def _subscript(entry: ConfigEntry) -> str:
+    return f'["{entry.key}"]' if entry.literal_key else f"[{entry.key}]"
+
+
+def _with_parameters_text(model) -> str:
+    """How this file can spell `ray.tune.with_parameters`."""
+    for local, qual in sorted(model.imports.aliases.items()):
+        if qual == "ray.tune.with_parameters":
+            return local
+    return f"{tune_module_alias(model) or 'tune'}.with_parameters"
+
+
+def _trainable_name(model, trainable: Optional[ast.AST]) -> str:
+    """`train_fn` for `train_fn`, `tune.with_resources(train_fn, ...)`, `partial(train_fn, ...)`,
+    and for a name bound to one of those (`trainable = tune.with_parameters(train_fn)`)."""
+    for _ in range(4):
+        if isinstance(trainable, ast.Call) and trainable.args and \
+                (dotted(trainable.func) or "").rsplit(".", 1)[-1] in _WRAPPERS:
+            trainable = trainable.args[0]
+        elif isinstance(trainable, ast.Name):
+            definitions, _ = reaching_bindings(model, trainable)
+            if len(definitions) != 1 or not isinstance(definitions[0], ast.Call):
+                break
+            trainable = definitions[0]
+        else:
+            break
+    text = dotted(trainable) if trainable is not None else None
+    return text or "trainable"
+
+
+def _span(node: ast.AST) -> Tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)

@@ -1,0 +1,610 @@
+"""Ray Tune as the analysis sees it: the calls that start trials, the config dicts they are
+given (followed through variables, `d[k] = v`, `d.update(...)`, `dict(...)` and the call
+sites of the function that receives the dict), and what a config value weighs when Tune
+serializes it into every trial.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
+
+MAX_DEPTH = 4
+
+# qualified name -> (api label, config keyword, trainable keyword, trainable position)
+_ENTRY_POINTS = {
+    "ray.tune.run": ("tune.run", "config", "run_or_experiment", 0),
+    "ray.tune.tune.run": ("tune.run", "config", "run_or_experiment", 0),
+    "ray.tune.Tuner": ("Tuner", "param_space", "trainable", 0),
+    "ray.tune.tuner.Tuner": ("Tuner", "param_space", "trainable", 0),
+    "ray.tune.Experiment": ("Experiment", "config", "run", 1),
+    "ray.tune.experiment.Experiment": ("Experiment", "config", "run", 1),
+    "ray.tune.experiment.experiment.Experiment": ("Experiment", "config", "run", 1),
+}
+_RUN_EXPERIMENTS = frozenset({"ray.tune.run_experiments", "ray.tune.tune.run_experiments"})
+
+
+@dataclass(frozen=True)
+class TuneCall:
+    """One place trials get their config: the call, the config expression, the trainable."""
+
+    call: ast.Call
+    param: str  # "config" or "param_space": what Tune calls the dict
+    config: ast.expr
+    trainable: Optional[ast.expr]
+
+
+@dataclass(frozen=True)
+class Location:
+    """A source range that is not one AST node (a dict entry: from its key to its value)."""
+
+    lineno: int
+    col_offset: int
+    end_lineno: int
+    end_col_offset: int
+
+
+@dataclass(frozen=True)
+class ConfigEntry:
+    key: str  # the key as written: a string constant's value, else its source text
+    literal_key: bool
+    value: ast.expr
+    where: object  # ast node or Location: where the entry is written
+
+
+def tune_calls(model) -> Iterator[TuneCall]:
+    for call in model.calls:
+        qual = model.qualname(call.func)
+        if qual in _ENTRY_POINTS:
+            _, param, trainable_kw, position = _ENTRY_POINTS[qual]
+            config = _keyword(call, param)
+            if config is not None:
+                yield TuneCall(call, param, config, _argument(call, trainable_kw, position))
+        elif qual in _RUN_EXPERIMENTS and call.args:
+            yield from _experiment_specs(model, call)
+
+
+def tune_module_alias(model) -> Optional[str]:
+    """The source text that names the `ray.tune` module here: `tune`, `ray.tune` or None."""
+    aliases = model.imports.aliases
+    for local, qual in sorted(aliases.items()):
+        if qual == "ray.tune":
+            return local
+    return "ray.tune" if aliases.get("ray") == "ray" else None
+
+
+def _experiment_specs(model, call: ast.Call) -> Iterator[TuneCall]:
+    """`tune.run_experiments({"name": {"run": fn, "config": {...}}})`: one TuneCall per spec."""
+    for experiment in config_entries(model, call.args[0]):
+        spec = {e.key: e.value for e in config_entries(model, experiment.value) if e.literal_key}
+        if "config" in spec:
+            yield TuneCall(call, "config", spec["config"], spec.get("run"))
+
+
+# ----------------------------------------------------------------- dict contents
+def config_entries(model, expr: ast.AST, depth: int = 0) -> Iterator[ConfigEntry]:
+    """The entries a dict expression can hold, wherever they were written."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(expr, ast.Dict):
+        for key, value in zip(expr.keys, expr.values):
+            if key is None:  # {**base, ...}
+                yield from config_entries(model, value, depth + 1)
+            else:
+                where = Location(key.lineno, key.col_offset, value.end_lineno, value.end_col_offset)
+                yield ConfigEntry(*_key_text(key), value, where)
+    elif isinstance(expr, ast.Call):
+        yield from _call_entries(model, expr, depth)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):  # base | {...}
+        yield from config_entries(model, expr.left, depth + 1)
+        yield from config_entries(model, expr.right, depth + 1)
+    elif isinstance(expr, ast.Name):
+        yield from _name_entries(model, expr, depth)
+
+
+def _call_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "dict" and model.qualname(func) is None:
+        for arg in call.args[:1]:
+            yield from config_entries(model, arg, depth + 1)
+        yield from _keyword_entries(model, call, depth)
+    elif isinstance(func, ast.Attribute) and func.attr == "copy" and not call.args:
+        yield from config_entries(model, func.value, depth + 1)
+    elif model.qualname(func) in ("copy.copy", "copy.deepcopy") and call.args:
+        yield from config_entries(model, call.args[0], depth + 1)
+
+
+def _keyword_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
+    for kw in call.keywords:
+        if kw.arg is None:
+            yield from config_entries(model, kw.value, depth + 1)
+        else:
+            yield ConfigEntry(kw.arg, True, kw.value, kw)
+
+
+def _name_entries(model, name: ast.Name, depth: int) -> Iterator[ConfigEntry]:
+    definitions, updates = reaching_bindings(model, name)
+    for definition in definitions:
+        if isinstance(definition, ast.arg):
+            for passed in passed_arguments(model, definition):
+                yield from config_entries(model, passed, depth + 1)
+        else:
+            yield from config_entries(model, definition, depth + 1)
+    for update in updates:
+        yield from _update_entries(model, update, depth)
+
+
+def _update_entries(model, stmt: ast.stmt, depth: int) -> Iterator[ConfigEntry]:
+    if isinstance(stmt, ast.Assign):  # cfg["k"] = v
+        key, literal = _key_text(stmt.targets[0].slice)
+        yield ConfigEntry(key, literal, stmt.value, stmt)
+    elif isinstance(stmt, ast.AugAssign):  # cfg |= {...}
+        yield from config_entries(model, stmt.value, depth + 1)
+    else:  # cfg.update({...}, k=v)
+        call = stmt.value
+        for arg in call.args[:1]:
+            yield from config_entries(model, arg, depth + 1)
+        yield from _keyword_entries(model, call, depth)
+
+
+def _key_text(key: ast.AST) -> Tuple[str, bool]:
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        return key.value, True
+    return ast.unparse(key), False
+
+
+# ------------------------------------------------------------ reaching bindings
+def reaching_bindings(model, name: ast.Name) -> Tuple[List[ast.AST], List[ast.stmt]]:
+    """What `name` can hold at this use, flow-insensitively but in source order: the value
+    expressions (or the `ast.arg` of a parameter) of the bindings that reach it, and the
+    statements that update the object in place (`name[k] = v`, `name.update(...)`) since.
+
+    Walks back from the use to the latest binding that dominates it (one in a block that
+    contains the use); bindings in branches on the way are kept too (a may-analysis).
+    """
+    unit = model.unit_of(name)
+    definitions, updates, dominated = _bindings_before(model, unit, name.id, name)
+    if not dominated:
+        param = _parameter(unit, name.id)
+        if param is not None:
+            definitions.append(param)
+        elif not isinstance(unit, ast.Module) and (
+                not _scope_bindings(model, unit, name.id) or _declared_global(unit, name.id)):
+            more, more_updates, _ = _bindings_before(model, model.tree, name.id, None)
+            definitions += more
+            updates += more_updates
+    return definitions, updates
+
+
+def _bindings_before(model, unit, name_id: str, use: Optional[ast.AST]):
+    use_stmt = model.statement_of(use) if use is not None else None
+    limit = _position(use) if use is not None else (float("inf"), 0)
+    loops = model.loops_around(use) if use is not None else []
+    definitions: List[ast.AST] = []
+    updates: List[ast.stmt] = []
+    dominated = False
+    for stmt, kind, payload in reversed(_scope_bindings(model, unit, name_id)):
+        before = _position(stmt) < limit
+        if kind == "update":
+            if before or any(model.is_inside(stmt, loop) for loop in loops):
+                updates.append(stmt)
+            continue
+        if not before or stmt is use_stmt:
+            continue
+        if payload is not None:
+            definitions.append(payload)
+        if use_stmt is None or _dominates(model, stmt, use_stmt):
+            dominated = True
+            first = _position(stmt)
+            updates = [u for u in updates if _position(u) > first]
+            break
+    return definitions, updates, dominated
+
+
+def _scope_bindings(model, unit, name_id: str) -> List[Tuple[ast.stmt, str, Optional[ast.AST]]]:
+    """(statement, "define" | "update", bound value) for `name_id` in the unit's own scope,
+    in source order. A definition whose value is not an expression (a loop target, an
+    unpacked tuple) has value None: it hides earlier bindings but holds no known dict."""
+    key = ("tune_scope_bindings", unit)
+    table = model._memo.get(key)
+    if table is None:
+        table = {}
+        for stmt in _scope_statements(unit):
+            for bound, kind, payload in _stmt_bindings(stmt):
+                table.setdefault(bound, []).append((stmt, kind, payload))
+        for entries in table.values():
+            entries.sort(key=lambda entry: _position(entry[0]))
+        model._memo[key] = table
+    return table.get(name_id, [])
+
+
+def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]]]:
+    if isinstance(stmt, ast.Assign):
+        for target in stmt.targets:
+            if isinstance(target, ast.Name):
+                yield target.id, "define", stmt.value
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and len(stmt.targets) == 1:
+                yield target.value.id, "update", None
+            else:
+                for leaf in ast.walk(target):
+                    if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
+                        yield leaf.id, "define", None
+    elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+        yield stmt.target.id, "define", stmt.value
+    elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
+        kind = "update" if isinstance(stmt.op, ast.BitOr) else "define"
+        yield stmt.target.id, kind, None
+    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Name):
+            yield func.value.id, "update", None
+    elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
+        targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else \
+            [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+        for target in targets:
+            for leaf in ast.walk(target):
+                if isinstance(leaf, ast.Name):
+                    yield leaf.id, "define", None
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        yield stmt.name, "define", None
+
+
+def _scope_statements(unit) -> Iterator[ast.stmt]:
+    stack = list(reversed(unit.body))
+    while stack:
+        stmt = stack.pop()
+        yield stmt
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("handlers", "finalbody", "orelse", "body"):
+            for child in reversed(getattr(stmt, field, []) or []):
+                if isinstance(child, ast.ExceptHandler):
+                    stack.extend(reversed(child.body))
+                elif isinstance(child, ast.stmt):
+                    stack.append(child)
+        for case in reversed(getattr(stmt, "cases", []) or []):
+            stack.extend(reversed(case.body))
+
+
+def _declared_global(unit, name_id: str) -> bool:
+    return any(isinstance(n, ast.Global) and name_id in n.names for n in ast.walk(unit))
+
+
+def _dominates(model, stmt: ast.stmt, use_stmt: ast.stmt) -> bool:
+    """The block holding `stmt` also holds the use (or a statement that contains it)."""
+    parent = model.parent(stmt)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return any(s is use_stmt or model.is_inside(use_stmt, s) for s in block)
+    return False
+
+
+def _parameter(unit, name_id: str) -> Optional[ast.arg]:
+    if not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    args = unit.args
+    for arg in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs):
+        if arg.arg == name_id:
+            return arg
+    return None
+
+
+def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
+    """The expressions call sites in this module pass for a parameter (its default when a
+    call site leaves it out)."""
+    func = model.parent(param)
+    while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        func = model.parent(func)
+    if func is None:
+        return []
+    positional = list(func.args.posonlyargs) + list(func.args.args)
+    index = next((i for i, a in enumerate(positional) if a is param), None)
+    if index is not None and model.class_of(func) is not None and not _is_static(func):
+        index -= 1  # self / cls
+    default = _default_of(func, param)
+    out: List[ast.expr] = []
+    for site in model.call_sites(func):
+        passed = _keyword(site, param.arg)
+        if passed is None and index is not None and 0 <= index < len(site.args):
+            passed = site.args[index]
+            if any(isinstance(a, ast.Starred) for a in site.args[:index + 1]):
+                passed = None
+        elif passed is None:
+            passed = default
+        if passed is not None:
+            out.append(passed)
+    return out
+
+
+def _default_of(func, param: ast.arg) -> Optional[ast.expr]:
+    args = func.args
+    positional = list(args.posonlyargs) + list(args.args)
+    if param in positional:
+        offset = len(positional) - len(args.defaults)
+        index = positional.index(param) - offset
+        return args.defaults[index] if index >= 0 else None
+    if param in args.kwonlyargs:
+        return args.kw_defaults[args.kwonlyargs.index(param)]
+    return None
+
+
+# ------------------------------------------------------------------- weights
+# torch.nn classes whose instances hold no parameters or buffers (activations, dropout,
+# pooling, padding, reshaping): tiny to pickle, so not worth a finding. Checked against
+# the installed torch by tests/test_tune_semantics.py.
+PARAMETER_FREE_NN_CLASSES = frozenset({
+    "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d", "AlphaDropout", "AvgPool1d", "AvgPool2d", "AvgPool3d", "CELU", "ChannelShuffle",
+    "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d",
+    "CosineSimilarity", "CrossMapLRN2d", "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "ELU",
+    "FeatureAlphaDropout", "Flatten", "Fold", "FractionalMaxPool2d", "FractionalMaxPool3d", "GELU", "GLU",
+    "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "Identity", "LPPool1d", "LPPool2d", "LPPool3d",
+    "LeakyReLU", "LocalResponseNorm", "LogSigmoid", "LogSoftmax", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "Mish", "PairwiseDistance", "PixelShuffle", "PixelUnshuffle",
+    "RReLU", "ReLU", "ReLU6", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d",
+    "ReplicationPad2d", "ReplicationPad3d", "SELU", "SiLU", "Sigmoid", "Softmax", "Softmax2d", "Softmin",
+    "Softplus", "Softshrink", "Softsign", "Tanh", "Tanhshrink", "Threshold", "Unflatten", "Unfold", "Upsample",
+    "UpsamplingBilinear2d", "UpsamplingNearest2d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+})
+
+# Functions that read a whole data file into memory.
+_LOADERS = frozenset({
+    "numpy.load", "numpy.loadtxt", "numpy.genfromtxt", "numpy.fromfile", "torch.load", "scipy.io.loadmat",
+    "datasets.load_dataset", "datasets.load_from_disk", "joblib.load",
+})
+# Constructors that copy their (non-literal) argument into a new array, tensor or frame.
+_COPYING_CONSTRUCTORS = frozenset({
+    "numpy.array", "numpy.asarray", "numpy.stack", "numpy.concatenate", "numpy.vstack", "numpy.hstack",
+    "torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.stack", "torch.cat", "torch.Tensor",
+    "pandas.DataFrame", "pandas.Series", "pandas.concat", "pandas.merge",
+})
+# Factories whose positional arguments (or `size=`) are the shape.
+_SHAPE_FACTORIES = frozenset({
+    "torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.full",
+    "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.rand", "numpy.random.randn",
+    "numpy.random.random", "numpy.random.normal", "numpy.random.uniform", "numpy.random.randint",
+    "torch.randint",
+})
+_SHAPE_IS_TUPLE_ARG = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.random",
+                                 "torch.randint", "numpy.random.normal", "numpy.random.uniform",
+                                 "numpy.random.randint"})
+_ARRAY_KINDS = frozenset({DATA, SEQUENCE}) | TENSORISH
+LARGE_ELEMENTS = 100_000  # 400 kB of float32 per trial and per result record
+# Methods that reduce data to a number or a small summary, or hand out a small slice.
+_SMALL_RESULT_METHODS = frozenset({
+    "item", "tolist", "sum", "mean", "std", "var", "min", "max", "median", "nunique", "count", "numel", "dim",
+    "size", "any", "all", "argmax", "argmin", "norm", "head", "tail", "describe", "info", "keys", "get",
+    "__len__", "memory_usage",
+})
+# Attributes of an array / frame / tensor that are the bulk data themselves.
+_BULK_ATTRIBUTES = frozenset({"values", "T", "mT", "data", "array"})
+
+
+@dataclass(frozen=True)
+class Weight:
+    """Why a value is heavy to serialize: what it is, in words a user recognizes."""
+
+    what: str  # "an `nn.Module` instance", "a `DataFrame` read by `pd.read_csv(...)`"
+    kind: str  # MODULE, DATASET, DATALOADER or DATA
+
+
+def weight_of(model, expr: ast.AST, depth: int = 0) -> Optional[Weight]:
+    """A Weight when `expr` is an object too big to put in a Tune config, else None."""
+    if depth > MAX_DEPTH:
+        return None
+    value = model.value(expr)
+    if value.kind == MODULE:
+        if _only_parameter_free_modules(model, expr):
+            return None
+        return Weight("an `nn.Module` instance", MODULE)
+    if value.kind == DATALOADER:
+        return Weight("a `DataLoader`", DATALOADER)
+    if value.kind == DATASET:
+        origin = _origin_call_text(model, expr)
+        return Weight(f"a dataset (`{origin}`)" if origin else "a `Dataset`", DATASET)
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
+        for elt in expr.elts:
+            inner = weight_of(model, elt.value if isinstance(elt, ast.Starred) else elt, depth + 1)
+            if inner is not None:
+                return Weight(f"a {type(expr).__name__.lower()} holding {inner.what}", inner.kind)
+        return None
+    if value.kind in (DATA, SEQUENCE, UNKNOWN) or value.kind in TENSORISH:
+        return _bulk_data(model, expr, depth)
+    return None
+
+
+def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        definitions, _ = reaching_bindings(model, expr)
+        for definition in definitions:
+            sources = passed_arguments(model, definition) if isinstance(definition, ast.arg) else [definition]
+            for source in sources:
+                found = weight_of(model, source, depth + 1)
+                if found is not None:
+                    return found
+        return None
+    if isinstance(expr, ast.Subscript):
+        return _bulk_data(model, expr.value, depth + 1)
+    if isinstance(expr, ast.Attribute):
+        return _bulk_data(model, expr.value, depth + 1) if expr.attr in _BULK_ATTRIBUTES else None
+    if isinstance(expr, ast.IfExp):
+        return _bulk_data(model, expr.body, depth + 1) or _bulk_data(model, expr.orelse, depth + 1)
+    if isinstance(expr, ast.Call):
+        return _bulk_call(model, expr, depth)
+    return None
+
+
+def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
+    qual = model.qualname(call.func) or ""
+    text = _callee_text(call)
+    if qual in _LOADERS or qual.startswith("pandas.read_"):
+        noun = "a `DataFrame`" if qual.startswith("pandas.") else "data"
+        return Weight(f"{noun} loaded by `{text}(...)`", DATA)
+    if qual in _COPYING_CONSTRUCTORS:
+        data = [a for a in _data_arguments(call) if not _is_literal(model, a) and model.value(a).kind != SCALAR]
+        for arg in data:
+            inner = weight_of(model, arg, depth + 1)
+            if inner is not None:
+                return inner  # name the origin: `torch.tensor(np.load(p))` is data loaded by np.load
+        # torch.tensor(x) of an unknown x is as often a number (a loss, a reward) as data;
+        # numpy and pandas constructors are for arrays.
+        if any(qual.startswith(("numpy.", "pandas.")) or model.value(a).kind in _ARRAY_KINDS for a in data):
+            return Weight(f"data copied into `{text}(...)`", DATA)
+        return None
+    if qual in _SHAPE_FACTORIES:
+        shape = _literal_shape(model, call, qual)
+        if shape and _product(shape) >= LARGE_ELEMENTS:
+            dims = "x".join(str(d) for d in shape)
+            return Weight(f"a {dims} array (`{text}(...)`)", DATA)
+        return None
+    func = call.func
+    if not isinstance(func, ast.Attribute) or qual or func.attr in _SMALL_RESULT_METHODS:
+        return None
+    owner = weight_of(model, func.value, depth + 1)
+    if owner is None or owner.kind == DATALOADER:
+        return None
+    if owner.kind == MODULE:  # net.to(device) is the module; net.state_dict() its weights
+        if func.attr == "state_dict":
+            return Weight("a model's `state_dict()`", DATA)
+        return owner if func.attr in torch_api.MODULE_SELF_METHODS else None
+    return owner  # df.dropna(), x.float(), arr.reshape(...), dataset.map(...)
+
+
+def _data_arguments(call: ast.Call) -> List[ast.expr]:
+    args = list(call.args[:1])
+    if not args:
+        args = [kw.value for kw in call.keywords if kw.arg in ("data", "object", "objs", "ndarray", "tensors")]
+    return args
+
+
+def _is_literal(model, expr: ast.AST, depth: int = 0) -> bool:
+    """A literal (numbers, strings, nested lists/tuples of them), also through a name bound
+    to one in this function."""
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.UnaryOp):
+        return _is_literal(model, expr.operand, depth)
+    if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+        return all(_is_literal(model, e, depth) for e in expr.elts)
+    if isinstance(expr, ast.Name) and depth < 2:
+        definitions, updates = reaching_bindings(model, expr)
+        return bool(definitions) and not updates and all(
+            not isinstance(d, ast.arg) and _is_literal(model, d, depth + 1) for d in definitions)
+    return False
+
+
+def _literal_shape(model, call: ast.Call, qual: str) -> Optional[List[int]]:
+    size = _keyword(call, "size") or _keyword(call, "shape")
+    if size is None:
+        if qual in _SHAPE_IS_TUPLE_ARG:
+            position = {"torch.randint": 2, "numpy.random.normal": 2, "numpy.random.uniform": 2,
+                        "numpy.random.randint": 2}.get(qual, 0)
+            size = call.args[position] if len(call.args) > position else None
+        else:
+            dims = call.args[:-1] if qual == "torch.full" else call.args
+            if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+                size = dims[0]
+            else:
+                return _ints(model, dims)
+    if size is None:
+        return None
+    if isinstance(size, (ast.Tuple, ast.List)):
+        return _ints(model, size.elts)
+    return _ints(model, [size])
+
+
+def _ints(model, exprs) -> Optional[List[int]]:
+    out = []
+    for expr in exprs:
+        number = _int_value(model, expr)
+        if number is None:
+            return None
+        out.append(number)
+    return out or None
+
+
+def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, int) and not isinstance(expr.value, bool):
+        return expr.value
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Add)):
+        left, right = _int_value(model, expr.left, depth), _int_value(model, expr.right, depth)
+        if left is None or right is None:
+            return None
+        return left * right if isinstance(expr.op, ast.Mult) else left + right
+    if isinstance(expr, ast.Name) and depth < 2:
+        definitions, _ = reaching_bindings(model, expr)
+        if len(definitions) == 1 and not isinstance(definitions[0], ast.arg):
+            return _int_value(model, definitions[0], depth + 1)
+    return None
+
+
+def _product(shape: List[int]) -> int:
+    out = 1
+    for dim in shape:
+        out *= max(dim, 0)
+    return out
+
+
+def _only_parameter_free_modules(model, expr: ast.AST, depth: int = 0) -> bool:
+    """Every constructor that can produce this module value is a parameter-free torch.nn
+    class (`nn.ReLU()`): those are a few bytes, not a model."""
+    if isinstance(expr, ast.Call):
+        qual = model.qualname(expr.func) or ""
+        return qual.startswith("torch.nn.") and qual.rsplit(".", 1)[-1] in PARAMETER_FREE_NN_CLASSES
+    if isinstance(expr, ast.Name) and depth < 3:
+        definitions, _ = reaching_bindings(model, expr)
+        return bool(definitions) and all(
+            not isinstance(d, ast.arg) and _only_parameter_free_modules(model, d, depth + 1) for d in definitions)
+    return False
+
+
+def _origin_call_text(model, expr: ast.AST, depth: int = 0) -> Optional[str]:
+    """`load_dataset` for `load_dataset("imdb")` or a name bound to it: a library call that
+    made the value (local classes are described by the value's kind instead)."""
+    if isinstance(expr, ast.Call):
+        qual = model.qualname(expr.func)
+        return _callee_text(expr) if qual and qual.startswith(("datasets.", "torchvision.datasets.")) else None
+    if isinstance(expr, ast.Name) and depth < 3:
+        definitions, _ = reaching_bindings(model, expr)
+        for definition in definitions:
+            if not isinstance(definition, ast.arg):
+                found = _origin_call_text(model, definition, depth + 1)
+                if found:
+                    return found
+    return None
+
+
+# ------------------------------------------------------------------- helpers
+def _callee_text(call: ast.Call) -> str:
+    return dotted(call.func) or ast.unparse(call.func)
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    for kw in call.keywords:
+        if kw.arg == name:
+            return kw.value
+    return None
+
+
+def _argument(call: ast.Call, keyword: str, position: int) -> Optional[ast.expr]:
+    found = _keyword(call, keyword)
+    if found is None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        found = call.args[position]
+    return found
+
+
+def _position(node) -> Tuple[float, int]:
+    return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+
+
+def _is_static(func) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
