@@ -170,3 +170,16 @@ def _report(report, fixed_total: int, written: bool) -> None:
 
 def _error(message: str) -> None:
     sys.stderr.write(f"torchleaklint: error: {message}\n")
+
+
+def apply_specs(text: str, specs) -> str:
+    """Apply FixSpecs (all computed on `text`) codemod by codemod, without re-linting:
+    the specs of later codemods must not be moved by earlier ones (tests, single fixes)."""
+    available = codemods()
+    for name in _ordered(available):
+        chosen = [s for s in specs if s.codemod == name]
+        if chosen:
+            new = _apply(available[name], text, chosen)
+            if new is not None:
+                text = new
+    return text

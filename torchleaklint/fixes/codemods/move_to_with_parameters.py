@@ -72,11 +72,13 @@ def _add(plan: _Plan, module, locator: Locator, spec: FixSpec) -> None:
     if not isinstance(function_name, cst.Name) or (wrapped is None and not _is_identifier_path(alias)):
         return
     func = _module_function(module, function_name.value)
-    reads = _config_reads(func, key) if func is not None else None
-    if reads is None or key in _param_names(func) or key in plan.functions.get(func, []):
+    uses = _config_reads(func, key) if func is not None else None
+    if uses is None or key in _param_names(func) or key in plan.functions.get(func, []):
         return
+    reads, copies = uses
     plan.functions.setdefault(func, []).append(key)
     plan.config_reads.update({read: key for read in reads})
+    plan.statements.update(copies)
     (plan.statements if isinstance(entry, cst.Assign) else plan.entries).add(entry)
     plan.keywords.setdefault(trainable, []).append(
         cst.Arg(keyword=cst.Name(key), value=value, equal=cst.AssignEqual(
@@ -149,7 +151,7 @@ def _config_reads(func: cst.FunctionDef, key: str) -> Optional[List[cst.CSTNode]
         return None
     finder = _ConfigUses(params[0].name.value, key)
     func.body.visit(finder)
-    return None if finder.escapes else finder.reads
+    return None if finder.escapes else (finder.reads, finder.copies)
 
 
 class _ConfigUses(cst.CSTVisitor):
@@ -157,6 +159,7 @@ class _ConfigUses(cst.CSTVisitor):
         super().__init__()
         self.config, self.key = config, key
         self.reads: List[cst.CSTNode] = []
+        self.copies: List[cst.Assign] = []  # `data = config["data"]`: redundant once `data` is a parameter
         self.accounted = set()
         self.escapes = False
 
@@ -179,6 +182,11 @@ class _ConfigUses(cst.CSTVisitor):
             elif first is None:
                 self.escapes = True
 
+    def leave_Assign(self, node):
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) \
+                and node.targets[0].target.value == self.key and node.value in self.reads:
+            self.copies.append(node)
+
     def visit_AssignTarget(self, node):
         if self._is_config(node.target):
             self.escapes = True
@@ -197,7 +205,13 @@ class _Rewrite(StatementRemover):
         self.plan = plan
 
     def leave_Dict(self, original, updated):
-        return updated.with_changes(elements=_without(original.elements, updated.elements, self.plan.entries))
+        elements = _without(original.elements, updated.elements, self.plan.entries)
+        if len(elements) == len(updated.elements):
+            return updated
+        if original.elements[-1] in self.plan.entries:  # its end-of-line comment sits before `}`
+            updated = updated.with_changes(rbrace=updated.rbrace.with_changes(
+                whitespace_before=_strip_comment(updated.rbrace.whitespace_before)))
+        return updated.with_changes(elements=elements)
 
     def leave_Call(self, original, updated):
         args = _without(original.args, updated.args, self.plan.entries)
@@ -248,11 +262,26 @@ def _commas(args: List[cst.Arg]) -> List[cst.Arg]:
 
 
 def _without(originals, updated, drop):
-    """`updated` minus the elements whose original is in `drop`; the last kept element
-    takes the dropped last element's comma (so no `, }` or `,)` is left behind)."""
+    """`updated` minus the elements whose original is in `drop`. When the last element
+    goes, the new last one takes its comma and layout (no `, }` left behind), minus the
+    dropped entry's own trailing comment."""
     kept = [new for old, new in zip(originals, updated) if old not in drop]
     if len(kept) == len(updated):
         return list(updated)
     if kept and originals[-1] in drop:
-        kept[-1] = kept[-1].with_changes(comma=originals[-1].comma)
+        last = originals[-1]
+        changes = {"comma": _strip_comment(last.comma)}
+        if isinstance(last, cst.Arg):
+            changes["whitespace_after_arg"] = _strip_comment(last.whitespace_after_arg)
+        kept[-1] = kept[-1].with_changes(**changes)
     return kept
+
+
+def _strip_comment(node):
+    """A comma or whitespace without the end-of-line comment it carries."""
+    if isinstance(node, cst.Comma):
+        return node.with_changes(whitespace_before=_strip_comment(node.whitespace_before),
+                                 whitespace_after=_strip_comment(node.whitespace_after))
+    if isinstance(node, cst.ParenthesizedWhitespace):
+        return node.with_changes(first_line=cst.TrailingWhitespace(newline=node.first_line.newline))
+    return node
