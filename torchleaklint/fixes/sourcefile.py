@@ -39,9 +39,11 @@ class SourceFile:
 
 def write_atomically(path: str, data: bytes) -> None:
     target = os.path.realpath(path)  # replace what a symlink points at, not the link
-    if not os.access(target, os.W_OK):
-        raise WriteError(f"{path} is not writable")
     mode = stat.S_IMODE(os.stat(target).st_mode)
+    # A file without write permission bits is read-only on purpose, even for root (who
+    # os.access would let through): report it, never replace it.
+    if not os.access(target, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise WriteError(f"{path} is not writable")
     directory = os.path.dirname(target) or "."
     try:
         fd, temp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tlltmp")
