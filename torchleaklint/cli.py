@@ -97,6 +97,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
     from torchleaklint.engine import lint_files
 
     results = list(lint_files(files, settings, verbose=verbose))
+    fixed_count = 0
     if fix or diff:
         from torchleaklint.fixes import apply_fixes_to_results
 
@@ -109,22 +110,33 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
     sys.stdout.write(renderer(output_format)(diagnostics, context))
     sys.stdout.flush()
     if not quiet and output_format in ("concise", "full", "grouped"):
-        _summary(diagnostics, len(files))
+        _summary(diagnostics, len(files), fixed_count, unsafe_fixes)
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FOUND if diagnostics and not exit_zero else EXIT_CLEAN)
 
 
-def _summary(diagnostics, file_count: int) -> None:
+def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = False) -> None:
     if not diagnostics:
-        click.echo(f"All clear: no problems in {file_count} file{'s' if file_count != 1 else ''}.", err=True)
+        fixed_note = f" ({fixed} fixed)" if fixed else ""
+        click.echo(f"All clear: no problems in {file_count} file{'s' if file_count != 1 else ''}{fixed_note}.",
+                   err=True)
         return
     files = len({d.path for d in diagnostics})
     fixable = sum(1 for d in diagnostics if d.fix is not None and d.fix.safety == "safe")
+    hidden = sum(1 for d in diagnostics if d.fix is not None and d.fix.safety == "unsafe")
+    if unsafe_fixes:
+        fixable, hidden = fixable + hidden, 0
     n = len(diagnostics)
-    click.echo(f"Found {n} problem{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}.", err=True)
+    remaining = f" ({fixed} fixed, {n} remaining)" if fixed else ""
+    click.echo(f"Found {n} problem{'s' if n != 1 else ''} in {files} file{'s' if files != 1 else ''}{remaining}.",
+               err=True)
     if fixable:
-        click.echo(f"[*] {fixable} fixable with the `--fix` option.", err=True)
+        option = "`--fix --unsafe-fixes`" if unsafe_fixes else "`--fix`"
+        click.echo(f"[*] {fixable} fixable with the {option} option.", err=True)
+    if hidden:
+        click.echo(f"({hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the "
+                   f"`--unsafe-fixes` option.)", err=True)
 
 
 @main.command("rule")
