@@ -94,7 +94,7 @@ class GraphStoredOnSelf(Rule):
         if _detached_by_class(model, attr, methods):
             return None
         fed_back = _fed_back(model, stmt, target, func, methods)
-        if not fed_back and any(model.feeds_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
+        if not fed_back and any(model.read_reaches_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
             return None  # consumed by a backward of the same step: not a leak
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
                             self._fix(stmt, attr))

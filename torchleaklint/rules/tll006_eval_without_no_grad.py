@@ -270,12 +270,22 @@ def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
 
 
 def _whole_function_is_eval(model, func, context) -> bool:
-    if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(func)):
-        return False
+    """The function evaluates from its first statement on; a `model.train()` that only
+    restores the mode at the end (nothing but a plain `return` after it) is allowed."""
+    body = func.body
+    for index, stmt in enumerate(body):
+        if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(stmt)):
+            rest = body[index + 1:]
+            if not (isinstance(stmt, ast.Expr) and all(_plain_return(s) for s in rest)):
+                return False
     if context[1] is None:
         return True
     body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
     return bool(body) and model.statement_of(context[4]) is body[0]
+
+
+def _plain_return(stmt) -> bool:
+    return isinstance(stmt, ast.Return) and not any(isinstance(n, ast.Call) for n in ast.walk(stmt))
 
 
 def _torch_alias(model) -> Optional[str]:

@@ -740,7 +740,7 @@ class SemanticModel:
             return True
         return False
 
-    def feeds_backward(self, node: ast.AST, depth: int = 0) -> bool:
+    def read_reaches_backward(self, node: ast.AST, depth: int = 0) -> bool:
         """Can a graph read at `node` reach a backward? True when its function runs backward,
         is a training step a framework back-propagates, or returns a graph to a caller that
         does (or to an unknown caller: a per-step method). A may-answer: rules use it to
@@ -760,7 +760,7 @@ class SemanticModel:
         sites = self.call_sites(unit)
         if not sites:
             return True  # called from another module, which may back-propagate it
-        return depth < 2 and any(self.feeds_backward(site, depth + 1) for site in sites)
+        return depth < 2 and any(self.read_reaches_backward(site, depth + 1) for site in sites)
 
     # ------------------------------------------------------------- helpers
     def name_tokens(self, name: str) -> Set[str]:
