@@ -1,0 +1,26 @@
+"""ruff's `grouped` format: a header per file, then `line:col CODE message` under it."""
+
+from __future__ import annotations
+
+from typing import Dict, List
+
+
+def _marker(d) -> str:
+    if d.fix is None:
+        return ""
+    return " [*]" if d.fix.safety == "safe" else " [*unsafe]"
+
+
+def _group(path, diagnostics) -> str:
+    positions = [f"{d.line}:{d.col}" for d in diagnostics]
+    width = max(len(p) for p in positions)
+    body = "".join(f"  {pos.ljust(width)} {d.code}{_marker(d)} {d.message}\n"
+                   for pos, d in zip(positions, diagnostics))
+    return f"{path}:\n{body}\n"
+
+
+def render(diagnostics, context=None) -> str:
+    by_path: Dict[str, List] = {}
+    for d in diagnostics:
+        by_path.setdefault(d.path, []).append(d)
+    return "".join(_group(path, group) for path, group in by_path.items())
