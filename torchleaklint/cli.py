@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 import click
 
 from torchleaklint import __version__
-from torchleaklint.config import ConfigError, load_settings, validate_selector, with_overrides
+from torchleaklint.config import ENGINE_CODES, ConfigError, load_settings, validate_selector, with_overrides
 from torchleaklint.discovery import PathError, discover
 from torchleaklint.engine import INTERNAL_ERROR, lint_source
 from torchleaklint.output import FORMATS, renderer
@@ -83,7 +83,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         raise click.UsageError("--add-noqa cannot be combined with --fix, --diff or standard input")
     try:
         settings = load_settings(config_path, os.getcwd())
-        known = list(all_rules()) + ["TLL9"]
+        known = list(all_rules()) + list(ENGINE_CODES)
         for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
             for code in _codes(value) or ():
                 validate_selector(code, known, option)
