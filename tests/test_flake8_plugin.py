@@ -57,3 +57,12 @@ def test_flake8_noqa_and_cli_noqa_agree(tmp_path):
     assert cli_lines(["train.py"], tmp_path) == []
     assert flake8_lines(["train.py"], tmp_path) == []
     assert flake8_lines(["--disable-noqa", "train.py"], tmp_path) == []  # the engine honored it too
+
+
+def test_a_broken_config_stops_flake8_naming_file_and_key(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.torchleaklint]\nselekt = ["TLL001"]\n', encoding="utf-8")
+    (tmp_path / "train.py").write_text(LEAKY, encoding="utf-8")
+    result = run_flake8(["--select", "TLL", "train.py"], tmp_path)
+    assert result.returncode != 0 and result.stdout == ""
+    assert "pyproject.toml" in result.stderr and "`selekt`" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -13,14 +13,12 @@ from functools import lru_cache
 from typing import Iterator, Tuple
 
 from torchleaklint import __version__
-from torchleaklint.config import Settings, load_settings
+from torchleaklint.config import ConfigError, Settings, load_settings
 from torchleaklint.engine import check_tree
 
 
 @lru_cache(maxsize=8)
 def _settings_for(cwd: str) -> Settings:
-    # A broken configuration raises ConfigError: flake8 stops and prints its message,
-    # which is better than silently linting with defaults the user did not ask for.
     return load_settings(None, cwd)
 
 
@@ -32,6 +30,15 @@ class Flake8Plugin:
         self.tree = tree
         self.filename = filename
         self.lines = lines or []
+
+    @classmethod
+    def parse_options(cls, options) -> None:
+        # Read the configuration once, before any file, so a broken one stops flake8 with
+        # the file and key named rather than with defaults the user did not ask for.
+        try:
+            _settings_for(os.getcwd())
+        except ConfigError as exc:
+            raise SystemExit(f"torchleaklint: error: {exc}") from None
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         text = "".join(self.lines)
