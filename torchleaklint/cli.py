@@ -157,8 +157,7 @@ def _check_stdin(filename, settings, output_format, fix, unsafe_fixes, exit_zero
     if not fix:
         _report(diagnostics, 1, output_format, context, statistics, quiet, exit_zero, sys.stdout)
     fixed = raw
-    if source is not None and diagnostics and not (filename and settings.force_exclude
-                                                   and settings.is_excluded(filename)):
+    if source is not None and any(d.fix is not None for d in diagnostics):  # an excluded name has none
         try:
             text = fix_stdin(source[0], path, settings, unsafe_fixes)
         except StdinFixUnavailable as exc:

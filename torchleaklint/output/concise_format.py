@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 
+def fix_marker(d) -> str:
+    """` [*]` for a safe fix, ` [*unsafe]` for an unsafe one, else nothing."""
+    if d.fix is None:
+        return ""
+    return " [*]" if d.fix.safety == "safe" else " [*unsafe]"
+
+
 def line(d, show_fix_marker: bool = True) -> str:
-    marker = ""
-    if show_fix_marker and d.fix is not None:
-        marker = " [*]" if d.fix.safety == "safe" else " [*unsafe]"
+    marker = fix_marker(d) if show_fix_marker else ""
     return f"{d.path}:{d.line}:{d.col}: {d.code}{marker} {d.message}"
 
 

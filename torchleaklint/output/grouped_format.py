@@ -4,17 +4,13 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-
-def _marker(d) -> str:
-    if d.fix is None:
-        return ""
-    return " [*]" if d.fix.safety == "safe" else " [*unsafe]"
+from torchleaklint.output.concise_format import fix_marker
 
 
 def _group(path, diagnostics) -> str:
     positions = [f"{d.line}:{d.col}" for d in diagnostics]
     width = max(len(p) for p in positions)
-    body = "".join(f"  {pos.ljust(width)} {d.code}{_marker(d)} {d.message}\n"
+    body = "".join(f"  {pos.ljust(width)} {d.code}{fix_marker(d)} {d.message}\n"
                    for pos, d in zip(positions, diagnostics))
     return f"{path}:\n{body}\n"
 
