@@ -42,6 +42,11 @@ def fixes_function(name: str):
         import torchleaklint.fixes as fixes
     except ImportError:
         return None
+    # The shared editable install can make another checkout's half-written package
+    # importable; only this checkout's own fixes package counts.
+    location = getattr(fixes, "__file__", None)
+    if location is None or REPO not in Path(location).resolve().parents:
+        return None
     return getattr(fixes, name, None)
 
 

@@ -7,7 +7,7 @@ import re
 from cli_run import LEAKY, REPO, run, run_flake8
 from fixture_markers import fixture_files
 
-_FIX_MARKER = re.compile(r" \[\*(?:unsafe)?\]")
+_FIX_MARKER = re.compile(r" \[\*\]")
 
 
 def cli_lines(args, cwd):

@@ -15,7 +15,7 @@ import click
 from torchleaklint import __version__
 from torchleaklint.config import ENGINE_CODES, ConfigError, load_settings, validate_selector, with_overrides
 from torchleaklint.discovery import PathError, discover
-from torchleaklint.engine import INTERNAL_ERROR, lint_source
+from torchleaklint.engine import INTERNAL_ERROR
 from torchleaklint.output import FORMATS, renderer
 from torchleaklint.rules import all_rules
 
@@ -159,12 +159,11 @@ def _check_stdin(filename, settings, output_format, fix, unsafe_fixes, exit_zero
     fixed = raw
     if source is not None and any(d.fix is not None for d in diagnostics):  # an excluded name has none
         try:
-            text = fix_stdin(source[0], path, settings, unsafe_fixes)
+            text, diagnostics = fix_stdin(source[0], path, settings, unsafe_fixes, diagnostics)
         except StdinFixUnavailable as exc:
             click.echo(f"torchleaklint: error: {exc}", err=True)
             sys.exit(EXIT_ERROR)
         fixed = text.encode(source[1])
-        diagnostics = lint_source(text, path, settings, verbose)
         context["sources"] = {path: text}
     sys.stdout.buffer.write(fixed)
     sys.stdout.flush()

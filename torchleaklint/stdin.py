@@ -34,13 +34,13 @@ def decoded(raw: bytes) -> Optional[Tuple[str, str]]:
         return None
 
 
-def fix_stdin(text: str, path: str, settings: Settings, unsafe: bool) -> str:
-    """The fixed source. The hook the fixes package fills: `torchleaklint.fixes.fix_source(
-    source, path, settings, unsafe=...)` returning the new source text."""
+def fix_stdin(text: str, path: str, settings: Settings, unsafe: bool, diagnostics) -> Tuple[str, List]:
+    """(fixed source, findings left) through the fixes package's `fix_text`, the same
+    function `--fix` uses for files."""
     try:
-        from torchleaklint.fixes import fix_source
+        from torchleaklint.fixes import fix_text
     except ImportError as exc:
-        raise StdinFixUnavailable("fixing standard input needs torchleaklint.fixes.fix_source, "
+        raise StdinFixUnavailable("fixing standard input needs torchleaklint.fixes.fix_text, "
                                   "which this build does not have") from exc
-    result = fix_source(text, path, settings, unsafe=unsafe)
-    return result[0] if isinstance(result, tuple) else result
+    result = fix_text(text, path, settings, unsafe=unsafe, diagnostics=diagnostics)
+    return result.text, result.remaining

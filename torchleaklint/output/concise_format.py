@@ -1,19 +1,21 @@
-"""flake8-style lines: `path:line:col: CODE message`, with `[*]` when a fix is available."""
+"""flake8-style lines: `path:line:col: CODE message`, with `[*]` (as ruff) when `--fix`
+would fix the finding under the current flags (unsafe fixes count with `--unsafe-fixes`)."""
 
 from __future__ import annotations
 
 
-def fix_marker(d) -> str:
-    """` [*]` for a safe fix, ` [*unsafe]` for an unsafe one, else nothing."""
-    if d.fix is None:
+def fix_marker(d, unsafe_fixes: bool = False) -> str:
+    fix = d.fix
+    if fix is None or not (fix.safety == "safe" or (unsafe_fixes and fix.safety == "unsafe")):
         return ""
-    return " [*]" if d.fix.safety == "safe" else " [*unsafe]"
+    return " [*]"
 
 
-def line(d, show_fix_marker: bool = True) -> str:
-    marker = fix_marker(d) if show_fix_marker else ""
+def line(d, show_fix_marker: bool = True, unsafe_fixes: bool = False) -> str:
+    marker = fix_marker(d, unsafe_fixes) if show_fix_marker else ""
     return f"{d.path}:{d.line}:{d.col}: {d.code}{marker} {d.message}"
 
 
 def render(diagnostics, context=None) -> str:
-    return "".join(line(d) + "\n" for d in diagnostics)
+    unsafe = bool((context or {}).get("unsafe_fixes"))
+    return "".join(line(d, unsafe_fixes=unsafe) + "\n" for d in diagnostics)

@@ -11,12 +11,13 @@ from torchleaklint.output.sources import source_lines
 
 def render(diagnostics, context=None) -> str:
     context = context or {}
-    blocks = [_block(d, source_lines(d.path, context)) for d in diagnostics]
+    unsafe = bool(context.get("unsafe_fixes"))
+    blocks = [_block(d, source_lines(d.path, context), unsafe) for d in diagnostics]
     return "".join(block + "\n" for block in blocks)
 
 
-def _block(d, lines: Optional[List[str]]) -> str:
-    out = [concise_line(d)]
+def _block(d, lines: Optional[List[str]], unsafe_fixes: bool) -> str:
+    out = [concise_line(d, unsafe_fixes=unsafe_fixes)]
     if lines and 0 < d.line <= len(lines):
         text = lines[d.line - 1].rstrip("\r\n")
         gutter = " " * len(str(d.line))
