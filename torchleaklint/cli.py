@@ -13,7 +13,7 @@ from typing import List, Optional, Tuple
 import click
 
 from torchleaklint import __version__
-from torchleaklint.config import ConfigError, load_settings, validate_selector, with_overrides
+from torchleaklint.config import ENGINE_CODES, ConfigError, load_settings, validate_selector, with_overrides
 from torchleaklint.discovery import PathError, discover
 from torchleaklint.engine import INTERNAL_ERROR
 from torchleaklint.output import FORMATS, renderer
@@ -64,17 +64,28 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
               help="Skip files ignored by git (default: on).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
 @click.option("--verbose", "-v", is_flag=True, help="Tracebacks for internal errors on stderr.")
+@click.option("--stdin-filename", help="With `-` as the path: lint standard input as if it were this file.")
+@click.option("--statistics", is_flag=True, help="Count the findings of each rule instead of listing them.")
+@click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to every line with a finding.")
+@click.option("--show-settings", is_flag=True, help="Print the effective settings and the configuration file, then exit.")
 @click.option("--version", is_flag=True, help="Print the version and exit.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
           output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, quiet,
-          verbose, version) -> None:
-    """Lint PATHS (files or directories; default: the current directory)."""
+          verbose, stdin_filename, statistics, add_noqa, show_settings, version) -> None:
+    """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     if version:
         click.echo(f"torchleaklint {__version__}")
         sys.exit(EXIT_CLEAN)
+    reading_stdin = "-" in paths or (stdin_filename is not None and not paths)
+    if reading_stdin and len(paths) > 1:
+        raise click.UsageError("`-` (standard input) cannot be combined with other paths")
+    if reading_stdin and diff:
+        raise click.UsageError("--diff is not supported with standard input; use --fix to get the fixed source")
+    if add_noqa and (fix or diff or reading_stdin):
+        raise click.UsageError("--add-noqa cannot be combined with --fix, --diff or standard input")
     try:
         settings = load_settings(config_path, os.getcwd())
-        known = list(all_rules()) + ["TLL9"]
+        known = list(all_rules()) + list(ENGINE_CODES)
         for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
             for code in _codes(value) or ():
                 validate_selector(code, known, option)
@@ -89,6 +100,14 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         if per_step_methods:
             overrides["per_step_methods"] = tuple(p.strip() for p in per_step_methods.split(",") if p.strip())
         settings = with_overrides(settings, **overrides)
+        if show_settings:
+            from torchleaklint.show_settings import describe
+
+            click.echo(describe(settings), nl=False)
+            sys.exit(EXIT_CLEAN)
+        if reading_stdin:
+            _check_stdin(stdin_filename, settings, output_format, fix, unsafe_fixes, exit_zero,
+                         statistics, quiet, verbose)
         files = discover(list(paths) or ["."], settings)
     except (ConfigError, PathError) as exc:
         click.echo(f"torchleaklint: error: {exc}", err=True)
@@ -106,14 +125,61 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         if diff:
             sys.exit(EXIT_FOUND if changed and not exit_zero else EXIT_CLEAN)
     diagnostics = [d for _, found in results for d in found]
-    context = {"unsafe_fixes": unsafe_fixes, "settings": settings}
-    sys.stdout.write(renderer(output_format)(diagnostics, context))
-    sys.stdout.flush()
+    if add_noqa:
+        _add_noqa(diagnostics)
+    context = {"unsafe_fixes": unsafe_fixes, "settings": settings, "fixed": fixed_count}
+    _report(diagnostics, len(files), output_format, context, statistics, quiet, exit_zero, sys.stdout)
+
+
+def _report(diagnostics, file_count: int, output_format: str, context, statistics: bool, quiet: bool,
+            exit_zero: bool, stream) -> None:
+    """Write the findings (or their statistics) to `stream` and exit with the run's status."""
+    if statistics:
+        from torchleaklint.output.statistics import render as render_statistics
+
+        stream.write(render_statistics(diagnostics, output_format))
+    else:
+        stream.write(renderer(output_format)(diagnostics, context))
+    stream.flush()
     if not quiet and output_format in ("concise", "full", "grouped"):
-        _summary(diagnostics, len(files), fixed_count, unsafe_fixes)
+        _summary(diagnostics, file_count, context.get("fixed", 0), context.get("unsafe_fixes", False))
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FOUND if diagnostics and not exit_zero else EXIT_CLEAN)
+
+
+def _check_stdin(filename, settings, output_format, fix, unsafe_fixes, exit_zero, statistics, quiet,
+                 verbose) -> None:
+    """Lint standard input; with --fix, the fixed source goes to stdout and findings to stderr."""
+    from torchleaklint.stdin import StdinFixUnavailable, decoded, fix_stdin, lint_stdin
+
+    raw = sys.stdin.buffer.read()
+    path, diagnostics = lint_stdin(raw, filename, settings, verbose)
+    source = decoded(raw)
+    context = {"unsafe_fixes": unsafe_fixes, "settings": settings,
+               "sources": {path: source[0]} if source else {}}
+    if not fix:
+        _report(diagnostics, 1, output_format, context, statistics, quiet, exit_zero, sys.stdout)
+    fixed = raw
+    if source is not None and any(d.fix is not None for d in diagnostics):  # an excluded name has none
+        try:
+            text, diagnostics = fix_stdin(source[0], path, settings, unsafe_fixes, diagnostics)
+        except StdinFixUnavailable as exc:
+            click.echo(f"torchleaklint: error: {exc}", err=True)
+            sys.exit(EXIT_ERROR)
+        fixed = text.encode(source[1])
+        context["sources"] = {path: text}
+    sys.stdout.buffer.write(fixed)
+    sys.stdout.flush()
+    _report(diagnostics, 1, output_format, context, statistics, quiet, exit_zero, sys.stderr)
+
+
+def _add_noqa(diagnostics) -> None:
+    from torchleaklint.add_noqa import add_noqa
+
+    changed = add_noqa(diagnostics)
+    click.echo(f"Added {changed} noqa directive{'s' if changed != 1 else ''}.", err=True)
+    sys.exit(EXIT_ERROR if any(d.code == INTERNAL_ERROR for d in diagnostics) else EXIT_CLEAN)
 
 
 def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = False) -> None:

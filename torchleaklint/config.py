@@ -20,6 +20,9 @@ DEFAULT_EXCLUDE = (
     ".ruff_cache", ".torchleaklint_cache", ".eggs", "*.egg-info", ".ipynb_checkpoints",
 )
 PER_STEP_DEFAULT = ("forward", "__call__", "step", "training_step", "*_step")
+# The engine's own codes (unparsable file, internal error): selectable like rules. Listed
+# one by one so that a typo such as `TLL999` is an unknown code, not a match of `TLL9`.
+ENGINE_CODES = ("TLL900", "TLL901")
 
 
 class ConfigError(Exception):
@@ -163,7 +166,7 @@ def _settings_from_table(table: dict, path: Path) -> Settings:
 
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.torchleaklint] must be a table")
-    known_codes = rule_codes() + ["TLL9"]
+    known_codes = rule_codes() + list(ENGINE_CODES)
     where = f"{path}: [tool.torchleaklint]"
     kwargs: Dict[str, object] = {"project_root": str(path.parent.resolve()), "config_path": str(path)}
     for key, value in table.items():

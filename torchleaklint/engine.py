@@ -14,7 +14,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Finding, Span
-from torchleaklint.noqa import suppressed
+from torchleaklint.noqa import NoqaLines, suppressed
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
 from torchleaklint.source import SourceError, char_column, decode, split_lines
@@ -71,6 +71,7 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
         rules = [r for r in selected_rules(settings, path) if r.applies_to(text)]
     lines = split_lines(text)
     model = SemanticModel(tree, text, path, settings)
+    noqa_lines = NoqaLines(text, lines)
     out: List[Diagnostic] = []
     for rule in rules:
         try:
@@ -86,8 +87,7 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
             continue
         for finding in findings:
             diagnostic = to_diagnostic(finding, path, lines)
-            line_text = lines[diagnostic.line - 1] if 0 < diagnostic.line <= len(lines) else ""
-            if not suppressed(diagnostic.code, line_text):
+            if not suppressed(diagnostic.code, noqa_lines.for_line(diagnostic.line)):
                 out.append(diagnostic)
     return sorted(set(out))
 

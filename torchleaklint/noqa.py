@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import re
-from typing import Optional, Set
+import tokenize
+from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 # flake8's own pattern (flake8/defaults.py): codes separated by commas and/or spaces.
-NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z][0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
+NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 _SEP = re.compile(r"[,\s]+")
 
 
@@ -28,3 +30,52 @@ def suppressed(code: str, line: str) -> bool:
     if codes is None:
         return False
     return not codes or any(code.startswith(c) for c in codes)
+
+
+def noqa_ranges(text: str) -> List[Tuple[int, int]]:
+    """The (first, last) physical lines that flake8 searches together for a `# noqa`: lines
+    joined by a multi-line string or a backslash continuation (a range ends at each NL or
+    NEWLINE token). A comment can only sit on a range's last line. Raises tokenize.TokenError
+    or SyntaxError on code that does not tokenize."""
+    ranges = []
+    first, last = None, None
+    for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+        if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
+            continue
+        first = token.start[0] if first is None else min(first, token.start[0])
+        last = token.end[0] if last is None else max(last, token.end[0])
+        if token.type in (tokenize.NL, tokenize.NEWLINE):
+            ranges.append((first, last))
+            first, last = None, None
+    return ranges
+
+
+class NoqaLines:
+    """The text to search for `# noqa` for a reported line, as flake8 chooses it, so the
+    command line and the flake8 plugin suppress the same findings. Tokenizes only when
+    the file mentions noqa at all."""
+
+    def __init__(self, text: str, lines: Sequence[str]):
+        self.text = text
+        self.lines = lines
+        self._joined: Optional[Dict[int, str]] = None
+
+    def for_line(self, line: int) -> str:
+        physical = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
+        if "noqa" not in self.text.lower():
+            return physical
+        if self._joined is None:
+            self._joined = self._join()
+        return self._joined.get(line, physical)
+
+    def _join(self) -> Dict[int, str]:
+        try:
+            ranges = noqa_ranges(self.text)
+        except (tokenize.TokenError, SyntaxError):
+            return {}
+        joined = {}
+        for first, last in ranges:
+            if last > first:
+                text = "\n".join(self.lines[first - 1:last])
+                joined.update(dict.fromkeys(range(first, last + 1), text))
+        return joined

@@ -1,0 +1,95 @@
+"""SARIF 2.1.0, as GitHub code scanning accepts it (`github/codeql-action/upload-sarif`).
+
+Every rule is described from its class (the docstring is the help text), so the rules a
+reader sees in the code-scanning UI are the same documentation `torchleaklint rule` prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Dict, List
+from urllib.parse import quote
+
+from torchleaklint import __version__
+from torchleaklint.output.rule_info import ENGINE_CODES
+from torchleaklint.rules import all_rules
+
+SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+PROJECT_URL = "https://pypi.org/project/torchleaklint/"
+
+def render(diagnostics, context=None) -> str:
+    context = context or {}
+    descriptors = _descriptors()
+    index = {descriptor["id"]: i for i, descriptor in enumerate(descriptors)}
+    base = context.get("cwd") or os.getcwd()
+    run = {
+        "tool": {"driver": {
+            "name": "torchleaklint",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": PROJECT_URL,
+            "rules": descriptors,
+        }},
+        "columnKind": "unicodeCodePoints",
+        "results": [_result(d, index, base) for d in diagnostics],
+    }
+    log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _descriptors() -> List[Dict]:
+    out = [_descriptor(code, cls.name, cls.summary, _section(cls.documentation(), "What it does"),
+                       cls.documentation())
+           for code, cls in all_rules().items()]
+    for code, (name, summary, text) in ENGINE_CODES.items():
+        out.append(_descriptor(code, name, summary, text, text))
+    return out
+
+
+def _descriptor(code: str, name: str, summary: str, full: str, help_markdown: str) -> Dict:
+    return {
+        "id": code,
+        "name": name,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": full or summary},
+        "help": {"text": help_markdown, "markdown": help_markdown},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def _section(markdown: str, heading: str) -> str:
+    """The text under `## heading` in a rule's documentation, as one paragraph."""
+    match = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", markdown, re.S | re.M)
+    return " ".join(match.group(1).split()) if match else ""
+
+
+def _result(d, index: Dict[str, int], base: str) -> Dict:
+    region = {"startLine": d.line, "startColumn": d.col}
+    if d.end_line:
+        region.update(endLine=d.end_line, endColumn=d.end_col)
+    result = {
+        "ruleId": d.code,
+        "level": "error",
+        "message": {"text": d.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": {"uri": artifact_uri(d.path, base)},
+            "region": region,
+        }}],
+    }
+    if d.code in index:
+        result["ruleIndex"] = index[d.code]
+    return result
+
+
+def artifact_uri(path: str, base: str) -> str:
+    """A path relative to `base` (the repository root in CI) as a URI reference; absolute
+    `file://` URIs only for files outside it."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        relative = absolute.relative_to(os.path.abspath(base))
+    except ValueError:
+        return absolute.as_uri()
+    return quote(relative.as_posix())
