@@ -30,7 +30,10 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
             raise PathError(f"{path}: no such file or directory")
         if os.path.isdir(path):
             candidates = list(_walk(path, settings))
-            walked.extend(candidates)
+            # A directory named explicitly is linted even if git ignores it (or an
+            # ancestor), as ripgrep and ruff do; .gitignore only prunes below it.
+            if not (settings.respect_gitignore and git_ignored([path])):
+                walked.extend(candidates)
         elif settings.force_exclude and settings.is_excluded_below(path):
             candidates = []
         else:
