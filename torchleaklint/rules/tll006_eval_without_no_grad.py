@@ -182,7 +182,8 @@ def _eval_regions(model) -> Iterator[Tuple]:
         if kind is None:
             continue
         receiver = dotted(call.func.value)
-        if kind == "eval" and model.value(call.func.value).kind in _NOT_A_MODEL:
+        if kind == "eval" and (model.value(call.func.value).kind in _NOT_A_MODEL
+                               or not _switches_mode_in_place(model, call, receiver)):
             continue
         switches.setdefault((model.unit_of(call), receiver), []).append((_pos(call), kind, call))
     for (unit, receiver), events in switches.items():
@@ -192,6 +193,24 @@ def _eval_regions(model) -> Iterator[Tuple]:
                 continue
             end = next((p for p, k, _ in events[i + 1:] if k == "train"), (10 ** 9, 0))
             yield unit, receiver, _end(model.statement_of(call)), end, call
+
+
+def _switches_mode_in_place(model, call, receiver) -> bool:
+    """`model.eval()` as a statement, `model = model.eval()`, `model.eval().to(dev)`: the
+    named model is now evaluated. Not `torch.jit.freeze(f.eval())` or `trace(m.eval(), x)`,
+    where the module is handed to a transform (a compile or export step, not evaluation)."""
+    outer = call
+    parent = model.parent(outer)
+    while isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call) and \
+            model.parent(parent).func is parent:
+        outer = model.parent(parent)  # a method chain on the result: .to(device), .cuda()
+        parent = model.parent(outer)
+    if isinstance(parent, ast.Expr):
+        return True
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is outer:
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        return any(dotted(t) == receiver for t in targets)
+    return False
 
 
 def _calls_receiver(call, receiver: str) -> bool:

@@ -128,7 +128,18 @@ def _carried_names(model, stmt) -> List[str]:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     bound = [n.id for t in targets for n in _target_names(t)]
     passed = _names_passed_to_calls(model, stmt.value)
-    return [name for name in dict.fromkeys(bound) if name in passed]
+    return [name for name in dict.fromkeys(bound) if name in passed and _read_carries_graph(model, stmt, name)]
+
+
+def _read_carries_graph(model, stmt, name) -> bool:
+    """The state as this statement reads it carries a graph: `state = None` just before
+    (a fresh start every iteration) makes the read graph-free."""
+    for node in ast.walk(stmt.value):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            value = model.value(node)
+            if value.carries_graph or value.kind == UNKNOWN:
+                return True
+    return False
 
 
 def _names_passed_to_calls(model, expr) -> set:
@@ -232,11 +243,31 @@ def _detached_in(model, loop, stmt, name) -> bool:
             if model.statement_of(node) is stmt:
                 continue
             value = flow.values.get(node)
-            if value is not None and not value.carries_graph:
+            if value is not None and not value.carries_graph and \
+                    (_reads_own_value(model, node, name) or not _conditional_in(model, node, loop)):
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
                 and _root_name(node.func.value) == name:
             return True  # `h.detach_()`, `hidden[0].detach_()`
+    return False
+
+
+def _reads_own_value(model, store, name) -> bool:
+    """`h = h.detach()`, `h = repackage_hidden(h)`: the state itself is cut, so a guard
+    around it (`if h is not None:`) still cuts it every time it matters."""
+    stmt = model.statement_of(store)
+    value = getattr(stmt, "value", None)
+    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+
+
+def _conditional_in(model, node, loop) -> bool:
+    """A fresh re-initialization under an `if` (an episode reset) leaves the state carried
+    through every other iteration."""
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While)):
+            return True
     return False
 
 

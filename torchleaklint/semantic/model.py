@@ -20,7 +20,6 @@ FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
 SCOPE_TYPES = FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)
 COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-CONDITIONAL_TYPES = (ast.If, ast.For, ast.AsyncFor, ast.While) + ((ast.Match,) if hasattr(ast, "Match") else ())
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
 # Base classes whose methods a framework calls once per batch (hooks) or once per trial.
@@ -472,7 +471,9 @@ class SemanticModel:
 
     def is_data_loop(self, loop: ast.AST) -> bool:
         """A loop over batches: its iterable is a DataLoader/Dataset (possibly wrapped in
-        enumerate/tqdm/zip), or an iterable whose items feed a model call in the body."""
+        enumerate/tqdm/zip), or an iterable of unknown kind whose items are fed to a model
+        call as its input. Loops over tensor slices (`x.split(1)`, time steps), over
+        modules (`self.blocks`) or over ranges are not."""
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return False
         iterable = loop.iter
@@ -481,16 +482,23 @@ class SemanticModel:
             return True
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
-        if _is_range_like(iterable, self):
+        if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
             return False
-        targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable):
+            return False
+        unit = self.unit_of(loop)
+        if isinstance(unit, FUNCTION_TYPES) and unit.name in ("forward", "__call__") and self.class_of(unit):
+            return False  # a loop inside a forward pass walks time steps or layers, not batches
+        targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)
+                   and self.value(n).kind not in ("scalar", MODULE)}
         if not targets:
             return False
         for call in self._calls_within(loop, skip_loops=True):
-            if self.value(call.func).kind == MODULE or self._is_module_call(call):
-                used = {n.id for a in _call_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
-                if used & targets:
-                    return True
+            if self.value(call.func).kind != MODULE or not _input_args(call):
+                continue
+            used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
+            if used & targets:
+                return True
         return False
 
     def _is_module_call(self, call: ast.Call) -> bool:
@@ -522,24 +530,39 @@ class SemanticModel:
 
     def rebound_fresh_in(self, owner: ast.AST, key: str) -> bool:
         """Does every iteration of `owner` rebind `key` to a fresh value (one that does not
-        read its old value)? A reset under an `if` (`if i % 100 == 0: total = 0`) or in
-        an inner loop does not count: the value still survives iterations."""
-        for node in self._stores_within(owner, unconditional=True):
-            target, value = node
-            if dotted(target) == key and (value is None or key not in {dotted(n) for n in _reads(value)}):
-                return True
+        read its old value), on every path? A reset under an `if` without an `else` that
+        resets too (`if i % 100 == 0: total = 0`), or in an inner loop, does not count: the
+        value still survives iterations."""
+        return self._always_rebinds(list(_body_nodes(owner)), key)
+
+    def _always_rebinds(self, stmts, key: str) -> bool:
+        for stmt in stmts:
+            if isinstance(stmt, SCOPE_TYPES) or isinstance(stmt, LOOP_TYPES):
+                continue  # a loop may run zero times
+            if isinstance(stmt, ast.If):
+                if self._always_rebinds(stmt.body, key) and self._always_rebinds(stmt.orelse, key):
+                    return True
+                continue
+            if isinstance(stmt, (ast.With, ast.AsyncWith)):
+                if self._always_rebinds(stmt.body, key):
+                    return True
+                continue
+            if isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+                if self._always_rebinds(stmt.body, key) or self._always_rebinds(stmt.finalbody, key):
+                    return True
+                continue
+            if hasattr(ast, "Match") and isinstance(stmt, ast.Match):
+                continue
+            for target, value in self._stores_within(stmt):
+                if dotted(target) == key and (value is None or key not in {dotted(n) for n in _reads(value)}):
+                    return True
         return False
 
-    def _stores_within(self, owner: ast.AST, unconditional: bool = False):
+    def _stores_within(self, owner: ast.AST):
         stack = list(_body_nodes(owner))
         while stack:
             node = stack.pop()
             if isinstance(node, SCOPE_TYPES):
-                continue
-            if unconditional and isinstance(node, CONDITIONAL_TYPES):
-                continue
-            if unconditional and isinstance(node, ast.Try):
-                stack.extend(node.body + node.finalbody)
                 continue
             if isinstance(node, ast.Assign):
                 for target in node.targets:
@@ -864,6 +887,41 @@ def _kw(call: ast.Call, name: str) -> Optional[ast.AST]:
 
 def _call_args(call: ast.Call) -> List[ast.AST]:
     return list(call.args) + [kw.value for kw in call.keywords]
+
+
+def _unknown_items(value: Value) -> bool:
+    """A sequence whose items are of unknown kind (`enumerate(loader)` of an unknown loader)."""
+    if value.kind != "sequence":
+        return False
+    elem = value.elem
+    if elem is None:
+        return False
+    if elem.items is not None:
+        return any(item.kind == "unknown" for item in elem.items)
+    return elem.kind == "unknown"
+
+
+def _is_slicing(expr: ast.AST) -> bool:
+    """`x.split(1, dim=1)`, `x.chunk(k)`, `x.unbind(0)`: slices of one tensor."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.args:
+        expr = expr.args[0]  # enumerate(...), zip(...)
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr in ("split", "chunk", "unbind", "tensor_split")
+
+
+def _rooted_at_self(expr: ast.AST) -> bool:
+    while isinstance(expr, ast.Call) and expr.args:
+        expr = expr.args[0]  # enumerate(self.blocks)
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _input_args(call: ast.Call) -> List[ast.AST]:
+    """What a model call takes as input: its first positional argument, or `**batch`."""
+    inputs = list(call.args[:1])
+    inputs += [kw.value for kw in call.keywords if kw.arg is None]
+    return inputs
 
 
 def _yields_data(value: Value) -> bool:
