@@ -388,8 +388,9 @@ class Analyzer:
         if name in m.classes:
             return Value(CLASS, name=name)
         qual = m.imports.aliases.get(name)
-        if qual is not None:
+        if qual is not None and name not in m.function_locals(m.tree):
             return Value(REF, name=qual)
+        # `import model` then `model = model.RNNModel(...)`: the rebinding wins
         if not isinstance(self.unit, ast.Module):
             flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
             if flow is not None:

@@ -481,9 +481,9 @@ class SemanticModel:
             return True
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
-        if _is_range_like(iterable, self):
+        if _is_range_like(iterable, self) or self._inside_module_forward(loop):
             return False
-        targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)}
         if not targets:
             return False
         for call in self._calls_within(loop, skip_loops=True):
@@ -492,6 +492,14 @@ class SemanticModel:
                 if used & targets:
                     return True
         return False
+
+    def _inside_module_forward(self, loop: ast.AST) -> bool:
+        """A loop in an nn.Module's `forward` (or `forward_*`) runs within one step: it
+        unrolls time steps or walks blocks, whatever its items feed."""
+        unit = self.unit_of(loop)
+        info = self.class_of(unit)
+        return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
+            and self.is_module_class(info)
 
     def _is_module_call(self, call: ast.Call) -> bool:
         return self.value(call).kind == GRAPH and self.value(call.func).kind == MODULE
@@ -864,6 +872,16 @@ def _kw(call: ast.Call, name: str) -> Optional[ast.AST]:
 
 def _call_args(call: ast.Call) -> List[ast.AST]:
     return list(call.args) + [kw.value for kw in call.keywords]
+
+
+def _item_target(loop: ast.AST) -> ast.AST:
+    """The part of a for target bound to the items: in `for i, x in enumerate(xs)`, `x`
+    (the counter `i` is not data)."""
+    target, iterable = loop.target, loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return target.elts[1]
+    return target
 
 
 def _yields_data(value: Value) -> bool:
