@@ -325,10 +325,7 @@ class SemanticModel:
             names: Dict[str, Set[str]] = {}
             attrs: Dict[Tuple[str, str], Set[str]] = {}
             for node in self.by_type.get(ast.Assign, []):
-                cls = self._constructed_class(node.value)
-                if cls is None:
-                    continue
-                for target in node.targets:
+                for target, cls in _constructed_bindings(node, self._constructed_class):
                     if isinstance(target, ast.Name):
                         names.setdefault(target.id, set()).add(cls)
                     elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -486,6 +483,7 @@ class SemanticModel:
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)}
         if not targets:
             return False
+        targets = _derived_names(loop, targets, self._data_reads)
         for call in self._calls_within(loop, skip_loops=True):
             if self.value(call.func).kind == MODULE or self._is_module_call(call):
                 used = {n.id for a in _call_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
@@ -500,6 +498,18 @@ class SemanticModel:
         info = self.class_of(unit)
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
             and self.is_module_class(info)
+
+    def _data_reads(self, expr: ast.AST) -> Set[str]:
+        """Names an expression computes data from: not the shape/size arguments of a tensor
+        factory (`torch.randn(size, 10)` in a loop over benchmark sizes makes new data)."""
+        skipped = set()
+        for call in ast.walk(expr):
+            if isinstance(call, ast.Call):
+                qual = self.qualname(call.func) or ""
+                if torch_api.is_factory(qual) and not qual.endswith(("tensor", "asarray", "_like")):
+                    skipped.update(id(n) for a in _call_args(call) for n in ast.walk(a))
+        return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
+            & expression_names(expr)
 
     def _is_module_call(self, call: ast.Call) -> bool:
         return self.value(call).kind == GRAPH and self.value(call.func).kind == MODULE
@@ -872,6 +882,36 @@ def _kw(call: ast.Call, name: str) -> Optional[ast.AST]:
 
 def _call_args(call: ast.Call) -> List[ast.AST]:
     return list(call.args) + [kw.value for kw in call.keywords]
+
+
+def _constructed_bindings(node: ast.Assign, constructed):
+    """(target, class name) pairs of `x = Cls()` and `a, b = Cls(), Cls()`."""
+    for target in node.targets:
+        pairs = [(target, node.value)]
+        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                and len(target.elts) == len(node.value.elts):
+            pairs = list(zip(target.elts, node.value.elts))
+        for leaf, value in pairs:
+            cls = constructed(value)
+            if cls is not None:
+                yield leaf, cls
+
+
+def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
+    """`names` plus the names the loop body computes from them (`noisy = clean + eps`,
+    `x = x.to(device)`), so that an item reaching the model through a local still counts."""
+    assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+    derived = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if reads(node.value) & derived:
+                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if not bound <= derived:
+                    derived |= bound
+                    changed = True
+    return derived
 
 
 def _item_target(loop: ast.AST) -> ast.AST:
