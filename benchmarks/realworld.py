@@ -87,6 +87,19 @@ def load_triage() -> dict:
     return {(e["repo"], e["path"], e["code"], e["source"]): e for e in entries}
 
 
+def load_fixed() -> list:
+    """False positives found in triage and fixed since (they are no longer reported)."""
+    return load_toml(TRIAGE).get("fixed", [])
+
+
+def known_leaks_section() -> str:
+    """The known-leaks measurement (benchmarks/known_leaks.py), between its markers."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import known_leaks
+
+    return f"{known_leaks.BEGIN}\n{known_leaks.render(known_leaks.measure(), details=True)}{known_leaks.END}\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
@@ -120,6 +133,9 @@ def main() -> int:
         if entry is None:
             untriaged.append(f)
     report = render(rows, findings, per_rule, verdicts, missing, elapsed)
+    report += render_extras(findings, load_fixed())
+    if args.write_doc:
+        report += "\n" + known_leaks_section()
     print(report)
     if args.write_doc:
         args.write_doc.write_text(report, encoding="utf-8")
@@ -157,11 +173,36 @@ def render(rows, findings, per_rule, verdicts, missing, elapsed) -> str:
                    f"{c['untriaged']} | {precision(c)} |")
     out.append(f"| **all** | {len(findings)} | {verdicts['tp']} | {verdicts['fp']} | {verdicts['debatable']} | "
                f"{verdicts['untriaged']} | {precision(verdicts)} |")
+    tp, fp, deb = verdicts["tp"], verdicts["fp"], verdicts["debatable"]
+    strict = f"{100 * tp / (tp + fp + deb):.1f}%" if tp + fp + deb else "n/a"
+    out += ["", f"**Precision after triage: {precision(verdicts)}** (tp / (tp + fp); {deb} debatable finding(s) "
+            f"left out; counting them as false positives it is {strict}). "
+            f"{verdicts['untriaged']} finding(s) untriaged."]
     out += ["", "## Findings", ""]
     for f in sorted(findings, key=lambda f: (f["repo"], f["path"], f["line"], f["code"])):
         note = f" — {f['note']}" if f["note"] else ""
         out.append(f"- **{f['verdict']}** `{f['repo']}/{f['path']}:{f['line']}` {f['code']}: "
                    f"`{f['source'][:90]}`{note}")
+    return "\n".join(out) + "\n"
+
+
+def render_extras(findings, fixed) -> str:
+    """Notable true positives (worth reporting upstream) and the fixed false positives."""
+    notable = [f for f in findings if f["verdict"] == "tp"]
+    by_file = defaultdict(list)
+    for f in notable:
+        by_file[(f["repo"], f["path"])].append(f)
+    out = ["", "## Notable true positives", "",
+           "Real problems in well-known repositories; each is worth reporting to its authors",
+           "(a `torch.no_grad()` / `@torch.no_grad()` around the evaluation is the whole fix).", ""]
+    for (repo, path), items in sorted(by_file.items()):
+        lines = ", ".join(str(f["line"]) for f in sorted(items, key=lambda f: f["line"]))
+        out.append(f"- `{repo}/{path}` (lines {lines}, {items[0]['code']}): {items[0]['note']}")
+    out += ["", "## False positives found in triage and fixed", "",
+            f"{len(fixed)} finding(s) were false positives of an earlier version; the semantic layer was",
+            "generalized (no repository, file or variable names) and each shape got an `# ok:` fixture.", ""]
+    for e in fixed:
+        out.append(f"- `{e['repo']}/{e['path']}` {e['code']} `{e['source'][:80]}`: {e['note']}")
     return "\n".join(out) + "\n"
 
 

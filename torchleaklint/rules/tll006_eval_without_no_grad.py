@@ -20,6 +20,9 @@ _NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, 
                           "ref", "function", "class"})
 # APIs that differentiate through the model: their presence means gradients are wanted.
 _GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
+# The legacy tensor wrapper lives in torch.autograd but computes no gradient (old eval code
+# wraps its inputs in `Variable(x, volatile=True)`, a no-op since PyTorch 0.4).
+_NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 Position = Tuple[int, int]
 
@@ -279,7 +282,8 @@ def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
                 if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
                     return True
                 qual = model.qualname(func) or ""
-                if qual.startswith(_GRADIENT_APIS) or torch_api.grad_context(qual) == "on":
+                if qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE \
+                        or torch_api.grad_context(qual) == "on":
                     return True
             elif isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
                 return True

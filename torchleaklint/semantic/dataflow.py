@@ -388,8 +388,9 @@ class Analyzer:
         if name in m.classes:
             return Value(CLASS, name=name)
         qual = m.imports.aliases.get(name)
-        if qual is not None:
+        if qual is not None and name not in m.function_locals(m.tree):
             return Value(REF, name=qual)
+        # `import model` then `model = model.RNNModel(...)`: the rebinding wins
         if not isinstance(self.unit, ast.Module):
             flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
             if flow is not None:
@@ -562,7 +563,11 @@ class Analyzer:
         if self.nograd or not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
             return False
         func = stmt.value.func
-        if not isinstance(func, ast.Name) or func.id not in self.result.params:
+        untyped_param = isinstance(func, ast.Name) and func.id in self.result.params
+        # `self.model(x)` where the attribute came in untyped through the constructor
+        untyped_attribute = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == "self" and self.result.values.get(func, UNKNOWN_V).kind == UNKNOWN
+        if not (untyped_param or untyped_attribute):
             return False
         return self.m.feeds_backward(self.unit, name)
 
@@ -993,5 +998,26 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
 
 
 def _backward_evidence(model, unit) -> Set[str]:
-    """Names differentiated in this unit: `x.backward()`, `autograd.grad(x, ...)`, ..."""
-    return model.backwarded_names(unit)
+    """Names differentiated in this unit: `x.backward()`, `autograd.grad(x, ...)`, ..., and
+    the loss a LightningModule's `training_step` returns (Lightning back-propagates it)."""
+    names = model.backwarded_names(unit)
+    if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name == "training_step":
+        info = model.class_of(unit)
+        if info is not None and model.class_is(info, "LightningModule"):
+            names = names | _returned_loss_names(unit)
+    return names
+
+
+def _returned_loss_names(func) -> Set[str]:
+    """`return loss` / `return {"loss": loss, ...}`: the name Lightning calls backward on."""
+    out: Set[str] = set()
+    for node in ast.walk(func):
+        if not isinstance(node, ast.Return) or node.value is None:
+            continue
+        value = node.value
+        if isinstance(value, ast.Dict):
+            value = next((v for k, v in zip(value.keys, value.values)
+                          if isinstance(k, ast.Constant) and k.value == "loss"), None)
+        if isinstance(value, ast.Name):
+            out.add(value.id)
+    return out

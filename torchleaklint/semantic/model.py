@@ -324,10 +324,7 @@ class SemanticModel:
             names: Dict[str, Set[str]] = {}
             attrs: Dict[Tuple[str, str], Set[str]] = {}
             for node in self.by_type.get(ast.Assign, []):
-                cls = self._constructed_class(node.value)
-                if cls is None:
-                    continue
-                for target in node.targets:
+                for target, cls in _constructed_bindings(node, self._constructed_class):
                     if isinstance(target, ast.Name):
                         names.setdefault(target.id, set()).add(cls)
                     elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -484,15 +481,14 @@ class SemanticModel:
             return True
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
             return False
-        if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable):
+        if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable) \
+                or self._inside_module_forward(loop):
             return False
-        unit = self.unit_of(loop)
-        if isinstance(unit, FUNCTION_TYPES) and unit.name in ("forward", "__call__") and self.class_of(unit):
-            return False  # a loop inside a forward pass walks time steps or layers, not batches
-        targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)
+        targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
         if not targets:
             return False
+        targets = _derived_names(loop, targets, self._data_reads)
         for call in self._calls_within(loop, skip_loops=True):
             if self.value(call.func).kind != MODULE or not _input_args(call):
                 continue
@@ -500,6 +496,26 @@ class SemanticModel:
             if used & targets:
                 return True
         return False
+
+    def _inside_module_forward(self, loop: ast.AST) -> bool:
+        """A loop in an nn.Module's `forward` (or `forward_*`) runs within one step: it
+        unrolls time steps or walks blocks, whatever its items feed."""
+        unit = self.unit_of(loop)
+        info = self.class_of(unit)
+        return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
+            and self.is_module_class(info)
+
+    def _data_reads(self, expr: ast.AST) -> Set[str]:
+        """Names an expression computes data from: not the shape/size arguments of a tensor
+        factory (`torch.randn(size, 10)` in a loop over benchmark sizes makes new data)."""
+        skipped = set()
+        for call in ast.walk(expr):
+            if isinstance(call, ast.Call):
+                qual = self.qualname(call.func) or ""
+                if torch_api.is_factory(qual) and not qual.endswith(("tensor", "asarray", "_like")):
+                    skipped.update(id(n) for a in _call_args(call) for n in ast.walk(a))
+        return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
+            & expression_names(expr)
 
     def _is_module_call(self, call: ast.Call) -> bool:
         return self.value(call).kind == GRAPH and self.value(call.func).kind == MODULE
@@ -922,6 +938,46 @@ def _input_args(call: ast.Call) -> List[ast.AST]:
     inputs = list(call.args[:1])
     inputs += [kw.value for kw in call.keywords if kw.arg is None]
     return inputs
+
+
+def _constructed_bindings(node: ast.Assign, constructed):
+    """(target, class name) pairs of `x = Cls()` and `a, b = Cls(), Cls()`."""
+    for target in node.targets:
+        pairs = [(target, node.value)]
+        if isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple) \
+                and len(target.elts) == len(node.value.elts):
+            pairs = list(zip(target.elts, node.value.elts))
+        for leaf, value in pairs:
+            cls = constructed(value)
+            if cls is not None:
+                yield leaf, cls
+
+
+def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
+    """`names` plus the names the loop body computes from them (`noisy = clean + eps`,
+    `x = x.to(device)`), so that an item reaching the model through a local still counts."""
+    assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+    derived = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if reads(node.value) & derived:
+                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if not bound <= derived:
+                    derived |= bound
+                    changed = True
+    return derived
+
+
+def _item_target(loop: ast.AST) -> ast.AST:
+    """The part of a for target bound to the items: in `for i, x in enumerate(xs)`, `x`
+    (the counter `i` is not data)."""
+    target, iterable = loop.target, loop.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        return target.elts[1]
+    return target
 
 
 def _yields_data(value: Value) -> bool:
