@@ -40,6 +40,7 @@ class FlowResult:
         self.nograd_nodes: Set[ast.AST] = set()
         self.params: Dict[str, Value] = {}
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
+        self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
 
 
 def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0) -> FlowResult:
@@ -79,7 +80,7 @@ class Analyzer:
         self.result = FlowResult()
         self.nograd = 0
         self.evidence = _backward_evidence(model, unit)
-        self.module_names = _module_evidence(unit)
+        self.module_names = model.cached(("module_evidence", unit), lambda: _module_evidence(unit))
         self.cls = model.class_of(unit) if not isinstance(unit, ast.Module) else None
 
     # ------------------------------------------------------------ parameters
@@ -97,7 +98,8 @@ class Analyzer:
                     values[arg.arg] = Value(MODULE, name=self.cls.name)
                 continue
             values[arg.arg] = self._annotation_value(arg.annotation)
-        for name, value in self._duck_typed_params(set(values)).items():
+        duck = self.m.cached(("duck_typed", unit), lambda: self._duck_typed_params(set(values)))
+        for name, value in duck.items():
             if values.get(name, UNKNOWN_V).kind == UNKNOWN:
                 values[name] = value
         if self.depth == 0:
@@ -959,11 +961,13 @@ def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
 
 def flow_env_value(flow: FlowResult, name: str) -> Value:
     """The value a module-level name ends with (join of what top-level code binds to it)."""
-    out = None
-    for node, value in flow.values.items():
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            out = join(out, value)
-    return out or UNKNOWN_V
+    if flow.bound_names is None:
+        index: Dict[str, Value] = {}
+        for node, value in flow.values.items():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                index[node.id] = join(index.get(node.id), value)
+        flow.bound_names = index
+    return flow.bound_names.get(name, UNKNOWN_V)
 
 
 def class_attribute_value(model, class_name: str, attr: str) -> Value:

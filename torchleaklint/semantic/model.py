@@ -87,6 +87,12 @@ class SemanticModel:
             self.classes.setdefault(cls.name, info)
         self.functions = by_type.get(ast.FunctionDef, []) + by_type.get(ast.AsyncFunctionDef, [])
 
+    def cached(self, key, compute):
+        """Memoize a fact about this module (a pure function of the tree) under `key`."""
+        if key not in self._memo:
+            self._memo[key] = compute()
+        return self._memo[key]
+
     def nodes(self, *types: type) -> List[ast.AST]:
         out: List[ast.AST] = []
         for t in types:
