@@ -413,15 +413,31 @@ class SemanticModel:
         receiver = func.value
         if isinstance(receiver, ast.Call):  # scaler.step(optimizer) has an argument: not here
             return False
-        text = dotted(receiver) or ""
-        if "optim" in text.lower() or text.lower().endswith(("opt", "optimizer", "_g", "_d")):
+        if self.value(receiver).kind == "optimizer":
             return True
-        return self.value(receiver).kind == "optimizer"
+        # An optimizer passed in as a parameter is known only by duck typing: `x.step()`
+        # next to `x.zero_grad()` or a backward in the same function. Its name alone
+        # (`opt_g`, `self.optimizer`) may add confidence, never decide.
+        text = (dotted(receiver) or "").lower()
+        named = "optim" in text or text.endswith(("opt", "_g", "_d"))
+        unit = self.unit_of(call)
+        return named and (self._zero_grad_called(unit, dotted(receiver)) or bool(self.backwarded_names(unit)))
+
+    def _zero_grad_called(self, unit: ast.AST, receiver: Optional[str]) -> bool:
+        return receiver is not None and any(
+            isinstance(c.func, ast.Attribute) and c.func.attr == "zero_grad" and dotted(c.func.value) == receiver
+            for c in self._calls_within(unit, skip_loops=False))
 
     def is_scaler_step(self, call: ast.Call) -> bool:
+        """`scaler.step(optimizer)` of an AMP GradScaler (also known by its `.scale(...)`)."""
         func = call.func
-        return isinstance(func, ast.Attribute) and func.attr == "step" and len(call.args) == 1 and \
-            "scaler" in (dotted(func.value) or "").lower()
+        if not (isinstance(func, ast.Attribute) and func.attr == "step" and len(call.args) == 1):
+            return False
+        owner = dotted(func.value)
+        unit = self.unit_of(call)
+        return owner is not None and any(
+            isinstance(c.func, ast.Attribute) and c.func.attr in ("scale", "update") and dotted(c.func.value) == owner
+            for c in self._calls_within(unit, skip_loops=False))
 
     def step_ops_in(self, body_owner: ast.AST, direct_only: bool = True) -> List[ast.Call]:
         """Backward and optimizer-step calls in a loop or function, not counting those in a
