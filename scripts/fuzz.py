@@ -171,6 +171,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-hypothesmith", action="store_true")
     args = parser.parse_args()
+    warnings.simplefilter("ignore", SyntaxWarning)  # hypothesmith compiles odd literals
     counts = run(args.minutes * 60, args.seed, not args.no_hypothesmith)
     print(" ".join(f"{k}={v}" for k, v in counts.items()))
     return 1 if counts["failures"] else 0

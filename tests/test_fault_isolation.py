@@ -203,3 +203,19 @@ def test_five_thousand_paths_on_one_command_line(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert [line.split(":")[0] for line in proc.stdout.splitlines()] == [f"m{i:04}.py" for i in range(0, 5000, 1000)]
     assert "Found 5 problems in 5 files." in proc.stderr
+
+
+@pytest.mark.parametrize("io_encoding, shown", [("utf-8", b"caf\xe9.py"), ("ascii", b"caf\\udce9.py"),
+                                               ("latin-1", b"caf\\udce9.py")])
+def test_file_names_the_output_encoding_cannot_show(tmp_path, io_encoding, shown):
+    folder = os.fsencode(tmp_path)
+    with open(os.path.join(folder, b"caf\xe9.py"), "wb") as handle:  # not UTF-8: a Latin-1 name
+        handle.write(LEAK.encode())
+    (tmp_path / "trainer ø.py").write_text(LEAK, encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-respect-gitignore", "."], cwd=tmp_path,
+                          capture_output=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT), PYTHONIOENCODING=io_encoding))
+    assert proc.returncode == 1 and b"Traceback" not in proc.stderr
+    assert b"./" + shown + b":8:9: TLL001" in proc.stdout
+    assert ("./trainer ø.py:8:9: TLL001".encode("utf-8") in proc.stdout if io_encoding == "utf-8"
+            else "./trainer ø.py:8:9: TLL001".encode(io_encoding, "backslashreplace") in proc.stdout)

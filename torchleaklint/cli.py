@@ -69,6 +69,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
           output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, quiet,
           verbose, version) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
+    _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
         click.echo(f"torchleaklint {__version__}")
         sys.exit(EXIT_CLEAN)
@@ -114,6 +115,20 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         sys.exit(EXIT_ERROR)
     sys.exit(EXIT_FOUND if diagnostics and not exit_zero else EXIT_CLEAN)
+
+
+def _never_fail_on_encoding(*streams) -> None:
+    """A path the output encoding cannot show (PYTHONIOENCODING=ascii, a cp1252 console)
+    is written escaped rather than crashing the run; on UTF-8 output a file name that is
+    not UTF-8 (decoded with surrogateescape) is written back as its original bytes."""
+    for stream in streams:
+        if getattr(stream, "errors", None) != "strict":
+            continue
+        utf8 = (getattr(stream, "encoding", "") or "").lower().replace("_", "-") in ("utf-8", "utf8")
+        try:
+            stream.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = False) -> None:
