@@ -97,7 +97,8 @@ def mutate(source: str, rng: random.Random) -> str:
             indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
             snippet = rng.choice(LEAK_SNIPPETS).splitlines()
             lines[index:index] = [indent + part for part in snippet]
-    return "\n".join(lines) + "\n"
+    newline = rng.choice(["\n"] * 6 + ["\r\n", "\r"])  # line endings the fixes must keep
+    return newline.join(lines) + newline
 
 
 def fixture_sources():
