@@ -219,3 +219,17 @@ def test_file_names_the_output_encoding_cannot_show(tmp_path, io_encoding, shown
     assert b"./" + shown + b":8:9: TLL001" in proc.stdout
     assert ("./trainer ø.py:8:9: TLL001".encode("utf-8") in proc.stdout if io_encoding == "utf-8"
             else "./trainer ø.py:8:9: TLL001".encode(io_encoding, "backslashreplace") in proc.stdout)
+
+
+def test_a_file_of_thousands_of_functions_is_analyzed_within_the_time_limit():
+    # once quadratic in the number of functions (140 s for 5000): the time limit would
+    # have turned it into a TLL900
+    diagnostics = lint_source(_many_functions(3000), "many.py", Settings())
+    assert [d.code for d in diagnostics] == ["TLL001"] * 3000
+
+
+def test_a_long_sum_is_analyzed_or_skipped_never_stuck():
+    operands = "+".join(["loss"] * 2000)
+    source = LEAK.replace("total += loss", f"total = total + {operands}")
+    [d] = lint_source(source, "sum.py", Settings())
+    assert d.code in ("TLL001", "TLL900") and "took longer" not in d.message
