@@ -1,4 +1,5 @@
-"""Fuzz the linter: it must never raise, and never report an internal error (TLL901).
+"""Fuzz the linter: it must never raise, never report an internal error (TLL901), and
+every fix it produces must parse and be idempotent (fixing the fixed text changes nothing).
 
 Two sources of programs: hypothesmith (grammar-generated Python) and mutated fixtures
 (lines deleted, leak patterns inserted at random places with the surrounding indentation).
@@ -14,6 +15,7 @@ import random
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -21,6 +23,7 @@ sys.path.insert(0, str(ROOT))
 
 from torchleaklint.config import Settings  # noqa: E402
 from torchleaklint.engine import INTERNAL_ERROR, lint_source  # noqa: E402
+from torchleaklint.fixes import applicable, fix_text  # noqa: E402
 
 LEAK_SNIPPETS = [
     "total_loss += loss",
@@ -41,7 +44,7 @@ class Failure(Exception):
     pass
 
 
-def check(source: str, name: str = "fuzz.py") -> None:
+def check(source: str, name: str = "fuzz.py") -> list:
     """Lint `source`; raise Failure if the linter crashed or reported an internal error."""
     try:
         diagnostics = lint_source(source.encode("utf-8", "surrogatepass"), name, Settings())
@@ -50,6 +53,36 @@ def check(source: str, name: str = "fuzz.py") -> None:
     for d in diagnostics:
         if d.code == INTERNAL_ERROR:
             raise Failure(d.message)
+    return diagnostics
+
+
+def check_fixes(source: str, diagnostics, name: str = "fuzz.py") -> bool:
+    """Apply every fix (unsafe ones too) to `source`; raise Failure if the result does not
+    parse or a second `--fix` would change it again. True if a fix was applied."""
+    if not any(applicable(d, unsafe=True) for d in diagnostics):
+        return False
+    settings = Settings()
+    try:
+        first = fix_text(source, name, settings, unsafe=True, diagnostics=diagnostics)
+        if first.text == source:
+            return False
+        if not _parses(first.text):
+            raise Failure(f"fixed text does not parse:\n{first.text}")
+        second = fix_text(first.text, name, settings, unsafe=True)
+    except Failure:
+        raise
+    except Exception as exc:
+        raise Failure(f"fixing raised {type(exc).__name__}: {exc}\n{traceback.format_exc()}") from exc
+    if second.text != first.text:
+        raise Failure("fix is not idempotent: a second --fix changed the file again\n"
+                      + "".join(_diff(first.text, second.text)))
+    return True
+
+
+def _diff(old: str, new: str):
+    import difflib
+
+    return difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True))
 
 
 def mutate(source: str, rng: random.Random) -> str:
@@ -64,7 +97,8 @@ def mutate(source: str, rng: random.Random) -> str:
             indent = lines[index][: len(lines[index]) - len(lines[index].lstrip())]
             snippet = rng.choice(LEAK_SNIPPETS).splitlines()
             lines[index:index] = [indent + part for part in snippet]
-    return "\n".join(lines) + "\n"
+    newline = rng.choice(["\n"] * 6 + ["\r\n", "\r"])  # line endings the fixes must keep
+    return newline.join(lines) + newline
 
 
 def fixture_sources():
@@ -74,7 +108,7 @@ def fixture_sources():
 def run(seconds: float, seed: int, use_hypothesmith: bool = True) -> dict:
     rng = random.Random(seed)
     sources = fixture_sources()
-    counts = {"mutated": 0, "generated": 0, "parseable": 0, "failures": 0}
+    counts = {"mutated": 0, "generated": 0, "parseable": 0, "fixed": 0, "failures": 0}
     deadline = time.monotonic() + seconds
     generated = _hypothesmith_programs(seed) if use_hypothesmith else iter(())
     while time.monotonic() < deadline:
@@ -89,7 +123,7 @@ def run(seconds: float, seed: int, use_hypothesmith: bool = True) -> dict:
             counts["generated"] += 1
         counts["parseable"] += _parses(source)
         try:
-            check(source)
+            counts["fixed"] += check_fixes(source, check(source))
         except Failure as failure:
             counts["failures"] += 1
             _save(source, str(failure))
@@ -98,7 +132,9 @@ def run(seconds: float, seed: int, use_hypothesmith: bool = True) -> dict:
 
 def _parses(source: str) -> int:
     try:
-        ast.parse(source)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source)
         return 1
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return 0
@@ -136,6 +172,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--no-hypothesmith", action="store_true")
     args = parser.parse_args()
+    warnings.simplefilter("ignore", SyntaxWarning)  # hypothesmith compiles odd literals
     counts = run(args.minutes * 60, args.seed, not args.no_hypothesmith)
     print(" ".join(f"{k}={v}" for k, v in counts.items()))
     return 1 if counts["failures"] else 0

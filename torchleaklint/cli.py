@@ -73,6 +73,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
           output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, quiet,
           verbose, stdin_filename, statistics, add_noqa, show_settings, version) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
+    _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
         click.echo(f"torchleaklint {__version__}")
         sys.exit(EXIT_CLEAN)
@@ -180,6 +181,20 @@ def _add_noqa(diagnostics) -> None:
     changed = add_noqa(diagnostics)
     click.echo(f"Added {changed} noqa directive{'s' if changed != 1 else ''}.", err=True)
     sys.exit(EXIT_ERROR if any(d.code == INTERNAL_ERROR for d in diagnostics) else EXIT_CLEAN)
+
+
+def _never_fail_on_encoding(*streams) -> None:
+    """A path the output encoding cannot show (PYTHONIOENCODING=ascii, a cp1252 console)
+    is written escaped rather than crashing the run; on UTF-8 output a file name that is
+    not UTF-8 (decoded with surrogateescape) is written back as its original bytes."""
+    for stream in streams:
+        if getattr(stream, "errors", None) != "strict":
+            continue
+        utf8 = (getattr(stream, "encoding", "") or "").lower().replace("_", "-") in ("utf-8", "utf8")
+        try:
+            stream.reconfigure(errors="surrogateescape" if utf8 else "backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass
 
 
 def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = False) -> None:

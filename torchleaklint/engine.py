@@ -7,9 +7,16 @@ magnitude faster than libcst); libcst is used only to write fixes.
 from __future__ import annotations
 
 import ast
+import errno
+import os
+import signal
+import stat
 import sys
+import threading
+import time
 import traceback
 import warnings
+from contextlib import contextmanager
 from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
@@ -22,6 +29,7 @@ from torchleaklint.source import SourceError, char_column, decode, split_lines
 SYNTAX_ERROR = "TLL900"
 INTERNAL_ERROR = "TLL901"
 MAX_FILE_BYTES = 5_000_000
+TIME_LIMIT_SECONDS = 30.0  # per file; ordinary files take well under a second
 
 
 def selected_rules(settings: Settings, path: Optional[str] = None) -> List[object]:
@@ -33,11 +41,25 @@ def selected_rules(settings: Settings, path: Optional[str] = None) -> List[objec
     return rules
 
 
-def lint_source(source, path: str, settings: Settings, verbose: bool = False) -> List[Diagnostic]:
-    """Lint one file's content (bytes or text) as if it lived at `path`."""
+def lint_source(source, path: str, settings: Settings, verbose: bool = False,
+                time_limit: Optional[float] = TIME_LIMIT_SECONDS) -> List[Diagnostic]:
+    """Lint one file's content (bytes or text) as if it lived at `path`.
+
+    Never raises for bad input: undecodable or unparsable content, code too deep or too
+    slow to analyze become one TLL900; a bug in a rule becomes one TLL901 per rule.
+    """
     rules = selected_rules(settings, path)
     if not rules:
         return []
+    try:
+        with analysis_time_limit(time_limit):
+            return _lint_source(source, path, settings, rules, verbose)
+    except AnalysisTimeout:
+        return _file_diagnostic(path, settings, SYNTAX_ERROR,
+                                f"analysis took longer than {time_limit:g} s; skipped", 1, 1)
+
+
+def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) -> List[Diagnostic]:
     try:
         if isinstance(source, bytes):
             if len(source) > MAX_FILE_BYTES:
@@ -57,8 +79,10 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False) ->
     except SyntaxError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"SyntaxError: {exc.msg}",
                                 exc.lineno or 1, exc.offset or 1)
-    except (ValueError, MemoryError, RecursionError) as exc:
-        return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot parse: {type(exc).__name__}: {exc}", 1, 1)
+    except (RecursionError, MemoryError):  # what CPython's parser raises on very deep nesting
+        return _file_diagnostic(path, settings, SYNTAX_ERROR, "code is nested too deeply to parse; skipped", 1, 1)
+    except ValueError as exc:  # e.g. surrogates in a str source
+        return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot parse: {exc}", 1, 1)
     if not rules:  # parsed only to report syntax errors; no rule can trigger here
         return []
     return check_tree(tree, text, path, settings, rules, verbose)
@@ -70,26 +94,69 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
     if rules is None:
         rules = [r for r in selected_rules(settings, path) if r.applies_to(text)]
     lines = split_lines(text)
-    model = SemanticModel(tree, text, path, settings)
     noqa_lines = NoqaLines(text, lines)
+    try:
+        model = SemanticModel(tree, text, path, settings)
+    except RecursionError:
+        return _too_deep(path, settings)
+    except Exception as exc:  # a bug in the semantic layer: every rule would fail the same way
+        return _internal_error(path, settings, "the semantic model", exc, verbose)
     out: List[Diagnostic] = []
     for rule in rules:
         try:
-            findings = list(rule.check(model))
-        except RecursionError:
-            return _file_diagnostic(path, settings, SYNTAX_ERROR,
-                                    "code is nested too deeply to analyze; skipped", 1, 1)
+            diagnostics = [to_diagnostic(finding, path, lines) for finding in rule.check(model)]
+        except RecursionError:  # the model's memo may be half-built: stop analyzing this file
+            return _too_deep(path, settings)
         except Exception as exc:  # a bug in a rule must not take the run down
-            if verbose:
-                traceback.print_exc(file=sys.stderr)
-            message = f"internal error in {rule.code}: {type(exc).__name__}: {exc}; please report"
-            out.extend(_file_diagnostic(path, settings, INTERNAL_ERROR, message, 1, 1, noqa=False))
+            out.extend(_internal_error(path, settings, rule.code, exc, verbose))
             continue
-        for finding in findings:
-            diagnostic = to_diagnostic(finding, path, lines)
+        for diagnostic in diagnostics:
             if not suppressed(diagnostic.code, noqa_lines.for_line(diagnostic.line)):
                 out.append(diagnostic)
     return sorted(set(out))
+
+
+def _too_deep(path: str, settings: Settings) -> List[Diagnostic]:
+    return _file_diagnostic(path, settings, SYNTAX_ERROR, "code is nested too deeply to analyze; skipped", 1, 1)
+
+
+def _internal_error(path: str, settings: Settings, where: str, exc: Exception, verbose: bool) -> List[Diagnostic]:
+    if verbose:
+        sys.stderr.write(f"torchleaklint: internal error in {where} on {path}:\n")
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    message = f"internal error in {where}: {type(exc).__name__}: {exc}; please report"
+    return _file_diagnostic(path, settings, INTERNAL_ERROR, message, 1, 1)
+
+
+class AnalysisTimeout(BaseException):
+    """Raised by the alarm inside a file's analysis. A BaseException so that no
+    `except Exception` on the way (a rule's isolation) turns it into an internal error."""
+
+
+@contextmanager
+def analysis_time_limit(seconds: Optional[float]):
+    """Raise AnalysisTimeout in this block after `seconds` (SIGALRM: Unix, main thread only;
+    elsewhere no limit). A timer the caller had set is restored, minus the time spent."""
+    if not seconds or not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise AnalysisTimeout()
+
+    previous_handler = signal.signal(signal.SIGALRM, on_alarm)
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.monotonic()
+    try:
+        yield
+    finally:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:  # even if the alarm went off just before it was disarmed
+            signal.signal(signal.SIGALRM, previous_handler)
+            if previous_delay:
+                remaining = max(previous_delay - (time.monotonic() - started), 1e-6)
+                signal.setitimer(signal.ITIMER_REAL, remaining, previous_interval)
 
 
 def to_diagnostic(finding: Finding, path: str, lines: Sequence[str]) -> Diagnostic:
@@ -111,7 +178,7 @@ def node_span(node: ast.AST, lines: Sequence[str]) -> Span:
                 end_line, char_column(lines[end_line - 1], node.end_col_offset or 0))
 
 
-def _file_diagnostic(path, settings, code, message, line, col, noqa=True) -> List[Diagnostic]:
+def _file_diagnostic(path, settings, code, message, line, col) -> List[Diagnostic]:
     if not settings.enabled_for_path(code, path) and code != INTERNAL_ERROR:
         return []
     return [Diagnostic(path=path, line=max(1, int(line)), col=max(1, int(col)), code=code, message=message)]
@@ -119,11 +186,20 @@ def _file_diagnostic(path, settings, code, message, line, col, noqa=True) -> Lis
 
 def lint_file(path: str, settings: Settings, verbose: bool = False) -> List[Diagnostic]:
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read(MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
     except OSError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot read file: {exc.strerror or exc}", 1, 1)
     return lint_source(raw, path, settings, verbose)
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of `path`. A FIFO or device named `*.py` is refused instead of
+    read (opening a FIFO for reading would wait forever for a writer)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read(limit)
 
 
 def lint_files(paths: Iterable[str], settings: Settings, verbose: bool = False):

@@ -90,7 +90,16 @@ def _apply(apply, text: str, specs) -> Optional[str]:
         new = apply(cst.parse_module(text), specs).code
     except Exception:  # libcst parse/validation error, or a codemod bug
         return None
+    new = _keep_final_newline(text, new)
     return new if _parses(new) else None
+
+
+def _keep_final_newline(old: str, new: str) -> str:
+    """libcst drops the final newline of a file whose lines end in a lone \r."""
+    ending = next((e for e in ("\r\n", "\r", "\n") if old.endswith(e)), "")
+    if ending and new and not new.endswith(("\r", "\n")):
+        return new + ending
+    return new
 
 
 def _parses(text: str) -> bool:

@@ -39,7 +39,8 @@ class SourceFile:
 
 def write_atomically(path: str, data: bytes) -> None:
     target = os.path.realpath(path)  # replace what a symlink points at, not the link
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    status = os.stat(target)
+    mode = stat.S_IMODE(status.st_mode)
     # A file without write permission bits is read-only on purpose, even for root (who
     # os.access would let through): report it, never replace it.
     if not os.access(target, os.W_OK) or not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
@@ -55,8 +56,20 @@ def write_atomically(path: str, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp, mode)
+        _keep_owner(temp, status)
         os.replace(temp, target)
     except OSError as exc:
         if os.path.exists(temp):
             os.unlink(temp)
         raise WriteError(f"cannot write {path}: {exc.strerror or exc}") from exc
+
+
+def _keep_owner(temp: str, status: os.stat_result) -> None:
+    """The replacement belongs to whoever owned the file (root fixing a user's checkout
+    must not leave root-owned files behind); only a privileged process can do that."""
+    if not hasattr(os, "chown") or (status.st_uid, status.st_gid) == (os.geteuid(), os.getegid()):
+        return
+    try:
+        os.chown(temp, status.st_uid, status.st_gid)
+    except PermissionError:  # an unprivileged user: the file becomes theirs, as with any editor
+        pass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Set
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
@@ -148,10 +148,11 @@ def _target_key(target) -> Optional[str]:
 def _added_operands(model, expr, key) -> Iterator[ast.AST]:
     """The graph-carrying parts added to `key` in `key = <expr>`; nothing if expr is not an
     accumulation of key (it must read key only as an operand of +,-,*,/ or a growing call)."""
-    if key not in {dotted(n) for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))}:
+    readers = _readers(expr, key)
+    if not readers:
         return iter(())
     parts: List[ast.AST] = []
-    if not _collect(model, expr, key, parts):
+    if not _collect(model, expr, key, parts, readers):
         return iter(())
     return iter(_narrow(model, p) for p in parts if model.carries_graph(p))
 
@@ -166,35 +167,45 @@ def _narrow(model, expr):
     return expr
 
 
-def _collect(model, expr, key, parts) -> bool:
+def _collect(model, expr, key, parts, readers) -> bool:
     if dotted(expr) == key:
         return True
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ACCUMULATING_OPS):
-        left = _reads_key(expr.left, key)
-        right = _reads_key(expr.right, key)
+        left, right = expr.left in readers, expr.right in readers
         if not left and not right:
             parts.append(expr)
             return True
         ok = True
         for side in (expr.left, expr.right):
-            if _reads_key(side, key):
-                ok = ok and _collect(model, side, key, parts)
+            if side in readers:
+                ok = ok and _collect(model, side, key, parts, readers)
             else:
                 parts.append(side)
         return ok
     if isinstance(expr, ast.Call) and model.qualname(expr.func) in _GROWING_CALLS and expr.args:
         first = expr.args[0]
         if isinstance(first, (ast.Tuple, ast.List)) and any(dotted(e) == key for e in first.elts):
-            parts.extend(e for e in first.elts if not _reads_key(e, key))
+            parts.extend(e for e in first.elts if e not in readers)
             return True
-    if not _reads_key(expr, key):
+    if expr not in readers:
         parts.append(expr)
         return True
     return False
 
 
-def _reads_key(expr, key) -> bool:
-    return any(dotted(n) == key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)))
+def _readers(expr, key) -> Set[ast.AST]:
+    """The nodes of `expr` that read `key` somewhere below them (one pass: asking each
+    operand of a long `a + b + c + ...` chain separately was quadratic)."""
+    parents: Dict[ast.AST, ast.AST] = {}
+    readers: Set[ast.AST] = set()
+    for node in ast.walk(expr):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+        if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) == key:
+            while node is not None and node not in readers:
+                readers.add(node)
+                node = parents.get(node)
+    return readers
 
 
 def _is_scalar(model, operands) -> bool:

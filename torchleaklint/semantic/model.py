@@ -373,6 +373,17 @@ class SemanticModel:
             self._memo[key] = out
         return self._memo[key]
 
+    def backward_calls_in(self, unit: ast.AST) -> List[ast.Call]:
+        """`backward_calls()` whose unit is `unit` (grouped once: per-unit scans of every
+        call were quadratic in the number of functions of a file)."""
+        key = ("backward_calls_by_unit", None)
+        if key not in self._memo:
+            by_unit: Dict[ast.AST, List[ast.Call]] = {}
+            for call in self.backward_calls():
+                by_unit.setdefault(self.unit_of(call), []).append(call)
+            self._memo[key] = by_unit
+        return self._memo[key].get(unit, [])
+
     def backward_target(self, call: ast.Call) -> Optional[ast.AST]:
         """The tensor expression a backward call differentiates, or None if not a backward."""
         func = call.func
@@ -400,9 +411,8 @@ class SemanticModel:
         key = ("backwarded", unit)
         if key not in self._memo:
             names: Set[str] = set()
-            for call in self.backward_calls():
-                if self.unit_of(call) is unit:
-                    names |= expression_names(self.backward_target(call))
+            for call in self.backward_calls_in(unit):
+                names |= expression_names(self.backward_target(call))
             self._memo[key] = names
         return self._memo[key]
 
@@ -668,9 +678,8 @@ class SemanticModel:
         if memo_key in self._memo:
             return self._memo[memo_key]
         sources: Set[str] = set()
-        for call in self.backward_calls():
-            if self.unit_of(call) is unit:
-                sources |= _read_keys(self.backward_target(call))
+        for call in self.backward_calls_in(unit):
+            sources |= _read_keys(self.backward_target(call))
         flows = list(self._flows_within(unit))
         changed = True
         while changed:
