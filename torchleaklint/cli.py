@@ -60,12 +60,17 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when problems are found.")
 @click.option("--force-exclude", is_flag=True, default=None,
               help="Apply excludes to files named explicitly too (for pre-commit).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes to lint with (default: the number of CPUs).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), envvar="TORCHLEAKLINT_CACHE_DIR",
+              help="Cache directory (default: .torchleaklint_cache in the project root).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
 @click.option("--verbose", "-v", is_flag=True, help="Tracebacks for internal errors on stderr.")
 @click.option("--version", is_flag=True, help="Print the version and exit.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
-          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, quiet,
-          verbose, version) -> None:
+          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, jobs, no_cache,
+          cache_dir, quiet, verbose, version) -> None:
     """Lint PATHS (files or directories; default: the current directory)."""
     if version:
         click.echo(f"torchleaklint {__version__}")
@@ -91,9 +96,10 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         click.echo(f"torchleaklint: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
 
-    from torchleaklint.engine import lint_files
+    from torchleaklint.runner import lint_paths, open_cache
 
-    results = list(lint_files(files, settings, verbose=verbose))
+    cache = None if no_cache else open_cache(settings, cache_dir)
+    results = list(lint_paths(files, settings, jobs=jobs, cache=cache, verbose=verbose))
     if fix or diff:
         from torchleaklint.fixes import apply_fixes_to_results
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -38,6 +40,7 @@ class Settings:
     force_exclude: bool = False
     project_root: str = "."
     config_path: Optional[str] = None
+    cache_dir: Optional[str] = None  # None: `.torchleaklint_cache` in project_root
     rule_options: Dict[str, Dict[str, object]] = field(default_factory=dict, compare=False, hash=False)
 
     def code_enabled(self, code: str) -> bool:
@@ -53,12 +56,13 @@ class Settings:
         return True
 
     def is_excluded(self, path: str) -> bool:
+        matchers = _exclude_matchers(self.exclude + self.extend_exclude)
+        if matchers is None:
+            return False
+        whole, name, part = matchers
         rel = _relative(path, self.project_root)
-        parts = Path(rel).parts
-        for pattern in self.exclude + self.extend_exclude:
-            if _path_matches(rel, pattern) or any(fnmatch.fnmatchcase(p, pattern) for p in parts):
-                return True
-        return False
+        return bool(whole.match(rel) or name.match(os.path.basename(rel))
+                    or any(part.match(p) for p in Path(rel).parts))
 
     def fingerprint(self) -> str:
         """What changes diagnostics: part of the cache key."""
@@ -75,6 +79,20 @@ def _relative(path: str, root: str) -> str:
         return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
     except ValueError:  # different drive on Windows
         return path.replace(os.sep, "/")
+
+
+@functools.lru_cache(maxsize=16)
+def _exclude_matchers(patterns: Tuple[str, ...]):
+    """`is_excluded` runs for every file and directory: one regex per kind of match, equivalent
+    to `_path_matches(rel, p) or any(fnmatchcase(part, p) for part in parts)` for each p."""
+    if not patterns:
+        return None
+    stripped = [p.rstrip("/") for p in patterns]
+
+    def any_of(globs):
+        return re.compile("|".join(f"(?:{fnmatch.translate(g)})" for g in globs))
+
+    return (any_of(stripped + [p + "/*" for p in stripped]), any_of(stripped), any_of(patterns))
 
 
 def _path_matches(rel: str, pattern: str) -> bool:
@@ -167,6 +185,10 @@ def _settings_from_table(table: dict, path: Path) -> Settings:
         kwargs["respect_gitignore"] = table["respect-gitignore"]
     if "force-exclude" in table:
         kwargs["force_exclude"] = table["force-exclude"]
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str):
+            raise ConfigError(f"{where}: `cache-dir` must be a string, got {table['cache-dir']!r}")
+        kwargs["cache_dir"] = str(path.parent.resolve() / table["cache-dir"])
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")
