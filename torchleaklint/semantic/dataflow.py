@@ -116,7 +116,7 @@ class Analyzer:
         found: Dict[str, Value] = {}
         called = set()
         weak = set()  # `.train()` / `.zero_grad()`: a Trainer or optimizer has them too
-        for node in ast.walk(self.unit):
+        for node in _calls_on(self.m, self.unit, names):
             if not isinstance(node, ast.Call):
                 continue
             if isinstance(node.func, ast.Name) and node.func.id in names:
@@ -823,13 +823,34 @@ def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
     return out
 
 
+def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
+    """The calls inside `unit` of `name(...)` or `name.attr(...)` for a name in `names`
+    (what `ast.walk(unit)` would find, without walking every node of every unit)."""
+    index = model._memo.get(("calls_by_receiver",))
+    if index is None:
+        index = {}
+        for call in model.calls:
+            func = call.func
+            if isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name):
+                index.setdefault(func.id, []).append(call)
+        model._memo[("calls_by_receiver",)] = index
+    return [call for name in names for call in index.get(name, ()) if model.is_inside(call, unit)]
+
+
 def flow_env_value(flow: FlowResult, name: str) -> Value:
     """The value a module-level name ends with (join of what top-level code binds to it)."""
-    out = None
-    for node, value in flow.values.items():
-        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
-            out = join(out, value)
-    return out or UNKNOWN_V
+    # Asked for every global a function reads: index the bindings once per finished flow.
+    index = getattr(flow, "_env_index", None)
+    if index is None or index[0] != len(flow.values):
+        bound: Dict[str, Value] = {}
+        for node, value in flow.values.items():
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                bound[node.id] = join(bound.get(node.id), value)
+        index = (len(flow.values), bound)
+        flow._env_index = index
+    return index[1].get(name) or UNKNOWN_V
 
 
 def class_attribute_value(model, class_name: str, attr: str) -> Value:
