@@ -173,11 +173,30 @@ def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float) -> di
                 wall, peak = run_once(commands[tool], corpus, env, timeout)
                 times[tool].append(wall)
                 rss[tool] = max(rss[tool], peak)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else None
     results = {t: {"median": statistics.median(v), "min": min(v), "runs": len(v), "rss_mb": rss[t]}
                for t, v in times.items()}
     return {"corpus": str(corpus), "files": len(files), "bytes": size, "repeat": repeat,
-            "machine": machine(), "missing": [t for t in tools if commands[t] is None],
+            "machine": machine(), "load_average_after": load, "prefilter": prefilter(corpus, files), "missing": [t for t in tools if commands[t] is None],
             "results": results, "goals": goals(results)}
+
+
+def prefilter(corpus: Path, files: List[str]) -> dict:
+    """How many files no selected rule's token prefilter lets through (never parsed)."""
+    sys.path.insert(0, str(ROOT))
+    from torchleaklint.config import Settings
+    from torchleaklint.engine import selected_rules
+    from torchleaklint.source import SourceError, decode
+
+    rules = selected_rules(Settings())
+    skipped = 0
+    for name in files:
+        try:
+            text, _ = decode((corpus / name).read_bytes())
+        except (OSError, SourceError):
+            continue
+        skipped += not any(rule.applies_to(text) for rule in rules)
+    return {"skipped": skipped, "files": len(files), "rules": [rule.code for rule in rules]}
 
 
 def goals(results: dict) -> List[dict]:
@@ -197,7 +216,11 @@ def report(data: dict) -> str:
     m = data["machine"]
     lines = [f"corpus: {data['corpus']} ({data['files']} files, {data['bytes'] / 1e6:.1f} MB)",
              f"machine: {m['cpus']} CPUs, {m['cpu']}, Python {m['python']}, {m['platform']}",
-             f"median of {data['repeat']} interleaved runs (slow tools run once)", "",
+             f"median of {data['repeat']} interleaved runs (slow tools run once); "
+             f"load average after: {data['load_average_after']}",
+             f"prefilter: {data['prefilter']['skipped']} of {data['prefilter']['files']} files skipped unparsed "
+             f"({100 * data['prefilter']['skipped'] / data['prefilter']['files']:.0f}%; rules {', '.join(data['prefilter']['rules'])})",
+             "",
              f"{'tool':<10} {'median s':>9} {'min s':>8} {'x ast':>7} {'x flake8':>9} {'peak RSS MB':>12}"]
     results = data["results"]
     base_ast = results.get("ast", {}).get("median")
