@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 from dataclasses import fields
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -127,6 +126,8 @@ class Cache:
             merged.update(self._changed)
             payload = pickle.dumps(merged, protocol=pickle.HIGHEST_PROTOCOL)
             blob = MAGIC + hashlib.sha256(payload).digest() + payload
+            import tempfile  # only runs that analyzed something write
+
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".tmp-")
             try:
                 with os.fdopen(fd, "wb") as handle:

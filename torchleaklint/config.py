@@ -75,10 +75,20 @@ def _matches(code: str, selectors: Sequence[str]) -> bool:
 
 
 def _relative(path: str, root: str) -> str:
+    absolute = os.path.abspath(path)
+    prefix = _root_prefix(root)
+    if absolute.startswith(prefix) and absolute != prefix:  # the common case, without relpath's
+        return absolute[len(prefix):].replace(os.sep, "/")  # second normalization
     try:
-        return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
+        return os.path.relpath(absolute, os.path.abspath(root)).replace(os.sep, "/")
     except ValueError:  # different drive on Windows
         return path.replace(os.sep, "/")
+
+
+@functools.lru_cache(maxsize=16)
+def _root_prefix(root: str) -> str:
+    absolute = os.path.abspath(root)
+    return absolute if absolute.endswith(os.sep) else absolute + os.sep
 
 
 @functools.lru_cache(maxsize=16)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from concurrent.futures import ProcessPoolExecutor
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from torchleaklint.cache import DEFAULT_DIR_NAME, Cache, content_hash, file_stat
@@ -75,6 +74,8 @@ def _analyze(paths: List[str], settings: Settings, jobs: int, verbose: bool) -> 
         for path in paths:
             yield lint_one(path, settings, verbose)
         return
+    from concurrent.futures import ProcessPoolExecutor  # not imported by runs served from the cache
+
     workers = min(jobs, len(paths))
     size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
