@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Iterator, List, Sequence
+from typing import Iterator, List, Sequence, Tuple
 
 from torchleaklint.config import Settings
 
@@ -23,9 +23,9 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
         if os.path.isdir(path):
             candidates = _walk(path, settings)
         else:
-            candidates = [path] if not (settings.force_exclude and settings.is_excluded(path)) else []
-        for candidate in candidates:
-            key = os.path.realpath(candidate)
+            excluded = settings.force_exclude and settings.is_excluded(path)
+            candidates = [] if excluded else [(path, os.path.realpath(path))]
+        for candidate, key in candidates:
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
@@ -36,7 +36,8 @@ def _sort_key(path: str):
     return os.path.normpath(path)
 
 
-def _walk(root: str, settings: Settings) -> Iterator[str]:
+def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
+    """(path, real path) of each Python file under `root`."""
     visited = set()
     for directory, dirnames, filenames in os.walk(root, followlinks=True):
         real = os.path.realpath(directory)
@@ -49,4 +50,5 @@ def _walk(root: str, settings: Settings) -> Iterator[str]:
             if name.endswith((".py", ".pyi")) and not name.endswith(".pyi"):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
-                    yield path
+                    # realpath costs a syscall per path component; the directory's is known
+                    yield path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)
