@@ -32,7 +32,9 @@ from pathlib import Path
 from typing import Dict, List, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
-SLOW_SECONDS = 60  # a tool slower than this runs once, whatever --repeat says
+SLOW_SECONDS = 60
+# Every other tool runs with --exit-zero; these have none and exit 1 when they find something.
+OK_CODES = {"torchfix": (0, 1), "fixit": (0, 1)}  # a tool slower than this runs once, whatever --repeat says
 
 # Tools run in the corpus directory, so `python -m`/`-c` would put it first on sys.path and
 # torch's `signal/` or `types.py` would shadow the stdlib's: every launcher drops it first.
@@ -62,9 +64,9 @@ sys.exit(main())
 """
 
 
-def module_command(module: str) -> List[str]:
+def module_command(module: str, python: str = sys.executable) -> List[str]:
     launcher = DROP_CWD + f"import runpy; sys.argv[0] = {module!r}; runpy.run_module({module!r}, run_name='__main__')"
-    return [sys.executable, "-c", launcher]
+    return [python, "-c", launcher]
 
 
 def default_corpus() -> Path:
@@ -78,7 +80,8 @@ def corpus_files(corpus: Path) -> List[str]:
     return sorted(str(p.relative_to(corpus)) for p in corpus.rglob("*.py") if p.is_file())
 
 
-def tool_commands(file_list: str, files: List[str], cache_dir: str) -> Dict[str, Optional[List[str]]]:
+def tool_commands(file_list: str, files: List[str], cache_dir: str,
+                  peers_python: str = sys.executable) -> Dict[str, Optional[List[str]]]:
     """Command line of each tool, None when the tool is not installed."""
     python = sys.executable
     tll = module_command("torchleaklint") + ["check", "--exit-zero", "-q", *files]
@@ -92,13 +95,16 @@ def tool_commands(file_list: str, files: List[str], cache_dir: str) -> Dict[str,
         "ruff": [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "-q", *files] if ruff else None,
         "ruff-all": [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "-q", "--select", "ALL", *files]
         if ruff else None,
-        "torchfix": module_command("torchfix") + files if _has("torchfix") else None,
-        "fixit": module_command("fixit") + ["lint", *files] if _has("fixit") else None,
+        "torchfix": module_command("torchfix", peers_python) + files if _has("torchfix", peers_python) else None,
+        "fixit": module_command("fixit", peers_python) + ["lint", *files] if _has("fixit", peers_python) else None,
     }
 
 
-def _has(module: str) -> bool:
-    return importlib.util.find_spec(module) is not None
+def _has(module: str, python: str = sys.executable) -> bool:
+    if python == sys.executable:
+        return importlib.util.find_spec(module) is not None
+    probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({module!r}) is None)"
+    return subprocess.run([python, "-c", probe], capture_output=True).returncode == 0
 
 
 def _ruff_binary() -> Optional[str]:
@@ -112,7 +118,7 @@ def _ruff_binary() -> Optional[str]:
         return shutil.which("ruff")
 
 
-def run_once(command: List[str], cwd: Path, env: dict, timeout: float) -> tuple:
+def run_once(command: List[str], cwd: Path, env: dict, timeout: float, ok_codes=(0,)) -> tuple:
     """(wall seconds, peak RSS in MB) of one run."""
     start = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
@@ -129,7 +135,7 @@ def run_once(command: List[str], cwd: Path, env: dict, timeout: float) -> tuple:
         time.sleep(0.002)
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode not in (0,):
+    if process.returncode not in ok_codes:
         raise RuntimeError(f"{' '.join(command[:4])} ... exited with {process.returncode}")
     return wall, usage.ru_maxrss / 1024
 
@@ -148,7 +154,7 @@ def machine() -> Dict[str, str]:
             "platform": platform.platform()}
 
 
-def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float) -> dict:
+def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float, peers_python: str = sys.executable) -> dict:
     files = corpus_files(corpus)
     if not files:
         sys.exit(f"bench: no .py files under {corpus}")
@@ -157,7 +163,7 @@ def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float) -> di
     with tempfile.TemporaryDirectory(prefix="tll-bench-") as scratch:
         file_list = os.path.join(scratch, "files.txt")
         Path(file_list).write_text("\n".join(files) + "\n", encoding="utf-8")
-        commands = tool_commands(file_list, files, os.path.join(scratch, "cache"))
+        commands = tool_commands(file_list, files, os.path.join(scratch, "cache"), peers_python)
         unknown = [t for t in tools if t not in commands]
         if unknown:
             sys.exit(f"bench: unknown tools {unknown} (known: {', '.join(commands)})")
@@ -170,7 +176,7 @@ def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float) -> di
             for tool in active:
                 if round_ and times[tool] and times[tool][0] > SLOW_SECONDS:
                     continue
-                wall, peak = run_once(commands[tool], corpus, env, timeout)
+                wall, peak = run_once(commands[tool], corpus, env, timeout, OK_CODES.get(tool, (0,)))
                 times[tool].append(wall)
                 rss[tool] = max(rss[tool], peak)
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -244,11 +250,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--tools", default="ast,tll-j1,tll,tll-warm,flake8,ruff,ruff-all,torchfix,fixit",
                         help="comma-separated subset of tools to time")
     parser.add_argument("--timeout", type=float, default=1800, help="seconds per run before giving up")
+    parser.add_argument("--peers-python", default=sys.executable,
+                        help="Python that has TorchFix and Fixit installed (e.g. a separate virtualenv, since "
+                             "they pin an older libcst)")
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     corpus = (args.corpus or default_corpus()).resolve()
     data = benchmark(corpus, [t.strip() for t in args.tools.split(",") if t.strip()], max(1, args.repeat),
-                     args.timeout)
+                     args.timeout, args.peers_python)
     sys.stdout.write(report(data))
     if args.json:
         args.json.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
