@@ -62,6 +62,11 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
               help="Apply excludes to files named explicitly too (for pre-commit).")
 @click.option("--respect-gitignore/--no-respect-gitignore", default=None,
               help="Skip files ignored by git (default: on).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes to lint with (default: the number of CPUs).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), envvar="TORCHLEAKLINT_CACHE_DIR",
+              help="Cache directory (default: .torchleaklint_cache in the project root).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
 @click.option("--verbose", "-v", is_flag=True, help="Tracebacks for internal errors on stderr.")
 @click.option("--stdin-filename", help="With `-` as the path: lint standard input as if it were this file.")
@@ -70,8 +75,9 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 @click.option("--show-settings", is_flag=True, help="Print the effective settings and the configuration file, then exit.")
 @click.option("--version", is_flag=True, help="Print the version and exit.")
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
-          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, quiet,
-          verbose, stdin_filename, statistics, add_noqa, show_settings, version) -> None:
+          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore,
+          jobs, no_cache, cache_dir, quiet, verbose, stdin_filename, statistics, add_noqa, show_settings,
+          version) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
@@ -114,9 +120,10 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         click.echo(f"torchleaklint: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
 
-    from torchleaklint.engine import lint_files
+    from torchleaklint.runner import lint_paths, open_cache
 
-    results = list(lint_files(files, settings, verbose=verbose))
+    cache = None if no_cache else open_cache(settings, cache_dir)
+    results = list(lint_paths(files, settings, jobs=jobs, cache=cache, verbose=verbose))
     fixed_count = 0
     if fix or diff:
         from torchleaklint.fixes import apply_fixes_to_results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -41,6 +42,7 @@ class Settings:
     force_exclude: bool = False
     project_root: str = "."
     config_path: Optional[str] = None
+    cache_dir: Optional[str] = None  # None: `.torchleaklint_cache` in project_root
     rule_options: Dict[str, Dict[str, object]] = field(default_factory=dict, compare=False, hash=False)
 
     def code_enabled(self, code: str) -> bool:
@@ -96,12 +98,23 @@ def _matches(code: str, selectors: Sequence[str]) -> bool:
 
 
 def _relative(path: str, root: str) -> str:
+    absolute = os.path.abspath(path)
+    prefix = _root_prefix(root)
+    if absolute.startswith(prefix) and absolute != prefix:  # the common case, without relpath's
+        return absolute[len(prefix):].replace(os.sep, "/")  # second normalization
     try:
-        return os.path.relpath(os.path.abspath(path), os.path.abspath(root)).replace(os.sep, "/")
+        return os.path.relpath(absolute, os.path.abspath(root)).replace(os.sep, "/")
     except ValueError:  # different drive on Windows
         return path.replace(os.sep, "/")
 
 
+@functools.lru_cache(maxsize=16)
+def _root_prefix(root: str) -> str:
+    absolute = os.path.abspath(root)
+    return absolute if absolute.endswith(os.sep) else absolute + os.sep
+
+
+@functools.lru_cache(maxsize=16)
 def _path_matches(rel: str, pattern: str) -> bool:
     pattern = pattern.rstrip("/")
     return fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(rel, pattern + "/*") or \
@@ -192,6 +205,10 @@ def _settings_from_table(table: dict, path: Path) -> Settings:
         kwargs["respect_gitignore"] = table["respect-gitignore"]
     if "force-exclude" in table:
         kwargs["force_exclude"] = table["force-exclude"]
+    if "cache-dir" in table:
+        if not isinstance(table["cache-dir"], str):
+            raise ConfigError(f"{where}: `cache-dir` must be a string, got {table['cache-dir']!r}")
+        kwargs["cache_dir"] = str(path.parent.resolve() / table["cache-dir"])
     pfi = table.get("per-file-ignores", {})
     if not isinstance(pfi, dict):
         raise ConfigError(f"{where}: `per-file-ignores` must be a table of glob = [codes]")

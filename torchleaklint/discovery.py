@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Iterable, List, Sequence, Set
+from typing import Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
 
@@ -33,13 +33,12 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
             # A directory named explicitly is linted even if git ignores it (or an
             # ancestor), as ripgrep and ruff do; .gitignore only prunes below it.
             if not (settings.respect_gitignore and git_ignored([path])):
-                walked.extend(candidates)
+                walked.extend(candidate for candidate, _ in candidates)
         elif settings.force_exclude and settings.is_excluded_below(path):
             candidates = []
         else:
-            candidates = [path]
-        for candidate in candidates:
-            key = os.path.realpath(candidate)
+            candidates = [(path, os.path.realpath(path))]
+        for candidate, key in candidates:
             if key not in seen:
                 seen.add(key)
                 found.append(candidate)
@@ -50,7 +49,8 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
     return sorted(found, key=os.path.normpath)
 
 
-def _walk(root: str, settings: Settings) -> Iterable[str]:
+def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
+    """(path, real path) of each Python file under `root`, and of each unreadable directory."""
     visited: Set[str] = set()
     unreadable: List[str] = []
     for directory, dirnames, filenames in os.walk(root, followlinks=True,
@@ -65,8 +65,11 @@ def _walk(root: str, settings: Settings) -> Iterable[str]:
             if name.endswith(".py"):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
-                    yield path
-    yield from (p for p in unreadable if p)
+                    # realpath costs a syscall per path component; the directory's is known
+                    yield path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)
+    for path in unreadable:
+        if path:
+            yield path, os.path.realpath(path)
 
 
 def git_ignored(files: Sequence[str]) -> Set[str]:

@@ -128,7 +128,7 @@ class Analyzer:
         found: Dict[str, Value] = {}
         called = set()
         weak = set()  # `.train()` / `.zero_grad()`: a Trainer or optimizer has them too
-        for node in ast.walk(self.unit):
+        for node in _calls_on(self.m, self.unit, names):
             if not isinstance(node, ast.Call):
                 continue
             if isinstance(node.func, ast.Name) and node.func.id in names:
@@ -957,6 +957,22 @@ def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
     for key, value in b.items():
         out[key] = join(a.get(key), value) if key in a else value
     return out
+
+
+def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
+    """The calls inside `unit` of `name(...)` or `name.attr(...)` for a name in `names`
+    (what `ast.walk(unit)` would find, without walking every node of every unit)."""
+    index = model._memo.get(("calls_by_receiver",))
+    if index is None:
+        index = {}
+        for call in model.calls:
+            func = call.func
+            if isinstance(func, ast.Attribute):
+                func = func.value
+            if isinstance(func, ast.Name):
+                index.setdefault(func.id, []).append(call)
+        model._memo[("calls_by_receiver",)] = index
+    return [call for name in names for call in index.get(name, ()) if model.is_inside(call, unit)]
 
 
 def flow_env_value(flow: FlowResult, name: str) -> Value:

@@ -65,12 +65,21 @@ class SemanticModel:
         parents = self.parents
         by_type = self.by_type
         stack = [self.tree]
+        node_type = ast.AST
         while stack:
             node = stack.pop()
             by_type.setdefault(type(node), []).append(node)
-            for child in ast.iter_child_nodes(node):
-                parents[child] = node
-                stack.append(child)
+            # ast.iter_child_nodes, inlined: this loop visits every node of every file.
+            for field in node._fields:
+                child = getattr(node, field, None)
+                if isinstance(child, node_type):
+                    parents[child] = node
+                    stack.append(child)
+                elif isinstance(child, list):
+                    for item in child:
+                        if isinstance(item, node_type):
+                            parents[item] = node
+                            stack.append(item)
         for node in by_type.get(ast.Import, []) + by_type.get(ast.ImportFrom, []):
             self.imports.add(node)
         self.calls = by_type.get(ast.Call, [])
