@@ -123,6 +123,85 @@ def test_no_grad_skips_async_and_already_disabled_functions():
     assert _decorate(source, "torch") == source
 
 
+# wrap_in_no_grad ----------------------------------------------------------------------
+
+def _wrap(source, alias="torch", count=None):
+    """Wrap the statements after each `.eval()` statement (all the rest of its block, or
+    `count` of them)."""
+    tree = ast.parse(source)
+    specs = []
+    for owner in ast.walk(tree):
+        body = getattr(owner, "body", None)
+        if not isinstance(body, list):
+            continue
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.Expr) and ast.unparse(stmt).endswith(".eval()"):
+                rest = body[i + 1:i + 1 + count] if count else body[i + 1:]
+                specs.append(FixSpec("wrap_in_no_grad", SAFE, "t", Span.of(stmt),
+                                     (("torch_alias", alias), ("first", _span(rest[0])), ("last", _span(rest[-1])))))
+    return _apply("wrap_in_no_grad", source, specs)
+
+
+def test_wrap_in_no_grad_reindents_and_keeps_comments():
+    source = _src("""
+        import torch as th
+
+
+        def fit(model, loader, val):
+            for epoch in range(3):
+                for x in loader:
+                    model(x).sum().backward()
+                model.eval()
+
+                # validate
+                total = 0
+                for x in val:
+                    total += model(x).sum().item()  # keep
+                print("epoch", epoch,
+                      total)
+                # end of epoch
+            return model
+        """)
+    assert _wrap(source, "th") == _src("""
+        import torch as th
+
+
+        def fit(model, loader, val):
+            for epoch in range(3):
+                for x in loader:
+                    model(x).sum().backward()
+                model.eval()
+
+                with th.no_grad():
+                    # validate
+                    total = 0
+                    for x in val:
+                        total += model(x).sum().item()  # keep
+                    print("epoch", epoch,
+                          total)
+                # end of epoch
+            return model
+        """)
+
+
+def test_wrap_in_no_grad_stops_before_train_at_module_level_and_adds_import():
+    source = "from torch import nn\nmodel.eval()\n\nout = model(x)\n\nscore(out)\nmodel.train()\n"
+    assert _wrap(source, None, count=2) == (
+        "import torch\nfrom torch import nn\nmodel.eval()\n\nwith torch.no_grad():\n    out = model(x)\n\n"
+        "    score(out)\nmodel.train()\n")
+
+
+def test_wrap_in_no_grad_leaves_shared_lines_and_suites_alone():
+    for source in ("model.eval(); out = model(x)\nscore(out)\n",
+                   "model.eval()\nout = model(x); model.train()\n",
+                   "if ok: model.eval(); out = model(x)\n"):
+        tree = ast.parse(source)
+        stmts = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(n, ast.If)]
+        spec = FixSpec("wrap_in_no_grad", SAFE, "t", Span.of(stmts[0]),
+                       (("torch_alias", "torch"), ("first", _span(stmts[1])), ("last", _span(stmts[1]))))
+        assert _apply("wrap_in_no_grad", source, [spec]) == source
+
+
 # detach_stored_state -------------------------------------------------------------------
 
 def _detach_state(source):
