@@ -239,6 +239,18 @@ def test_detach_state_augmented_and_expression_values_when_not_read_again():
         "        self.h = torch.tanh(u).detach()\n")
 
 
+def test_detach_state_in_a_tuple_assignment_detaches_only_the_stored_elements():
+    source = ("class C:\n    def forward(self, x):\n        code = f(x)\n"
+              "        self.s, self.last, n = self.m * self.s + code, code, 1\n        return code\n")
+    specs = [FixSpec("detach_stored_state", UNSAFE, "t", Span.of(_nodes(source, ast.Assign)[1]), (("attribute", a),))
+             for a in ("s", "last")]
+    assert _apply("detach_stored_state", source, specs) == (
+        "class C:\n    def forward(self, x):\n        code = f(x)\n"
+        "        self.s, self.last, n = (self.m * self.s + code).detach(), code.detach(), 1\n        return code\n")
+    later_read = source.replace("return code", "return self.s")
+    assert _apply("detach_stored_state", later_read, specs[:1]) == later_read
+
+
 def test_detach_state_refuses_when_a_later_read_cannot_be_redirected():
     cases = [
         # the read follows the `if` holding the assignment: next_y may be unbound there
