@@ -289,6 +289,18 @@ def test_insert_detach_guards_a_state_that_starts_as_none():
         "            hidden = hidden.detach()\n        out, hidden = m(x, hidden)\n")
 
 
+def test_insert_detach_several_names_carried_together():
+    source = "def f(m, xs):\n    h, c = m.init()\n    for x in xs:\n        out, (h, c) = m(x, (h, c))\n"
+    loop = _nodes(source, ast.For)[0]
+    spec = FixSpec("insert_detach", UNSAFE, "t", Span.of(loop),
+                   (("name", "h, c"), ("tuple_size", 2), ("names", ("h", "c"))))
+    assert _apply("insert_detach", source, [spec]) == (
+        "def f(m, xs):\n    h, c = m.init()\n    for x in xs:\n        h = h.detach()\n        c = c.detach()\n"
+        "        out, (h, c) = m(x, (h, c))\n")
+    unbound = source.replace("h, c = m.init()", "h = m.init()")
+    assert _apply("insert_detach", unbound, [spec]) == unbound
+
+
 def test_insert_detach_refuses_a_state_first_bound_inside_the_loop():
     source = "def f(m, xs):\n    for i, x in enumerate(xs):\n        if i == 0:\n            hidden = m.init()\n        out, hidden = m(x, hidden)\n"
     assert _insert(source) == source
