@@ -47,6 +47,8 @@ def build(tree, lineno: int, code: str, params: Dict[str, str]) -> FixSpec:
         return FixSpec(codemod, safety, "t", Span.of(value), (("method", params["method"]),))
     if code == "TLL004":
         return FixSpec(codemod, safety, "t", Span.of(_on_line(tree, lineno, ast.Expr)[0]))
+    if code == "TLL006" and not _on_line(tree, lineno, ast.FunctionDef):
+        return _region_spec(tree, lineno, params.get("torch_alias"))
     if code == "TLL006":
         func = _on_line(tree, lineno, ast.FunctionDef)[0]
         return FixSpec(codemod, safety, "t", Span.of(func), (("torch_alias", params.get("torch_alias")),))
@@ -71,3 +73,19 @@ def _tune_spec(tree, lineno, key) -> FixSpec:
     return FixSpec("move_to_with_parameters", UNSAFE, "t", target,
                    (("key", key), ("call", _spans(call)), ("trainable", _spans(call.args[0])),
                     ("tune_alias", "tune")))
+
+
+def _region_spec(tree, lineno, alias) -> FixSpec:
+    """`with no_grad():` around the statements after the `.eval()` statement on the marked
+    line, up to its block's `.train()` statement or end."""
+    owner = next(n for n in ast.walk(tree) for f in ("body", "orelse")
+                 if any(s.lineno == lineno and isinstance(s, ast.Expr) for s in getattr(n, f, []) or []))
+    block = next(b for b in (owner.body, getattr(owner, "orelse", [])) if any(s.lineno == lineno for s in b))
+    index = next(i for i, s in enumerate(block) if s.lineno == lineno)
+    region = []
+    for stmt in block[index + 1:]:
+        if isinstance(stmt, ast.Expr) and ast.unparse(stmt).endswith(".train()"):
+            break
+        region.append(stmt)
+    return FixSpec("wrap_in_no_grad", SAFE, "t", Span.of(block[index]),
+                   (("torch_alias", alias), ("first", _spans(region[0])), ("last", _spans(region[-1]))))

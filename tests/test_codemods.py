@@ -123,6 +123,85 @@ def test_no_grad_skips_async_and_already_disabled_functions():
     assert _decorate(source, "torch") == source
 
 
+# wrap_in_no_grad ----------------------------------------------------------------------
+
+def _wrap(source, alias="torch", count=None):
+    """Wrap the statements after each `.eval()` statement (all the rest of its block, or
+    `count` of them)."""
+    tree = ast.parse(source)
+    specs = []
+    for owner in ast.walk(tree):
+        body = getattr(owner, "body", None)
+        if not isinstance(body, list):
+            continue
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, ast.Expr) and ast.unparse(stmt).endswith(".eval()"):
+                rest = body[i + 1:i + 1 + count] if count else body[i + 1:]
+                specs.append(FixSpec("wrap_in_no_grad", SAFE, "t", Span.of(stmt),
+                                     (("torch_alias", alias), ("first", _span(rest[0])), ("last", _span(rest[-1])))))
+    return _apply("wrap_in_no_grad", source, specs)
+
+
+def test_wrap_in_no_grad_reindents_and_keeps_comments():
+    source = _src("""
+        import torch as th
+
+
+        def fit(model, loader, val):
+            for epoch in range(3):
+                for x in loader:
+                    model(x).sum().backward()
+                model.eval()
+
+                # validate
+                total = 0
+                for x in val:
+                    total += model(x).sum().item()  # keep
+                print("epoch", epoch,
+                      total)
+                # end of epoch
+            return model
+        """)
+    assert _wrap(source, "th") == _src("""
+        import torch as th
+
+
+        def fit(model, loader, val):
+            for epoch in range(3):
+                for x in loader:
+                    model(x).sum().backward()
+                model.eval()
+
+                with th.no_grad():
+                    # validate
+                    total = 0
+                    for x in val:
+                        total += model(x).sum().item()  # keep
+                    print("epoch", epoch,
+                          total)
+                # end of epoch
+            return model
+        """)
+
+
+def test_wrap_in_no_grad_stops_before_train_at_module_level_and_adds_import():
+    source = "from torch import nn\nmodel.eval()\n\nout = model(x)\n\nscore(out)\nmodel.train()\n"
+    assert _wrap(source, None, count=2) == (
+        "import torch\nfrom torch import nn\nmodel.eval()\n\nwith torch.no_grad():\n    out = model(x)\n\n"
+        "    score(out)\nmodel.train()\n")
+
+
+def test_wrap_in_no_grad_leaves_shared_lines_and_suites_alone():
+    for source in ("model.eval(); out = model(x)\nscore(out)\n",
+                   "model.eval()\nout = model(x); model.train()\n",
+                   "if ok: model.eval(); out = model(x)\n"):
+        tree = ast.parse(source)
+        stmts = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(n, ast.If)]
+        spec = FixSpec("wrap_in_no_grad", SAFE, "t", Span.of(stmts[0]),
+                       (("torch_alias", "torch"), ("first", _span(stmts[1])), ("last", _span(stmts[1]))))
+        assert _apply("wrap_in_no_grad", source, [spec]) == source
+
+
 # detach_stored_state -------------------------------------------------------------------
 
 def _detach_state(source):
@@ -158,6 +237,18 @@ def test_detach_state_augmented_and_expression_values_when_not_read_again():
     assert _detach_state(source) == (
         "class C:\n    def step(self, u):\n        self.y = (self.y + (u * 2)).detach()\n"
         "        self.h = torch.tanh(u).detach()\n")
+
+
+def test_detach_state_in_a_tuple_assignment_detaches_only_the_stored_elements():
+    source = ("class C:\n    def forward(self, x):\n        code = f(x)\n"
+              "        self.s, self.last, n = self.m * self.s + code, code, 1\n        return code\n")
+    specs = [FixSpec("detach_stored_state", UNSAFE, "t", Span.of(_nodes(source, ast.Assign)[1]), (("attribute", a),))
+             for a in ("s", "last")]
+    assert _apply("detach_stored_state", source, specs) == (
+        "class C:\n    def forward(self, x):\n        code = f(x)\n"
+        "        self.s, self.last, n = (self.m * self.s + code).detach(), code.detach(), 1\n        return code\n")
+    later_read = source.replace("return code", "return self.s")
+    assert _apply("detach_stored_state", later_read, specs[:1]) == later_read
 
 
 def test_detach_state_refuses_when_a_later_read_cannot_be_redirected():
@@ -196,6 +287,18 @@ def test_insert_detach_guards_a_state_that_starts_as_none():
     assert _insert(source) == (
         "def f(m, xs):\n    hidden = None\n    for x in xs:\n        if hidden is not None:\n"
         "            hidden = hidden.detach()\n        out, hidden = m(x, hidden)\n")
+
+
+def test_insert_detach_several_names_carried_together():
+    source = "def f(m, xs):\n    h, c = m.init()\n    for x in xs:\n        out, (h, c) = m(x, (h, c))\n"
+    loop = _nodes(source, ast.For)[0]
+    spec = FixSpec("insert_detach", UNSAFE, "t", Span.of(loop),
+                   (("name", "h, c"), ("tuple_size", 2), ("names", ("h", "c"))))
+    assert _apply("insert_detach", source, [spec]) == (
+        "def f(m, xs):\n    h, c = m.init()\n    for x in xs:\n        h = h.detach()\n        c = c.detach()\n"
+        "        out, (h, c) = m(x, (h, c))\n")
+    unbound = source.replace("h, c = m.init()", "h = m.init()")
+    assert _apply("insert_detach", unbound, [spec]) == unbound
 
 
 def test_insert_detach_refuses_a_state_first_bound_inside_the_loop():

@@ -27,7 +27,7 @@ MAX_PASSES = 5
 # Order within a pass: edits inside statements first, statement removals and insertions
 # next, then the decorator and import (which shift every line below them).
 ORDER = ("append_method", "detach_stored_state", "insert_detach", "delete_statement",
-         "move_to_with_parameters", "add_no_grad_decorator")
+         "move_to_with_parameters", "wrap_in_no_grad", "add_no_grad_decorator")
 
 
 def applicable(diagnostic: Diagnostic, unsafe: bool) -> bool:

@@ -60,8 +60,11 @@ class LargeObjectInTuneConfig(Rule):
 
     ## Fix safety
     Unsafe. The fix removes the entry from the config and passes the object with
-    `tune.with_parameters(trainable, key=value)`; the trainable must then read it from its
-    keyword argument (`def train_fn(config, data=None)`) instead of `config["data"]`.
+    `tune.with_parameters(trainable, key=value)`; the trainable then reads it from its
+    keyword argument (`def train_fn(config, *, data)`, or `setup(self, config, *,
+    data=None)` of a `tune.Trainable`) instead of `config["data"]`. An entry stored by
+    `cfg["data"] = expr` before the call becomes `data = expr`. No fix when the dict is
+    built in another function or the trainable passes its config on.
     """
 
     code = "TLL005"
@@ -120,11 +123,20 @@ def _fix(model, tune_call: TuneCall, keys, alias: Optional[str]) -> Optional[Fix
                    title=f"Pass `{entry.key}` with `tune.with_parameters(...)`",
                    target=Span.of(entry.where),
                    params=(("key", entry.key), ("call", _span(tune_call.call)),
-                           ("trainable", _span(tune_call.trainable)), ("tune_alias", alias)))
+                           ("trainable", _span(tune_call.trainable)), ("tune_alias", alias),
+                           ("with_parameters", _imported_with_parameters(model))))
 
 
 def _subscript(entry: ConfigEntry) -> str:
     return f'["{entry.key}"]' if entry.literal_key else f"[{entry.key}]"
+
+
+def _imported_with_parameters(model) -> Optional[str]:
+    """The local name of `ray.tune.with_parameters` when the module imports it by name."""
+    for local, qual in sorted(model.imports.aliases.items()):
+        if qual == "ray.tune.with_parameters":
+            return local
+    return None
 
 
 def _with_parameters_text(model) -> str:

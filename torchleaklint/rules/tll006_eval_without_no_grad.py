@@ -8,6 +8,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.rules.eval_region_fix import region_statements, wrap_is_safe
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.model import FUNCTION_TYPES
@@ -74,14 +75,17 @@ class EvalWithoutNoGrad(Rule):
 
     ## Fix safety
     Safe. When the whole function is evaluation and contains no gradient code, the fix
-    decorates it with `@torch.no_grad()`; no computed value changes. Otherwise no fix is
-    offered: wrap the evaluation part in `with torch.no_grad():` by hand.
+    decorates it with `@torch.no_grad()`; no computed value changes. When only a part
+    evaluates (a function or script that trains, then calls `model.eval()`), the fix wraps
+    the statements after `model.eval()` in its block, up to the next `model.train()`, in
+    `with torch.no_grad():`, provided they compute no gradients and no graph they build is
+    used after them. Otherwise no fix is offered.
     """
 
     code = "TLL006"
     name = "eval-without-no-grad"
     summary = "Model evaluated with autograd enabled (no `torch.no_grad()`)"
-    fix_title = "Decorate the function with `@torch.no_grad()`"
+    fix_title = "Turn autograd off for the evaluation (`@torch.no_grad()` or `with torch.no_grad():`)"
     fix_safety = SAFE
     tokens = ("eval", "valid", "test", "predict", "infer")
 
@@ -94,7 +98,7 @@ class EvalWithoutNoGrad(Rule):
             unit = model.unit_of(call)
             if self._exempt(model, call, unit, context):
                 continue
-            yield self.finding(call, self._message(call, unit, context), self._fix(model, unit, context))
+            yield self.finding(call, self._message(call, unit, context), self._fix(model, call, unit, context))
 
     # An evaluation context is (kind, receiver, start, end, eval_call): "region" after
     # `receiver.eval()`, or "name" for a whole function named like evaluation.
@@ -137,13 +141,38 @@ class EvalWithoutNoGrad(Rule):
         return (f"`{shown}` runs in evaluation ({where}) with autograd enabled: it records a graph nobody "
                 f"back-propagates, keeping activations alive and doubling evaluation memory; {advice}")
 
-    def _fix(self, model, unit, context) -> Optional[FixSpec]:
-        if not isinstance(unit, FUNCTION_TYPES) or not _whole_function_is_eval(model, unit, context):
+    def _fix(self, model, call, unit, context) -> Optional[FixSpec]:
+        if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
+                not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
+            return FixSpec(codemod="add_no_grad_decorator", safety=SAFE, title=_DECORATE_TITLE,
+                           target=Span.of(unit), params=(("torch_alias", _torch_alias(model)),))
+        return self._region_fix(model, call, unit, context)
+
+    def _region_fix(self, model, call, unit, context) -> Optional[FixSpec]:
+        """`with torch.no_grad():` around the statements after `model.eval()` (see
+        `eval_region_fix`), when they hold this call."""
+        if context[4] is None:
             return None
-        if _has_gradient_code(model, unit, _pos(unit), _end(unit)):
+        eval_stmt = model.statement_of(context[4])
+        statements = region_statements(model, eval_stmt, context[3])
+        if not statements or not (_pos(statements[0]) <= _pos(call) and _end(call) <= _end(statements[-1])):
             return None
-        return FixSpec(codemod="add_no_grad_decorator", safety=SAFE, title=self.fix_title,
-                       target=Span.of(unit), params=(("torch_alias", _torch_alias(model)),))
+        if _has_gradient_code(model, unit, _pos(statements[0]), _end(statements[-1])):
+            return None
+        eval_named = isinstance(unit, FUNCTION_TYPES) and _eval_name(unit.name)
+        if not wrap_is_safe(model, unit, statements, eval_named):
+            return None
+        return FixSpec(codemod="wrap_in_no_grad", safety=SAFE, title=_WRAP_TITLE, target=Span.of(eval_stmt),
+                       params=(("torch_alias", _torch_alias(model)), ("first", _span(statements[0])),
+                               ("last", _span(statements[-1]))))
+
+
+_DECORATE_TITLE = "Decorate the function with `@torch.no_grad()`"
+_WRAP_TITLE = "Wrap the evaluation in `with torch.no_grad():`"
+
+
+def _span(node) -> Tuple[int, int, int, int]:
+    return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
 
 
 def _pos(node) -> Position:

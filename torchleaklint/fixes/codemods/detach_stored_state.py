@@ -13,6 +13,8 @@ params: `attribute`.
   `self.h = (...).detach()` / `self.a = (self.a + x).detach()` (out of place, so no
   in-place update of a tensor autograd may have saved) only when the method does not read
   the attribute again afterwards.
+- In a tuple assignment with a tuple value (`self.s, self.last = s_new, code`), the same
+  rules apply to each element that stores the attribute.
 - Otherwise (a read that cannot be redirected, e.g. after the `if` that holds the
   assignment or inside a nested function) no fix: detaching would silently cut the
   gradient the caller relies on.
@@ -38,15 +40,55 @@ def apply(module: cst.Module, specs: Sequence[FixSpec]) -> cst.Module:
     locator = Locator(module)
     statements: Dict[cst.CSTNode, cst.CSTNode] = {}
     reads: Dict[cst.CSTNode, cst.CSTNode] = {}
+    elements: Dict[cst.Assign, set] = {}  # `self.a, self.b = x, y`: the elements to detach
     for spec in specs:
+        element = _plan_tuple_element(locator, spec)
+        if element is not None:
+            stmt, index, redirected = element
+            elements.setdefault(stmt, set()).add(index)
+            reads.update(redirected)
+            continue
         plan = _plan(module, locator, spec)
         if plan is not None:
             stmt, replacement, redirected = plan
             statements[stmt] = replacement
             reads.update(redirected)
+    for stmt, indices in elements.items():
+        if stmt not in statements:
+            values = [el.with_changes(value=method_call(el.value, "detach")) if i in indices else el
+                      for i, el in enumerate(stmt.value.elements)]
+            statements[stmt] = stmt.with_changes(value=stmt.value.with_changes(elements=values))
     if not statements:
         return module
     return module.visit(_Rewrite(statements, reads))
+
+
+def _plan_tuple_element(locator: Locator, spec: FixSpec):
+    """`self.s, self.last = s_new, code`: (statement, index of the element that stores the
+    attribute, reads to redirect), under the same conditions as a single assignment."""
+    stmt = locator.find(spec.target, cst.Assign)
+    if stmt is None or len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Tuple) \
+            or not isinstance(stmt.value, cst.Tuple):
+        return None
+    targets, values = stmt.targets[0].target.elements, stmt.value.elements
+    if len(targets) != len(values) or any(isinstance(e, cst.StarredElement) for e in (*targets, *values)):
+        return None
+    index = next((i for i, t in enumerate(targets) if _is_self_attribute(t.value, spec.param("attribute"))), None)
+    func = locator.enclosing(stmt, cst.FunctionDef)
+    later = _later_statements(locator, stmt, func) if func is not None and index is not None else None
+    if later is None:
+        return None
+    same_block, outer = later
+    target, value = targets[index].value, values[index].value
+    key = (target.value.value, target.attr.value)
+    if isinstance(value, cst.Name):
+        redirected = _redirectable_reads(same_block, key, value.value)
+        if redirected is None or _reads(outer, key):
+            return None
+        return stmt, index, {read: cst.Name(value.value) for read in redirected}
+    if _reads(same_block, key) or _reads(outer, key):
+        return None
+    return stmt, index, {}
 
 
 def _plan(module, locator: Locator, spec: FixSpec):

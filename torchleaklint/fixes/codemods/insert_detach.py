@@ -1,7 +1,9 @@
 """`insert_detach` (TLL008): detach the carried state at the top of the loop body.
 
 target: the loop; params: `name` (the carried state), `tuple_size` (0: one tensor; n: a
-tuple of n tensors, as an LSTM's `(h, c)`).
+tuple of n tensors, as an LSTM's `(h, c)`), or `names` when several names are carried
+together (`out, (h, c) = model(x, (h, c))`: each gets its own line, and each must be bound
+before the loop).
 
 Inserts `name = name.detach()` (tuple: `name = tuple(t.detach() for t in name)`) as the
 first statement of the body. When the state may be None before the first iteration (a
@@ -29,18 +31,23 @@ def apply(module: cst.Module, specs: Sequence[FixSpec]) -> cst.Module:
     inserts = {}
     for spec in specs:
         loop = locator.find(spec.target, (cst.For, cst.While))
-        name = spec.param("name")
-        if loop is None or not isinstance(name, str) or not name.isidentifier():
+        names = spec.param("names")
+        if names:  # several names carried together (`out, (h, c) = model(x, (h, c))`)
+            group = [(n, 0) for n in names]
+        else:
+            group = [(spec.param("name"), int(spec.param("tuple_size", 0) or 0))]
+        if loop is None or not isinstance(loop.body, cst.IndentedBlock) or \
+                not all(isinstance(n, str) and n.isidentifier() for n, _ in group) or \
+                any(_already_detached(loop, n) for n, _ in group):
             continue
-        if not isinstance(loop.body, cst.IndentedBlock) or _already_detached(loop, name):
+        found = [_binding_before(locator, loop, n) for n, _ in group]
+        if None in found:
             continue
-        before = _binding_before(locator, loop, name)
-        if before is None:
-            continue
-        code = _detach_code(name, int(spec.param("tuple_size", 0) or 0))
-        if before == "maybe-none":
-            code = f"if {name} is not None:\n    {code}"
-        inserts.setdefault(loop, []).append(statement(code + "\n", module))
+        for (name, size), before in zip(group, found):
+            code = _detach_code(name, size)
+            if before == "maybe-none":
+                code = f"if {name} is not None:\n    {code}"
+            inserts.setdefault(loop, []).append(statement(code + "\n", module))
     if not inserts:
         return module
     return module.visit(_Insert(inserts))

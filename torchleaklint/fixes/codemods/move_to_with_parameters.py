@@ -1,30 +1,40 @@
 """`move_to_with_parameters` (TLL005): take a large object out of a Tune config and pass it
 through `tune.with_parameters`.
 
-target: the dict entry (`"data": df`), keyword (`dict(data=df)`) or `cfg["data"] = df`
-statement; params: `key`, `call` (span of the `tune.run` / `Tuner(...)` call), `trainable`
-(span of its trainable argument), `tune_alias` (how the module spells `ray.tune`).
+target: the dict entry (`"data": df`), keyword (`dict(data=df)`, `cfg.update(data=df)`) or
+`cfg["data"] = df` statement; params: `key`, `call` (span of the `tune.run` / `Tuner(...)`
+call), `trainable` (span of its trainable argument), `tune_alias` (how the module spells
+`ray.tune`), `with_parameters` (the local name of `ray.tune.with_parameters` when the
+module imports it by name).
 
 The fix is complete or not made:
-1. the entry leaves the config;
-2. the trainable becomes `tune.with_parameters(train_fn, data=df)` (or gains `data=df` if
-   it already is a `with_parameters` call);
+1. the entry leaves the config: an entry written inside the call is moved as is; one
+   stored before the call by `cfg["data"] = expr` / `cfg.update(data=expr)` becomes
+   `data = expr` in place (evaluated where it was), when that statement always runs
+   before the call (same block or an enclosing one) and the name is free in that scope;
+   a plain name entry built earlier is moved as that name;
+2. the trainable becomes `tune.with_parameters(train_fn, data=df)` (inside a
+   `with_resources(...)` wrapper, or gaining `data=df` if it already is a
+   `with_parameters` call); without a `ray.tune` alias in the module, `from ray import
+   tune` is added (unless the name `tune` is taken);
 3. `train_fn`, a function of the same module, gains a keyword-only parameter `data`, and
-   its `config["data"]` / `config.get("data")` reads become `data`.
+   its `config["data"]` / `config.get("data")` reads become `data`; a `tune.Trainable`
+   subclass of the module gets it in `setup(self, config, *, data=None)` instead (Ray
+   passes with_parameters' keywords to `setup`), provided no other part of the class
+   mentions the key (`self.config["data"]` in `step`, `reset_config`).
 No fix when any step is uncertain: the key is not an identifier, the trainable is not a
-function defined in the module (a class Trainable, an import), the function passes its
-config on to other code (which may read the key), or the value would be evaluated at a
-different point (an entry built away from the call is moved only when it is a plain
-name). Unsafe: the object now reaches the trainable through Ray's object store, once,
-instead of inside every trial's config; code elsewhere that reads it from `config` would
-need the same change.
+function or Trainable class defined in the module, the function passes its config on to
+other code (which may read the key), or the value would be evaluated at a different point.
+Unsafe: the object now reaches the trainable through Ray's object store, once, instead of
+inside every trial's config; code elsewhere that reads it from `config` would need the
+same change.
 """
 
 from __future__ import annotations
 
 import ast
 import keyword
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -40,7 +50,8 @@ def apply(module: cst.Module, specs: Sequence[FixSpec]) -> cst.Module:
         _add(plan, module, locator, spec)
     if not plan.keywords:
         return module
-    return module.visit(_Rewrite(plan))
+    module = module.visit(_Rewrite(plan))
+    return _add_tune_import(module) if plan.import_tune else module
 
 
 class _Plan:
@@ -51,6 +62,9 @@ class _Plan:
         self.alias: Dict[cst.CSTNode, str] = {}
         self.functions: Dict[cst.FunctionDef, List[str]] = {}  # trainable def -> new params
         self.config_reads: Dict[cst.CSTNode, str] = {}         # config["k"] -> k
+        self.hoisted: Dict[cst.CSTNode, tuple] = {}             # cfg["k"] = v -> k = v
+        self.methods = set()                                    # Trainable.setup methods
+        self.import_tune = False                                # add `from ray import tune`
 
 
 def _add(plan: _Plan, module, locator: Locator, spec: FixSpec) -> None:
@@ -65,26 +79,129 @@ def _add(plan: _Plan, module, locator: Locator, spec: FixSpec) -> None:
     if value is None or call is None or trainable is None or locator.parent(trainable) not in call.args:
         return
     inline = any(a is call for a in locator.ancestors(entry))
-    if not inline and not (isinstance(value, cst.Name) and _before(locator, entry, call)):
+    hoist = not inline and not isinstance(value, cst.Name) and _hoistable(locator, entry, call, key)
+    if not inline and not hoist and not (isinstance(value, cst.Name) and _before(locator, entry, call)):
         return
-    wrapped = _with_parameters_target(trainable)
-    function_name = (wrapped if wrapped is not None else trainable)
-    if not isinstance(function_name, cst.Name) or (wrapped is None and not _is_identifier_path(alias)):
+    target = _without_resources(trainable)
+    wrapped = _with_parameters_target(target)
+    function_name = (wrapped if wrapped is not None else target)
+    callee, needs_import = _with_parameters_callee(module, alias, spec.param("with_parameters"))
+    if not isinstance(function_name, cst.Name) or (wrapped is None and callee is None):
         return
-    func = _module_function(module, function_name.value)
-    uses = _config_reads(func, key) if func is not None else None
+    func, config_index = _trainable_function(module, function_name.value, key)
+    uses = _config_reads(func, key, config_index) if func is not None else None
     if uses is None or key in _param_names(func) or key in plan.functions.get(func, []):
         return
     reads, copies = uses
     plan.functions.setdefault(func, []).append(key)
+    if config_index:
+        plan.methods.add(func)
     plan.config_reads.update({read: key for read in reads})
     plan.statements.update(copies)
-    (plan.statements if isinstance(entry, cst.Assign) else plan.entries).add(entry)
-    plan.keywords.setdefault(trainable, []).append(
+    if hoist:
+        plan.hoisted[_hoist_statement(locator, entry)] = (key, value)  # `k = v`, evaluated where it was
+        value = cst.Name(key)
+    else:
+        (plan.statements if isinstance(entry, cst.Assign) else plan.entries).add(entry)
+    plan.keywords.setdefault(target, []).append(
         cst.Arg(keyword=cst.Name(key), value=value, equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
     if wrapped is None:
-        plan.alias[trainable] = alias
+        plan.alias[target] = callee
+        plan.import_tune = plan.import_tune or needs_import
+
+
+def _with_parameters_callee(module: cst.Module, alias, imported) -> Tuple[Optional[str], bool]:
+    """How to spell `ray.tune.with_parameters`, and whether that needs an import: through
+    the module's name for `ray.tune`, the name it imported `with_parameters` under, or
+    `tune.with_parameters` after adding `from ray import tune` (only when the module uses
+    no name `tune`)."""
+    if _is_identifier_path(alias):
+        return f"{alias}.with_parameters", False
+    if isinstance(imported, str) and imported.isidentifier():
+        return imported, False
+    if "tune" in _names_in(module):
+        return None, False
+    return "tune.with_parameters", True
+
+
+def _add_tune_import(module: cst.Module) -> cst.Module:
+    """`from ray import tune` after the last top-level import."""
+    body = list(module.body)
+    last = max((i for i, stmt in enumerate(body) if isinstance(stmt, cst.SimpleStatementLine)
+                and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body)), default=-1)
+    new = cst.parse_statement("from ray import tune\n", config=module.config_for_parsing)
+    return module.with_changes(body=[*body[:last + 1], new, *body[last + 1:]])
+
+
+def _without_resources(trainable):
+    """`tune.with_resources(fn, {...})` -> `fn` (with_parameters goes inside it)."""
+    while isinstance(trainable, cst.Call) and trainable.args and _called_name(trainable) == "with_resources":
+        trainable = trainable.args[0].value
+    return trainable
+
+
+def _called_name(call: cst.Call) -> Optional[str]:
+    func = call.func
+    return func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+
+
+def _hoistable(locator: Locator, entry, call, key: str) -> bool:
+    """`cfg["k"] = <expr>` (or `cfg.update(k=<expr>)`) in a block that (directly or further
+    out) holds the tune call, before it, in a function (or module) where the name `k` is
+    not used: the statement can become `k = <expr>` and the call can take `k=k`."""
+    statement = _hoist_statement(locator, entry)
+    if statement is None:
+        return False
+    line = locator.parent(statement)
+    block = locator.parent(line)
+    if not isinstance(line, cst.SimpleStatementLine) or not isinstance(block, (cst.IndentedBlock, cst.Module)):
+        return False
+    holder = next((a for a in locator.ancestors(call) if locator.parent(a) is block), None)
+    body = list(block.body)
+    if holder is None or not any(s is line for s in body[:next(i for i, s in enumerate(body) if s is holder)]):
+        return False
+    scope = locator.enclosing(entry, cst.FunctionDef) or locator.module
+    return key not in _names_in(scope)
+
+
+def _hoist_statement(locator: Locator, entry):
+    """The statement that stores the entry: the `cfg["k"] = v` assignment, or the
+    expression statement `cfg.update(k=v)` when that is its only argument."""
+    if isinstance(entry, cst.Assign):
+        return entry
+    call = locator.parent(entry)
+    statement = locator.parent(call)
+    if isinstance(entry, cst.Arg) and isinstance(call, cst.Call) and len(call.args) == 1 and \
+            _called_name(call) == "update" and isinstance(call.func, cst.Attribute) and \
+            isinstance(statement, cst.Expr) and statement.value is call:
+        return statement
+    return None
+
+
+def _names_in(node) -> set:
+    finder = _Names()
+    node.visit(finder)
+    return finder.names
+
+
+class _Names(cst.CSTVisitor):
+    """Variable names (not attribute names or keyword argument names)."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = set()
+
+    def visit_Name(self, node):
+        self.names.add(node.value)
+
+    def visit_Attribute(self, node):
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node):
+        node.value.visit(self)
+        return False
 
 
 def _entry_value(entry, key: str) -> Optional[cst.BaseExpression]:
@@ -129,9 +246,40 @@ def _with_parameters_target(trainable) -> Optional[cst.BaseExpression]:
     return trainable.args[0].value if name == "with_parameters" else None
 
 
-def _module_function(module: cst.Module, name: str) -> Optional[cst.FunctionDef]:
-    found = [s for s in module.body if isinstance(s, cst.FunctionDef) and s.name.value == name]
-    return found[-1] if len(found) == 1 and found[-1].asynchronous is None else None
+def _trainable_function(module: cst.Module, name: str, key: str):
+    """(the function that receives the trainable's keywords, index of its config
+    parameter): a module function `name`, or the `setup` method of a module class `name`
+    (a `tune.Trainable`: with_parameters passes the keywords to `setup`). None for a class
+    that mentions the key anywhere else (`self.config["k"]` in `step`, `reset_config`)."""
+    found = [s for s in module.body if isinstance(s, (cst.FunctionDef, cst.ClassDef)) and s.name.value == name]
+    if len(found) != 1:
+        return None, 0
+    definition = found[0]
+    if isinstance(definition, cst.FunctionDef):
+        return (definition, 0) if definition.asynchronous is None else (None, 0)
+    methods = [s for s in definition.body.body if isinstance(s, cst.FunctionDef)]
+    setups = [m for m in methods if m.name.value == "setup"]
+    if len(setups) != 1 or setups[0].asynchronous is not None or setups[0].decorators:
+        return None, 0
+    others = [s for s in definition.body.body if s is not setups[0]]
+    if any(_mentions_key(s, key) for s in others):
+        return None, 0
+    return setups[0], 1
+
+
+def _mentions_key(node, key: str) -> bool:
+    finder = _KeyStrings(key)
+    node.visit(finder)
+    return finder.found
+
+
+class _KeyStrings(cst.CSTVisitor):
+    def __init__(self, key: str):
+        super().__init__()
+        self.key, self.found = key, False
+
+    def visit_SimpleString(self, node):
+        self.found = self.found or _string_value(node) == self.key
 
 
 def _param_names(func: cst.FunctionDef) -> List[str]:
@@ -143,13 +291,13 @@ def _param_names(func: cst.FunctionDef) -> List[str]:
     return names
 
 
-def _config_reads(func: cst.FunctionDef, key: str) -> Optional[List[cst.CSTNode]]:
-    """`config["key"]` and `config.get("key")` in the trainable (config = its first
-    parameter), or None when config is used in a way that could read the key elsewhere."""
+def _config_reads(func: cst.FunctionDef, key: str, index: int = 0) -> Optional[List[cst.CSTNode]]:
+    """`config["key"]` and `config.get("key")` in the trainable (config = its parameter
+    number `index`), or None when config is used in a way that could read the key elsewhere."""
     params = [*func.params.posonly_params, *func.params.params]
-    if not params:
+    if len(params) <= index:
         return None
-    finder = _ConfigUses(params[0].name.value, key)
+    finder = _ConfigUses(params[index].name.value, key)
     func.body.visit(finder)
     return None if finder.escapes else (finder.reads, finder.copies)
 
@@ -221,6 +369,18 @@ class _Rewrite(StatementRemover):
             return cst.Name(self.plan.config_reads[original])
         return self._trainable(original, updated)
 
+    def leave_Assign(self, original, updated):
+        if original not in self.plan.hoisted:
+            return updated
+        target = updated.targets[0]
+        return updated.with_changes(targets=[target.with_changes(target=cst.Name(self.plan.hoisted[original][0]))])
+
+    def leave_Expr(self, original, updated):
+        if original not in self.plan.hoisted:
+            return updated
+        key, value = self.plan.hoisted[original]
+        return cst.Assign(targets=[cst.AssignTarget(cst.Name(key))], value=value, semicolon=updated.semicolon)
+
     def leave_Subscript(self, original, updated):
         if original in self.plan.config_reads:
             return cst.Name(self.plan.config_reads[original])
@@ -241,7 +401,7 @@ class _Rewrite(StatementRemover):
             args = list(updated.args)
             args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
             return updated.with_changes(args=[*args, *keywords])
-        call = cst.parse_expression(f"{alias}.with_parameters()")
+        call = cst.parse_expression(f"{alias}()")
         first = cst.Arg(value=updated, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
         return call.with_changes(args=[first, *_commas(keywords)])
 
@@ -250,7 +410,11 @@ class _Rewrite(StatementRemover):
         if not keys:
             return updated
         params = updated.params
-        new = [cst.Param(cst.Name(k)) for k in keys]
+        if original in self.plan.methods:  # `setup(self, config, *, data=None)`, as Ray documents it
+            equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+            new = [cst.Param(cst.Name(k), default=cst.Name("None"), equal=equal) for k in keys]
+        else:
+            new = [cst.Param(cst.Name(k)) for k in keys]
         star = cst.ParamStar() if isinstance(params.star_arg, cst.MaybeSentinel) else params.star_arg
         return updated.with_changes(params=params.with_changes(
             star_arg=star, kwonly_params=[*params.kwonly_params, *new]))

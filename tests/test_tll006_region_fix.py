@@ -1,0 +1,92 @@
+"""TLL006 offers `with torch.no_grad():` around an evaluation region only when that
+cannot change a gradient (the codemod itself is tested in test_codemods.py)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from torchleaklint.config import Settings
+from torchleaklint.engine import lint_source
+from torchleaklint.fixes import fix_text
+
+
+def _tll006(source: str):
+    return [d for d in lint_source(textwrap.dedent(source), "train.py", Settings()) if d.code == "TLL006"]
+
+
+def _codemods(source: str):
+    return [d.fix.codemod if d.fix else None for d in _tll006(source)]
+
+
+TRAIN_THEN_EVAL = """
+    import torch
+    import torch.nn.functional as F
+
+    def fit(model, loader, val_loader, optimizer):
+        for epoch in range(3):
+            model.train()
+            for x, y in loader:
+                out = model(x)
+                loss = F.cross_entropy(out, y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            model.eval()
+            correct = 0
+            for x, y in val_loader:
+                out = model(x)
+                correct += (out.argmax(1) == y).sum().item()
+            print(epoch, correct)
+"""
+
+
+def test_region_after_eval_in_a_training_function_is_wrapped():
+    # `out` is bound in the region, but the training code rebinds it before reading it.
+    assert _codemods(TRAIN_THEN_EVAL) == ["wrap_in_no_grad"]
+    fixed = fix_text(textwrap.dedent(TRAIN_THEN_EVAL), "train.py", Settings())
+    assert "        with torch.no_grad():\n            correct = 0\n" in fixed.text
+    assert not [d for d in fixed.remaining if d.code == "TLL006"]
+    assert fix_text(fixed.text, "train.py", Settings()).text == fixed.text
+
+
+def test_no_fix_when_a_graph_from_the_region_is_used_after_train():
+    assert _codemods("""
+        def finetune(model, head, x, optimizer):
+            model.eval()
+            feats = model(x)
+            model.train()
+            loss = head(feats).sum()
+            loss.backward()
+            optimizer.step()
+    """) == [None]
+
+
+def test_no_fix_when_a_container_filled_in_the_region_is_read_later():
+    assert _codemods("""
+        import torch
+
+        def collect(model, xs, optimizer):
+            outs = []
+            model.eval()
+            for x in xs:
+                outs.append(model(x))
+            model.train()
+            torch.stack(outs).sum().backward()
+    """) == [None]
+
+
+def test_no_fix_in_a_generator_or_for_a_returned_graph():
+    assert _codemods("""
+        def stream(model, xs, optimizer):
+            model(xs[0]).sum().backward()
+            model.eval()
+            for x in xs:
+                yield model(x)
+    """) == [None]
+    assert _codemods("""
+        def features(model, x, optimizer):
+            model(x).sum().backward()
+            model.eval()
+            return model(x)
+    """) == [None]
+
