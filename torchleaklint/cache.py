@@ -96,7 +96,7 @@ class Cache:
     def _lookup_by_content(self, path: str, stat: Stat, entry: Entry) -> Optional[List[Diagnostic]]:
         if entry[0][0] != stat[0]:  # size differs: the content does too
             return None
-        from torchleaklint.engine import MAX_FILE_BYTES, read_regular_file
+        from torchleaklint.source import MAX_FILE_BYTES, read_regular_file
 
         try:
             raw = read_regular_file(path, MAX_FILE_BYTES + 1)

@@ -15,9 +15,9 @@ import click
 from torchleaklint import __version__
 from torchleaklint.config import ENGINE_CODES, ConfigError, load_settings, validate_selector, with_overrides
 from torchleaklint.discovery import PathError, discover
-from torchleaklint.engine import INTERNAL_ERROR
+from torchleaklint.source import INTERNAL_ERROR
 from torchleaklint.output import FORMATS, renderer
-from torchleaklint.rules import all_rules
+from torchleaklint.rules.base import rule_codes
 
 EXIT_CLEAN, EXIT_FOUND, EXIT_ERROR = 0, 1, 2
 
@@ -92,7 +92,7 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         raise click.UsageError("--add-noqa cannot be combined with --fix, --diff or standard input")
     try:
         settings = load_settings(config_path, os.getcwd())
-        known = list(all_rules()) + list(ENGINE_CODES)
+        known = rule_codes() + list(ENGINE_CODES)
         for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
             for code in _codes(value) or ():
                 validate_selector(code, known, option)
@@ -232,6 +232,8 @@ def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = 
 @click.option("--all", "show_all", is_flag=True, help="List every rule with its summary.")
 def rule(code: Optional[str], show_all: bool) -> None:
     """Show the documentation of a rule (`torchleaklint rule TLL001`)."""
+    from torchleaklint.rules import all_rules
+
     rules = all_rules()
     if show_all or code is None:
         for rule_code, cls in rules.items():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -62,16 +63,12 @@ class Settings:
         matches the entry's own name (`build`, `*.egg-info`); a pattern with `/` matches
         the path relative to the project root (`src/generated/*`). Walks check every
         directory on the way down, so a name pattern excludes everything below it."""
-        name = os.path.basename(os.path.normpath(path))
-        rel = None
-        for pattern in self.exclude + self.extend_exclude:
-            if "/" not in pattern.rstrip("/"):
-                if fnmatch.fnmatchcase(name, pattern.rstrip("/")):
-                    return True
-                continue
-            rel = rel or _relative(path, self.project_root)
-            if _path_matches(rel, pattern):
-                return True
+        name_patterns, path_patterns = _split_patterns(self.exclude + self.extend_exclude)
+        if name_patterns is not None and name_patterns.match(os.path.basename(os.path.normpath(path))):
+            return True
+        if path_patterns:
+            rel = _relative(path, self.project_root)
+            return any(_path_matches(rel, pattern) for pattern in path_patterns)
         return False
 
     def is_excluded_below(self, path: str) -> bool:
@@ -91,6 +88,16 @@ class Settings:
         """What changes diagnostics: part of the cache key."""
         return repr((self.select, self.ignore, self.per_file_ignores, self.per_step_methods,
                      sorted((k, sorted(v.items())) for k, v in self.rule_options.items())))
+
+
+@functools.lru_cache(maxsize=32)
+def _split_patterns(patterns: Tuple[str, ...]):
+    """(one compiled regex for the name patterns, the path patterns): `is_excluded` runs
+    for every directory and file of a walk."""
+    names = [p.rstrip("/") for p in patterns if "/" not in p.rstrip("/")]
+    paths = tuple(p for p in patterns if "/" in p.rstrip("/"))
+    regex = re.compile("|".join(f"(?:{fnmatch.translate(n)})" for n in names)) if names else None
+    return regex, paths
 
 
 def _matches(code: str, selectors: Sequence[str]) -> bool:

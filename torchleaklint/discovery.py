@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from typing import Iterator, List, Sequence, Set, Tuple
+from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
 
@@ -23,17 +23,14 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
     in silence.
     """
     found: List[str] = []
-    walked: List[str] = []
+    walked: Dict[str, List[str]] = {}  # directory named on the command line -> files under it
     seen: Set[str] = set()
     for path in paths:
         if not os.path.lexists(path):
             raise PathError(f"{path}: no such file or directory")
         if os.path.isdir(path):
             candidates = list(_walk(path, settings))
-            # A directory named explicitly is linted even if git ignores it (or an
-            # ancestor), as ripgrep and ruff do; .gitignore only prunes below it.
-            if not (settings.respect_gitignore and git_ignored([path])):
-                walked.extend(candidate for candidate, _ in candidates)
+            walked.setdefault(path, []).extend(candidate for candidate, _ in candidates)
         elif settings.force_exclude and settings.is_excluded_below(path):
             candidates = []
         else:
@@ -43,9 +40,12 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
                 seen.add(key)
                 found.append(candidate)
     if settings.respect_gitignore and walked:
-        ignored = git_ignored(walked)
-        if ignored:
-            found = [f for f in found if f not in ignored]
+        ignored = git_ignored(list(walked) + [f for files in walked.values() for f in files])
+        # A directory named explicitly is linted even if git ignores it (or an ancestor),
+        # as ripgrep and ruff do; .gitignore only prunes below it.
+        dropped = {f for root, files in walked.items() if root not in ignored for f in files if f in ignored}
+        if dropped:
+            found = [f for f in found if f not in dropped]
     return sorted(found, key=os.path.normpath)
 
 
@@ -84,7 +84,7 @@ def git_ignored(files: Sequence[str]) -> Set[str]:
             [git, "check-ignore", "--no-index", "-z", "--stdin"],
             input="\0".join(absolute).encode("utf-8", "surrogateescape"),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, timeout=60,
-            cwd=os.path.dirname(next(iter(absolute))),
+            cwd=_directory_of(next(iter(absolute))),
         )
     except (OSError, subprocess.SubprocessError):
         return set()
@@ -92,3 +92,7 @@ def git_ignored(files: Sequence[str]) -> Set[str]:
         return set()
     out = proc.stdout.decode("utf-8", "surrogateescape").split("\0")
     return {absolute[p] for p in out if p in absolute}
+
+
+def _directory_of(path: str) -> str:
+    return path if os.path.isdir(path) else os.path.dirname(path)

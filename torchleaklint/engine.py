@@ -7,10 +7,8 @@ magnitude faster than libcst); libcst is used only to write fixes.
 from __future__ import annotations
 
 import ast
-import errno
 import os
 import signal
-import stat
 import sys
 import threading
 import time
@@ -24,11 +22,10 @@ from torchleaklint.diagnostics import Diagnostic, Finding, Span
 from torchleaklint.noqa import NoqaLines, suppressed
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
-from torchleaklint.source import SourceError, char_column, decode, split_lines
+from torchleaklint.source import (  # noqa: F401  (re-exported: the engine's public names)
+    INTERNAL_ERROR, MAX_FILE_BYTES, SYNTAX_ERROR, SourceError, char_column, decode, read_regular_file, split_lines,
+)
 
-SYNTAX_ERROR = "TLL900"
-INTERNAL_ERROR = "TLL901"
-MAX_FILE_BYTES = 5_000_000
 TIME_LIMIT_SECONDS = 30.0  # per file; ordinary files take well under a second
 
 
@@ -190,16 +187,6 @@ def lint_file(path: str, settings: Settings, verbose: bool = False) -> List[Diag
     except OSError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot read file: {exc.strerror or exc}", 1, 1)
     return lint_source(raw, path, settings, verbose)
-
-
-def read_regular_file(path: str, limit: int) -> bytes:
-    """At most `limit` bytes of `path`. A FIFO or device named `*.py` is refused instead of
-    read (opening a FIFO for reading would wait forever for a writer)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file")
-        return handle.read(limit)
 
 
 def lint_files(paths: Iterable[str], settings: Settings, verbose: bool = False):

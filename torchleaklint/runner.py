@@ -16,7 +16,7 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from torchleaklint.cache import DEFAULT_DIR_NAME, Cache, content_hash, file_stat
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic
-from torchleaklint.engine import INTERNAL_ERROR, MAX_FILE_BYTES, lint_file, lint_source, read_regular_file
+from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
 
 # Below this many files to analyze, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 16
@@ -126,6 +126,8 @@ def _lint_chunk(args) -> List[tuple]:
 
 def lint_one(path: str, settings: Settings, verbose: bool = False) -> Tuple[str, List[Diagnostic], Optional[bytes]]:
     """(path, diagnostics, hash of the content linted); no hash when the file is unreadable."""
+    from torchleaklint.engine import lint_file, lint_source  # the semantic layer: only when analyzing
+
     try:
         raw = read_regular_file(path, MAX_FILE_BYTES + 1)
     except OSError:

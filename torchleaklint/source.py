@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import errno
 import io
+import os
 import re
+import stat
 import tokenize
 from typing import List, Tuple
 
+SYNTAX_ERROR = "TLL900"  # unreadable, undecodable, unparsable or skipped file
+INTERNAL_ERROR = "TLL901"  # a bug in a rule or the semantic layer
+MAX_FILE_BYTES = 5_000_000
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 
@@ -47,3 +53,13 @@ def char_column(line_text: str, byte_offset: int) -> int:
     if line_text.isascii():
         return byte_offset
     return len(line_text.encode("utf-8")[:byte_offset].decode("utf-8", errors="replace"))
+
+
+def read_regular_file(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of `path`. A FIFO or device named `*.py` is refused instead of
+    read (opening a FIFO for reading would wait forever for a writer)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read(limit)

@@ -72,4 +72,10 @@ def all_rules() -> Dict[str, type]:
 
 
 def rule_codes() -> List[str]:
-    return list(all_rules())
+    """The rule codes, read from the module names (`tll001_*.py` is TLL001) without
+    importing the rules: validating a configuration must not load the semantic layer."""
+    import torchleaklint.rules as package
+
+    codes = {info.name[:6].upper() for info in pkgutil.iter_modules(package.__path__)
+             if _RULE_MODULE.match(info.name)}
+    return sorted(codes | set(_registry))  # plus rules registered in this process
