@@ -80,7 +80,7 @@ class Analyzer:
         self.result = FlowResult()
         self.nograd = 0
         self.evidence = _backward_evidence(model, unit)
-        self.module_names = model.cached(("module_evidence", unit), lambda: _module_evidence(unit))
+        self.module_names = model.cached(("module_evidence",), lambda: _module_evidence(model)).get(unit, set())
         self.cls = model.class_of(unit) if not isinstance(unit, ast.Module) else None
 
     # ------------------------------------------------------------ parameters
@@ -920,28 +920,33 @@ def _prediction_root(expr: ast.AST):
 _STRONG_MODULE_METHODS = frozenset(torch_api.MODULE_EVIDENCE_METHODS - {"load_state_dict"})
 
 
-def _module_evidence(unit: ast.AST) -> Set[str]:
-    """Local names the unit itself shows to be nn.Modules: `.parameters()`, `.eval()`, ...
-    on them, or both a device move (`x = f(...).to(d)`, `x.cuda()`) and `.load_state_dict()`
-    (an optimizer has load_state_dict but no `.to`; a tensor has `.to` but no state dict)."""
-    strong: Set[str] = set()
-    moved: Set[str] = set()
-    stateful: Set[str] = set()
-    for node in ast.walk(unit):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-            name, attr = node.func.value.id, node.func.attr
+def _module_evidence(model) -> Dict[ast.AST, Set[str]]:
+    """Per function (and the module body): local names the code itself shows to be
+    nn.Modules: `.parameters()`, `.eval()`, ... on them, or both a device move
+    (`x = f(...).to(d)`, `x.cuda()`) and `.load_state_dict()` (an optimizer has
+    load_state_dict but no `.to`; a tensor has `.to` but no state dict). One pass over the
+    module's calls and assignments, each credited to its innermost function."""
+    strong: Dict[ast.AST, Set[str]] = {}
+    moved: Dict[ast.AST, Set[str]] = {}
+    stateful: Dict[ast.AST, Set[str]] = {}
+    for node in model.calls:
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            name, attr = func.value.id, func.attr
             if attr in _STRONG_MODULE_METHODS:
-                strong.add(name)
+                strong.setdefault(model.unit_of(node), set()).add(name)
             elif attr in ("load_state_dict", "state_dict"):
-                stateful.add(name)
+                stateful.setdefault(model.unit_of(node), set()).add(name)
             elif attr in ("to", "cuda"):
-                moved.add(name)
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                moved.setdefault(model.unit_of(node), set()).add(name)
+    for node in model.by_type.get(ast.Assign, ()):
+        if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             value = node.value
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
                     value.func.attr in ("to", "cuda") and isinstance(value.func.value, ast.Call):
-                moved.add(node.targets[0].id)
-    return strong | (moved & stateful)
+                moved.setdefault(model.unit_of(node), set()).add(node.targets[0].id)
+    units = set(strong) | (set(moved) & set(stateful))
+    return {unit: strong.get(unit, set()) | (moved.get(unit, set()) & stateful.get(unit, set())) for unit in units}
 
 
 def _strip_graph(value: Value) -> Value:
