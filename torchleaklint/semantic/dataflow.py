@@ -967,17 +967,22 @@ def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
 def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
     """The calls inside `unit` of `name(...)` or `name.attr(...)` for a name in `names`
     (what `ast.walk(unit)` would find, without walking every node of every unit)."""
-    index = model._memo.get(("calls_by_receiver",))
-    if index is None:
-        index = {}
-        for call in model.calls:
-            func = call.func
-            if isinstance(func, ast.Attribute):
-                func = func.value
-            if isinstance(func, ast.Name):
-                index.setdefault(func.id, []).append(call)
-        model._memo[("calls_by_receiver",)] = index
-    return [call for name in names for call in index.get(name, ()) if model.is_inside(call, unit)]
+    index = model.cached(("calls_by_unit_and_receiver",), lambda: _index_calls_by_unit(model))
+    return [call for name in names for call in index.get((unit, name), ())]
+
+
+def _index_calls_by_unit(model) -> Dict[tuple, List[ast.Call]]:
+    """(unit, receiver name) -> calls, each call filed under every function (and the
+    module) that contains it: linear in the calls times the nesting depth."""
+    index: Dict[tuple, List[ast.Call]] = {}
+    for call in model.calls:
+        func = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+        if not isinstance(func, ast.Name):
+            continue
+        for unit in model.ancestors(call):
+            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+                index.setdefault((unit, func.id), []).append(call)
+    return index
 
 
 def flow_env_value(flow: FlowResult, name: str) -> Value:

@@ -27,17 +27,14 @@ class ImportTable:
 
     def qualname(self, expr: ast.AST) -> Optional[str]:
         """The dotted qualified name of a Name/Attribute chain rooted in an import, or None."""
-        parts = []
-        while isinstance(expr, ast.Attribute):
-            parts.append(expr.attr)
-            expr = expr.value
-        if not isinstance(expr, ast.Name):
+        name = dotted(expr)
+        if name is None:
             return None
-        root = self.aliases.get(expr.id)
+        head, dot, rest = name.partition(".")
+        root = self.aliases.get(head)
         if root is None:
             return None
-        parts.append(root)
-        return ".".join(reversed(parts))
+        return root + dot + rest
 
 
 def dotted(expr: ast.AST) -> Optional[str]:

@@ -468,16 +468,7 @@ class SemanticModel:
         return out
 
     def _calls_within(self, owner: ast.AST, skip_loops: bool) -> Iterator[ast.Call]:
-        stack = list(_body_nodes(owner))
-        while stack:
-            node = stack.pop()
-            if isinstance(node, SCOPE_TYPES):
-                continue
-            if skip_loops and isinstance(node, LOOP_TYPES):
-                continue
-            if isinstance(node, ast.Call):
-                yield node
-            stack.extend(ast.iter_child_nodes(node))
+        return (node for node in nodes_within(owner, skip_loops) if isinstance(node, ast.Call))
 
     def runs_training_step(self, owner: ast.AST, depth: int = 0) -> bool:
         """Does this loop (or function) run a backward/optimizer step once per iteration,
@@ -616,11 +607,7 @@ class SemanticModel:
         return False
 
     def _stores_within(self, owner: ast.AST):
-        stack = list(_body_nodes(owner))
-        while stack:
-            node = stack.pop()
-            if isinstance(node, SCOPE_TYPES):
-                continue
+        for node in nodes_within(owner):
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     for leaf in _target_leaves(target):
@@ -635,7 +622,6 @@ class SemanticModel:
                     yield (target.value if _is_full_slice(target) else target), None
             elif isinstance(node, ast.Expr) and _is_clear_call(node.value):
                 yield node.value.func.value, None  # `buf.clear()` empties it like `buf = []`
-            stack.extend(ast.iter_child_nodes(node))
 
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
@@ -704,11 +690,7 @@ class SemanticModel:
         """(keys written, keys read) for every binding and container addition of the unit."""
         from torchleaklint.semantic.dataflow import container_addition
 
-        stack = list(_body_nodes(unit))
-        while stack:
-            node = stack.pop()
-            if isinstance(node, SCOPE_TYPES):
-                continue
+        for node in nodes_within(unit):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 written = {_container_key(leaf) for t in targets for leaf in _target_leaves(t)} - {None}
@@ -721,7 +703,6 @@ class SemanticModel:
                 owner = _container_key(node.func.value) if added is not None else None
                 if owner is not None:
                     yield {owner}, _read_keys(added[0])
-            stack.extend(ast.iter_child_nodes(node))
 
     def is_per_step_function(self, func: ast.AST) -> bool:
         """A module-level function called inside a training loop of this module."""
@@ -914,6 +895,18 @@ def _target_leaves(target: ast.AST) -> List[ast.AST]:
             out.extend(_target_leaves(elt.value if isinstance(elt, ast.Starred) else elt))
         return out
     return [target]
+
+
+def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
+    """The nodes of a function's, loop's or statement's body, without entering nested
+    functions and classes (nor nested loops, with skip_loops)."""
+    stack = list(_body_nodes(owner))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _in_body(loop: ast.AST, child: ast.AST) -> bool:
