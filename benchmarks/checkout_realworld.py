@@ -59,6 +59,9 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_MANIFEST = HERE / "realworld_repos.toml"
+# Repositories too large to snapshot whole are pinned file by file in realworld_files.toml
+# (their commit here is this marker); benchmarks/fetch_pinned_files.py downloads them.
+PER_FILE = "per-file"
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 
 
@@ -149,6 +152,9 @@ def load_manifest(path: Path) -> List[dict]:
         for key in ("name", "url", "commit"):
             if key not in r:
                 raise ValueError(f"manifest entry {r!r} lacks {key!r}")
+        if r["commit"] == PER_FILE:
+            r.setdefault("subdirs", [])
+            continue
         if not COMMIT_RE.match(r["commit"]):
             raise ValueError(f"{r['name']}: commit must be 40 lowercase hex digits")
         r.setdefault("subdirs", [])
@@ -368,6 +374,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     for repo in repos:
         dest = args.dest / dir_name(repo["name"])
         label = f"{repo['name']}@{repo['commit'][:12]}"
+        if repo["commit"] == PER_FILE:
+            print(f"skip    {repo['name']}: pinned per file, run benchmarks/fetch_pinned_files.py --dest {args.dest}")
+            continue
         if dest.exists() and not args.force:
             print(f"skip    {label}: {dest} exists")
             continue
@@ -390,6 +399,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.verify:
         total_files = total_lines = 0
         for repo in repos:
+            if repo["commit"] == PER_FILE:
+                continue
             dest = args.dest / dir_name(repo["name"])
             if not dest.exists():
                 print(f"verify  {repo['name']}: missing {dest}")

@@ -36,6 +36,9 @@ from torchleaklint.rules import all_rules  # noqa: E402
 
 MANIFEST = ROOT / "benchmarks" / "realworld_repos.toml"
 TRIAGE = ROOT / "benchmarks" / "realworld_triage.toml"
+PINNED_FILES = ROOT / "benchmarks" / "realworld_files.toml"
+# A repository pinned file by file (realworld_files.toml) instead of at one commit.
+PER_FILE = "per-file"
 
 
 def load_toml(path: Path) -> dict:
@@ -49,14 +52,23 @@ def repo_dir(corpus: Path, name: str) -> Path:
     return corpus / name.replace("/", "__")
 
 
+def pinned_paths(repo_name: str) -> list:
+    return [pin["path"] for pin in load_toml(PINNED_FILES).get("file", []) if pin["repo"] == repo_name]
+
+
 def lint_repo(corpus: Path, repo: dict):
     base = repo_dir(corpus, repo["name"])
     if not base.is_dir():
         return None
-    roots = [str(base / sub) for sub in repo.get("subdirs", [])] or [str(base)]
     settings = Settings(project_root=str(base), respect_gitignore=False,
                         exclude=Settings().exclude + ("docs", "_downloads", ".build"))
-    files = discover([r for r in roots if os.path.exists(r)], settings)
+    pinned = None
+    if repo["commit"] == PER_FILE:
+        pinned = pinned_paths(repo["name"])
+        files = [str(base / rel) for rel in pinned if (base / rel).is_file()]
+    else:
+        roots = [str(base / sub) for sub in repo.get("subdirs", [])] or [str(base)]
+        files = discover([r for r in roots if os.path.exists(r)], settings)
     findings = []
     lines = 0
     for path in files:
@@ -67,7 +79,8 @@ def lint_repo(corpus: Path, repo: dict):
             source_line = text.splitlines()[d.line - 1].strip() if 0 < d.line <= len(text.splitlines()) else ""
             findings.append({"repo": repo["name"], "path": rel, "line": d.line, "code": d.code,
                              "message": d.message, "source": source_line})
-    return {"files": len(files), "lines": lines, "findings": findings}
+    return {"files": len(files), "lines": lines, "findings": findings,
+            "pinned": None if pinned is None else len(pinned)}
 
 
 def _read(path: str) -> str:
@@ -158,12 +171,16 @@ def render(rows, findings, per_rule, verdicts, missing, elapsed) -> str:
            "`benchmarks/realworld_triage.toml` (each one written after reading the code).", "",
            "| repository | commit | files | lines | findings |", "|---|---|---:|---:|---:|"]
     for repo, result in rows:
-        out.append(f"| [{repo['name']}]({repo['url']}) | `{repo['commit'][:10]}` | {result['files']} | "
+        out.append(f"| [{repo['name']}]({repo['url']}) | {commit_cell(repo, result)} | {result['files']} | "
                    f"{result['lines']:,} | {len(result['findings'])} |")
     total_lines = sum(r["lines"] for _, r in rows)
     out.append(f"| **total** | | {sum(r['files'] for _, r in rows)} | {total_lines:,} | {len(findings)} |")
     if missing:
         out += ["", f"Not checked out (skipped): {', '.join(missing)}."]
+    if any(result["pinned"] is not None for _, result in rows):
+        out += ["", "Repositories marked *per file* are too large to check out whole; each of their files is",
+                "pinned at its own commit in `benchmarks/realworld_files.toml` (download them with",
+                "`benchmarks/fetch_pinned_files.py`), and the files present in the corpus are linted."]
     out += ["", f"Lint time: {elapsed:.1f} s (one process).", "",
             "| rule | findings | true positive | false positive | debatable | untriaged | precision |",
             "|---|---:|---:|---:|---:|---:|---:|"]
@@ -184,6 +201,12 @@ def render(rows, findings, per_rule, verdicts, missing, elapsed) -> str:
         out.append(f"- **{f['verdict']}** `{f['repo']}/{f['path']}:{f['line']}` {f['code']}: "
                    f"`{f['source'][:90]}`{note}")
     return "\n".join(out) + "\n"
+
+
+def commit_cell(repo: dict, result: dict) -> str:
+    if result["pinned"] is None:
+        return f"`{repo['commit'][:10]}`"
+    return f"per file ({result['files']} of {result['pinned']} pinned present)"
 
 
 def render_extras(findings, fixed) -> str:
