@@ -87,7 +87,7 @@ class EvalWithoutNoGrad(Rule):
     summary = "Model evaluated with autograd enabled (no `torch.no_grad()`)"
     fix_title = "Turn autograd off for the evaluation (`@torch.no_grad()` or `with torch.no_grad():`)"
     fix_safety = SAFE
-    tokens = ("eval", "valid", "test", "predict", "infer")
+    tokens = ("eval", "valid", "test", "predict", "infer", "train(False)", "train(mode=False)")
 
     def check(self, model) -> Iterator:
         seen = set()
@@ -132,7 +132,7 @@ class EvalWithoutNoGrad(Rule):
     def _message(self, call, unit, context) -> str:
         shown = _short(call)
         if context[1] is not None:
-            where = f"after `{context[1]}.eval()` at line {context[4].lineno}"
+            where = f"after `{ast.unparse(context[4])}` at line {context[4].lineno}"
         else:
             where = f"in `{unit.name}`"
         advice = "wrap the evaluation in `with torch.no_grad():`"
