@@ -64,3 +64,15 @@ def test_check_detects_a_crash():
         return
     except Exception:  # pragma: no cover
         raise
+
+
+REGRESSIONS = sorted((SCRIPT.parent.parent / "fixtures" / "fuzz_regressions").glob("*.py.txt"))
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=[p.name for p in REGRESSIONS])
+def test_inputs_that_once_broke_the_linter_or_a_fix(path):
+    # saved by scripts/fuzz.py: the first line is the failure, the rest the input (kept
+    # byte for byte: newline="" preserves the CR/CRLF line endings the mutation chose)
+    with open(path, encoding="utf-8", newline="") as handle:
+        source = handle.read().split("\n", 1)[1]
+    fuzz.check_fixes(source, fuzz.check(source))

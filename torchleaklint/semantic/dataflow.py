@@ -300,6 +300,14 @@ class Analyzer:
     stmt_AsyncFunctionDef = stmt_FunctionDef
 
     def stmt_ClassDef(self, s: ast.ClassDef) -> None:
+        # The class body runs once, when the class is created: analyze its statements in
+        # their own scope (so `with no_grad():` regions there are seen); methods are
+        # separate units.
+        for dec in s.decorator_list:
+            self.expr(dec)
+        outer = dict(self.env)
+        self.block([b for b in s.body if not isinstance(b, (ast.FunctionDef, ast.AsyncFunctionDef))])
+        self.env = outer
         self.env[s.name] = Value(CLASS, name=s.name)
 
     def stmt_Delete(self, s: ast.Delete) -> None:
