@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 

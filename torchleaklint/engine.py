@@ -7,7 +7,6 @@ magnitude faster than libcst); libcst is used only to write fixes.
 from __future__ import annotations
 
 import ast
-import os
 import signal
 import sys
 import threading

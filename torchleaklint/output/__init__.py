@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import importlib
-from typing import Callable, Dict
+from typing import Callable
 
 FORMATS = ("concise", "full", "json", "sarif", "github", "grouped")
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-import re
 from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
-from torchleaklint.semantic.values import GRAPH, MODULE, UNKNOWN_V, Value
+from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -29,7 +28,6 @@ LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_st
 HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
 INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
                           "init_hidden", "reset_state", "reset_states"})
-_NAME_TOKEN = re.compile(r"[a-z0-9]+")
 
 
 class ClassInfo:
@@ -276,7 +274,18 @@ class SemanticModel:
 
     # ------------------------------------------------------------- call graph
     def resolve_call(self, call: ast.Call) -> Optional[ast.AST]:
-        """The function or method of this module a call invokes, when it can be known."""
+        """The function or method of this module a call invokes, when it can be known
+        (an `obj.method()` receiver's class comes from the data flow)."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and not _on_self(func):
+            receiver = self.value(func.value) if not self.in_progress(self.unit_of(call)) else None
+            if receiver is not None and receiver.name and receiver.name in self.classes:
+                return self.method(receiver.name, func.attr)
+            return None
+        return self._resolve_static(call)
+
+    def _resolve_static(self, call: ast.Call) -> Optional[ast.AST]:
+        """`f()` of a module function, `Cls()` (its __init__), `self.method()`."""
         func = call.func
         if isinstance(func, ast.Name):
             if func.id in self.module_functions:
@@ -284,15 +293,9 @@ class SemanticModel:
             if func.id in self.classes:
                 return self.method(func.id, "__init__")
             return None
-        if isinstance(func, ast.Attribute):
-            if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-                info = self.enclosing_class_info(call)
-                if info is not None:
-                    return self.method(info.name, func.attr)
-                return None
-            receiver = self.value(func.value) if not self.in_progress(self.unit_of(call)) else None
-            if receiver is not None and receiver.name and receiver.name in self.classes:
-                return self.method(receiver.name, func.attr)
+        if isinstance(func, ast.Attribute) and _on_self(func):
+            info = self.enclosing_class_info(call)
+            return self.method(info.name, func.attr) if info is not None else None
         return None
 
     def call_sites(self, func: ast.AST) -> List[ast.Call]:
@@ -311,19 +314,16 @@ class SemanticModel:
         instance.method for instances bound by a plain `x = Class(...)`)."""
         func = call.func
         if isinstance(func, ast.Name):
-            if func.id in self.module_functions:
-                return self.module_functions[func.id]
-            if func.id in self.classes:
-                return self.method(func.id, "__init__")
+            if func.id in self.module_functions or func.id in self.classes:
+                return self._resolve_static(call)
             cls = self._instance_class_of_name(func.id)
             if cls is not None:  # calling an instance: nn.Module -> forward, else __call__
                 return self.method(cls, "forward") or self.method(cls, "__call__")
             return None
         if isinstance(func, ast.Attribute):
+            if _on_self(func):
+                return self._resolve_static(call)
             owner = func.value
-            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
-                info = self.enclosing_class_info(call)
-                return self.method(info.name, func.attr) if info else None
             cls = None
             if isinstance(owner, ast.Name):
                 cls = self._instance_class_of_name(owner.id)
@@ -548,9 +548,6 @@ class SemanticModel:
                     skipped.update(id(n) for a in _call_args(call) for n in ast.walk(a))
         return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
             & expression_names(expr)
-
-    def _is_module_call(self, call: ast.Call) -> bool:
-        return self.value(call).kind == GRAPH and self.value(call.func).kind == MODULE
 
     def is_step_loop(self, loop: ast.AST) -> bool:
         """A loop that runs once per training/evaluation step."""
@@ -823,9 +820,6 @@ class SemanticModel:
         return depth < 2 and any(self.read_reaches_backward(site, depth + 1) for site in sites)
 
     # ------------------------------------------------------------- helpers
-    def name_tokens(self, name: str) -> Set[str]:
-        return set(_NAME_TOKEN.findall(name.lower()))
-
 
 def expression_names(expr: Optional[ast.AST]) -> Set[str]:
     """Names read by an expression, leaving out the names of called functions."""
@@ -836,27 +830,8 @@ def expression_names(expr: Optional[ast.AST]) -> Set[str]:
     return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
 
 
-def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
-    """Names and dotted attributes (`self.total`) an expression reads, callees excluded."""
-    if expr is None:
-        return set()
-    keys = set(expression_names(expr))
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            key = dotted(node)
-            if key:
-                keys.add(key)
-    return keys
-
-
-def _bound_keys(target: ast.AST) -> Set[str]:
-    keys = set()
-    for leaf in _target_leaves(target):
-        base = leaf.value if isinstance(leaf, ast.Subscript) else leaf
-        key = dotted(base)
-        if key:
-            keys.add(key)
-    return keys
+def _on_self(func: ast.Attribute) -> bool:
+    return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
 
 
 def _reads(expr: ast.AST) -> List[ast.AST]:
@@ -882,6 +857,7 @@ def _container_key(expr: ast.AST) -> Optional[str]:
 
 
 def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
+    """Every name and dotted attribute (`self.total`) in an expression."""
     if expr is None:
         return set()
     return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))

@@ -12,7 +12,7 @@ checks before offering the fix.
 
 from __future__ import annotations
 
-from typing import Optional, Sequence, Set
+from typing import Optional, Sequence
 
 import libcst as cst
 
