@@ -9,6 +9,7 @@ from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import SEQUENCE
+from torchleaklint.semantic.syntax import short_source as _short
 
 # Calls that grow a tensor from its previous value rather than compute something new.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -229,9 +230,3 @@ def _used_as_tensor(model, stmt, key) -> bool:
 
 def func_attr(func) -> str:
     return func.attr if isinstance(func, ast.Attribute) else ""
-
-
-def _short(node) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 40 else text[:37] + "..."
-

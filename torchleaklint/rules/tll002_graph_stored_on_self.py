@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
+from torchleaklint.semantic.syntax import short_source as _short
 
 
 class GraphStoredOnSelf(Rule):
@@ -285,11 +286,6 @@ def _returns_attribute(func, attr) -> bool:
     receiver = _self_name(func)
     return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute) and n.value.attr == attr
                and isinstance(n.value.value, ast.Name) and n.value.value.id == receiver for n in ast.walk(func))
-
-
-def _short(node) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 __all__: Tuple[str, ...] = ("GraphStoredOnSelf",)

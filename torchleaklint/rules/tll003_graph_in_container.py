@@ -10,6 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSORISH
+from torchleaklint.semantic.syntax import short_source as _short
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 _ITERATION_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
@@ -209,8 +210,3 @@ def _iterates_batches(model, iterable) -> bool:
 
 def _method(model, values) -> str:
     return "item" if all(model.value(v).scalar for v in values) else "detach"
-
-
-def _short(node) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 40 else text[:37] + "..."

@@ -13,6 +13,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.model import FUNCTION_TYPES
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
+from torchleaklint.semantic.syntax import short_source as _short
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -345,8 +346,3 @@ def _torch_alias(model) -> Optional[str]:
         if qual == "torch":
             return alias
     return None
-
-
-def _short(node) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 40 else text[:37] + "..."

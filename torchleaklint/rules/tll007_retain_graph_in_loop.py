@@ -7,6 +7,7 @@ from typing import Iterator, Optional
 
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE
+from torchleaklint.semantic.syntax import short_source as _short
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
 
@@ -138,8 +139,3 @@ def _builds_graph_each_iteration(model, loop) -> bool:
         if callee is not None and model.runs_training_step(callee):
             return True
     return False
-
-
-def _short(node) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 40 else text[:37] + "..."

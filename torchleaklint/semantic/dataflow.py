@@ -23,6 +23,7 @@ from torchleaklint.semantic.values import (
     LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
 )
+from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _kw
 
 MAX_SUMMARY_DEPTH = 3
 
@@ -856,17 +857,6 @@ class _NoClass:
 
 
 _NO_CLASS = _NoClass()
-
-
-def _is_static(func) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
-
-
-def _kw(call: ast.Call, name: str):
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
 
 
 def _as_load(target: ast.AST) -> ast.AST:

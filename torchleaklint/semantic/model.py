@@ -14,6 +14,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
+from torchleaklint.semantic.syntax import keyword_arg as _kw
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -819,7 +820,6 @@ class SemanticModel:
             return True  # called from another module, which may back-propagate it
         return depth < 2 and any(self.read_reaches_backward(site, depth + 1) for site in sites)
 
-    # ------------------------------------------------------------- helpers
 
 def expression_names(expr: Optional[ast.AST]) -> Set[str]:
     """Names read by an expression, leaving out the names of called functions."""
@@ -901,13 +901,6 @@ def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.AST]:
     if call.args:
         return call.args[0]
     return _kw(call, keyword)
-
-
-def _kw(call: ast.Call, name: str) -> Optional[ast.AST]:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
 
 
 def _call_args(call: ast.Call) -> List[ast.AST]:

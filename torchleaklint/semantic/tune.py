@@ -13,6 +13,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
+from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword
 
 MAX_DEPTH = 4
 
@@ -587,13 +588,6 @@ def _callee_text(call: ast.Call) -> str:
     return dotted(call.func) or ast.unparse(call.func)
 
 
-def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
-    for kw in call.keywords:
-        if kw.arg == name:
-            return kw.value
-    return None
-
-
 def _argument(call: ast.Call, keyword: str, position: int) -> Optional[ast.expr]:
     found = _keyword(call, keyword)
     if found is None and len(call.args) > position and not any(
@@ -604,7 +598,3 @@ def _argument(call: ast.Call, keyword: str, position: int) -> Optional[ast.expr]
 
 def _position(node) -> Tuple[float, int]:
     return (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
-
-
-def _is_static(func) -> bool:
-    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
