@@ -13,7 +13,7 @@ from cli_run import LEAKY, LEAKY_COL, LEAKY_LINE, run
 
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 JSON_FIELDS = {"path", "line", "column", "end_line", "end_column", "code", "message", "fix_available",
-               "fix_safety", "fix_title"}
+               "fix_safety", "fix_title", "severity", "evidence"}
 
 
 @pytest.fixture
@@ -40,6 +40,13 @@ def test_json_round_trips_with_the_documented_fields(project):
     assert (leak["end_line"], leak["end_column"]) == (LEAKY_LINE, LEAKY_COL + len("total_loss += loss"))
     assert "total_loss" in leak["message"]
     assert leak["fix_available"] is True and leak["fix_safety"] in ("safe", "unsafe") and leak["fix_title"]
+    assert broken["severity"] == "error" and broken["evidence"] == []
+    # the loss is back-propagated every step: what stays alive is the graph's nodes (host memory)
+    assert leak["severity"] == "warning"
+    lines = [step["line"] for step in leak["evidence"]]
+    # where the graph comes from (the loss), the loop that keeps the total, the backward that ran on it
+    assert lines == [LEAKY_LINE - 4, LEAKY_LINE - 5, LEAKY_LINE - 2], leak["evidence"]
+    assert all(set(step) == {"line", "column", "message"} for step in leak["evidence"])
 
 
 def test_json_of_a_clean_run_is_an_empty_list(tmp_path):
@@ -68,7 +75,9 @@ def test_sarif_results_locate_findings_relative_to_the_run(project):
     assert location["artifactLocation"]["uri"] == "src/train.py"
     assert location["region"] == {"startLine": LEAKY_LINE, "startColumn": LEAKY_COL, "endLine": LEAKY_LINE,
                                   "endColumn": LEAKY_COL + len("total_loss += loss")}
-    assert leak["level"] == "error" and "total_loss" in leak["message"]["text"]
+    assert leak["level"] == "warning" and "total_loss" in leak["message"]["text"]  # graph nodes, not activations
+    flow = leak["codeFlows"][0]["threadFlows"][0]["locations"]
+    assert [step["location"]["physicalLocation"]["region"]["startLine"] for step in flow][-1] == LEAKY_LINE
 
 
 def test_the_schema_check_can_fail(project):
@@ -80,7 +89,7 @@ def test_the_schema_check_can_fail(project):
 
 def test_github_workflow_commands(project):
     lines = output(project, "github").splitlines()
-    assert lines[1].startswith(f"::error file=src/train.py,line={LEAKY_LINE},col={LEAKY_COL},"
+    assert lines[1].startswith(f"::warning file=src/train.py,line={LEAKY_LINE},col={LEAKY_COL},"
                                f"endLine={LEAKY_LINE},endColumn={LEAKY_COL + 18},title=TLL001::`total_loss`")
     assert re.fullmatch(r"::error file=src/broken\.py,line=2,col=\d+,title=TLL900::SyntaxError.*", lines[0])
 

@@ -9,6 +9,12 @@ from typing import Optional, Tuple
 SAFE = "safe"
 UNSAFE = "unsafe"
 
+# Severities. ERROR: memory grows on the device, or saved activations stay alive (a graph
+# nothing back-propagates). WARNING: only graph nodes or host memory grow, or the cost is
+# time (empty_cache), not memory.
+ERROR = "error"
+WARNING = "warning"
+
 
 @dataclass(frozen=True)
 class Span:
@@ -45,13 +51,34 @@ class FixSpec:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One link of a finding's chain of facts, at a source position (1-based line, 1-based
+    character column once positioned; rules give the ast node and the engine positions it)."""
+
+    line: int
+    col: int
+    message: str
+
+
+@dataclass(frozen=True)
+class Step:
+    """A link of the evidence chain as a rule states it: the node it rests on and what it proves."""
+
+    node: ast.AST
+    message: str
+
+
+@dataclass(frozen=True)
 class Finding:
-    """What a rule reports: the node to point at, its message and an optional fix."""
+    """What a rule reports: the node to point at, its message, an optional fix, how severe
+    it is and the chain of facts (`Step`s, in order) the claim rests on."""
 
     node: ast.AST
     message: str
     fix: Optional[FixSpec] = None
     code: str = ""
+    severity: str = WARNING
+    evidence: Tuple[Step, ...] = ()
 
 
 @dataclass(frozen=True, order=True)
@@ -66,6 +93,8 @@ class Diagnostic:
     end_line: int = 0
     end_col: int = 0
     fix: Optional[FixSpec] = field(default=None, compare=False)
+    severity: str = field(default=ERROR, compare=False)
+    evidence: Tuple[Evidence, ...] = field(default=(), compare=False)
 
     @property
     def fix_available(self) -> bool:

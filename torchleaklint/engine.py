@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
-from torchleaklint.diagnostics import Diagnostic, Finding, Span
+from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
 from torchleaklint.noqa import NoqaLines, suppressed
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
@@ -164,7 +164,14 @@ def to_diagnostic(finding: Finding, path: str, lines: Sequence[str]) -> Diagnost
     col = char_column(text, getattr(node, "col_offset", 0))
     end_col = char_column(end_text, getattr(node, "end_col_offset", None) or 0)
     return Diagnostic(path=path, line=line, col=col + 1, code=finding.code, message=finding.message,
-                      end_line=end_line, end_col=end_col + 1, fix=finding.fix)
+                      end_line=end_line, end_col=end_col + 1, fix=finding.fix, severity=finding.severity,
+                      evidence=tuple(_position(step, lines) for step in finding.evidence))
+
+
+def _position(step, lines: Sequence[str]) -> Evidence:
+    line = getattr(step.node, "lineno", 1)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return Evidence(line=line, col=char_column(text, getattr(step.node, "col_offset", 0)) + 1, message=step.message)
 
 
 def node_span(node: ast.AST, lines: Sequence[str]) -> Span:

@@ -22,8 +22,11 @@ def _block(d, lines: Optional[List[str]], unsafe_fixes: bool) -> str:
         text = lines[d.line - 1].rstrip("\r\n")
         gutter = " " * len(str(d.line))
         out += [f"{gutter} |", f"{d.line} | {text}", f"{gutter} | {_carets(text, d)}"]
+    gutter = " " * len(str(d.line))
+    for step in d.evidence:
+        out.append(f"{gutter} = evidence: line {step.line}: {step.message}")
     if d.fix is not None and d.fix.title:
-        out.append(f"{' ' * len(str(d.line))} = help: {d.fix.title}")
+        out.append(f"{gutter} = help: {d.fix.title}")
     return "\n".join(out) + "\n"
 
 

@@ -20,7 +20,8 @@ def line(d) -> str:
         props.update(endLine=d.end_line, endColumn=d.end_col)
     props["title"] = d.code
     rendered = ",".join(f"{key}={_escape_property(str(value))}" for key, value in props.items())
-    return f"::error {rendered}::{_escape_data(d.message)}"
+    command = "warning" if getattr(d, "severity", "error") == "warning" else "error"
+    return f"::{command} {rendered}::{_escape_data(d.message)}"
 
 
 def render(diagnostics, context=None) -> str:

@@ -21,6 +21,8 @@ def as_dict(d) -> dict:
         "fix_available": d.fix is not None,
         "fix_safety": d.fix.safety if d.fix is not None else None,
         "fix_title": d.fix.title if d.fix is not None else None,
+        "severity": d.severity,
+        "evidence": [{"line": e.line, "column": e.col, "message": e.message} for e in d.evidence],
     }
 
 

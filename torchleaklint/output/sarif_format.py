@@ -42,21 +42,21 @@ def render(diagnostics, context=None) -> str:
 
 def _descriptors() -> List[Dict]:
     out = [_descriptor(code, cls.name, cls.summary, _section(cls.documentation(), "What it does"),
-                       cls.documentation())
+                       cls.documentation(), cls.severity)
            for code, cls in all_rules().items()]
     for code, (name, summary, text) in ENGINE_CODES.items():
         out.append(_descriptor(code, name, summary, text, text))
     return out
 
 
-def _descriptor(code: str, name: str, summary: str, full: str, help_markdown: str) -> Dict:
+def _descriptor(code: str, name: str, summary: str, full: str, help_markdown: str, level: str = "error") -> Dict:
     return {
         "id": code,
         "name": name,
         "shortDescription": {"text": summary},
         "fullDescription": {"text": full or summary},
         "help": {"text": help_markdown, "markdown": help_markdown},
-        "defaultConfiguration": {"level": "error"},
+        "defaultConfiguration": {"level": level},
     }
 
 
@@ -70,18 +70,32 @@ def _result(d, index: Dict[str, int], base: str) -> Dict:
     region = {"startLine": d.line, "startColumn": d.col}
     if d.end_line:
         region.update(endLine=d.end_line, endColumn=d.end_col)
+    uri = artifact_uri(d.path, base)
     result = {
         "ruleId": d.code,
-        "level": "error",
+        "level": d.severity if d.severity in ("error", "warning", "note") else "error",
         "message": {"text": d.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": {"uri": artifact_uri(d.path, base)},
+            "artifactLocation": {"uri": uri},
             "region": region,
         }}],
     }
+    if d.evidence:
+        result["codeFlows"] = [_code_flow(d, uri)]
     if d.code in index:
         result["ruleIndex"] = index[d.code]
     return result
+
+
+def _code_flow(d, uri: str) -> Dict:
+    """The evidence chain as one thread flow: GitHub code scanning shows it as a path."""
+    steps = list(d.evidence) + [type(d.evidence[0])(d.line, d.col, d.message)]
+    return {"threadFlows": [{"locations": [
+        {"location": {
+            "physicalLocation": {"artifactLocation": {"uri": uri},
+                                 "region": {"startLine": step.line, "startColumn": step.col}},
+            "message": {"text": step.message},
+        }} for step in steps]}]}
 
 
 def artifact_uri(path: str, base: str) -> str:

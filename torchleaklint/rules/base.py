@@ -7,7 +7,7 @@ import pkgutil
 import re
 from typing import ClassVar, Dict, Iterable, List, Tuple
 
-from torchleaklint.diagnostics import Finding
+from torchleaklint.diagnostics import WARNING, Finding, Step
 
 
 class Rule:
@@ -23,6 +23,7 @@ class Rule:
     fix_title: ClassVar[str] = ""
     fix_safety: ClassVar[str] = ""  # "safe", "unsafe" or "" (no fix)
     tokens: ClassVar[Tuple[str, ...]] = ()
+    severity: ClassVar[str] = WARNING  # the default; a finding may say otherwise
     options: ClassVar[Dict[str, object]] = {}
 
     def __init__(self, settings=None):
@@ -41,8 +42,11 @@ class Rule:
     def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
 
-    def finding(self, node, message, fix=None) -> Finding:
-        return Finding(node=node, message=message, fix=fix, code=self.code)
+    def finding(self, node, message, fix=None, severity=None, evidence=()) -> Finding:
+        """`evidence`: (node, message) pairs or `Step`s, the chain of facts in order."""
+        steps = tuple(item if isinstance(item, Step) else Step(*item) for item in evidence if item is not None)
+        return Finding(node=node, message=message, fix=fix, code=self.code,
+                       severity=severity or self.severity, evidence=steps)
 
     @classmethod
     def documentation(cls) -> str:

@@ -7,6 +7,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import SEQUENCE
 from torchleaklint.semantic.syntax import short_source as _short
@@ -94,8 +95,10 @@ class LossAccumulation(Rule):
             why = model.outlives_step(stmt, key)
             if why is None:
                 continue
-            yield self.finding(stmt, self._message(model, key, operands, why),
-                               self._fix(model, stmt, key, operands))
+            kept = kept_graph(model, stmt, operands[0], key, why, key)
+            yield self.finding(stmt, self._message(model, key, operands, why, kept),
+                               self._fix(model, stmt, key, operands), severity=kept.severity,
+                               evidence=kept.evidence(f"`{key}` keeps its value"))
 
     # A statement is an accumulation when its target is updated from its own previous value
     # with an arithmetic operator or a growing call (torch.cat). Returns the target key and
@@ -120,12 +123,11 @@ class LossAccumulation(Rule):
             return None
         return key, operands
 
-    def _message(self, model, key, operands, why) -> str:
+    def _message(self, model, key, operands, why, kept) -> str:
         shown = _short(operands[0])
         fix = f"`{shown}.item()`" if _is_scalar(model, operands) else f"`{shown}.detach()`"
         where = "across iterations" if why == "loop" else "across training steps"
-        return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; "
-                f"every step's graph stays alive. Use {fix}")
+        return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
 
     def _fix(self, model, stmt, key, operands) -> Optional[FixSpec]:
         method = "item" if _is_scalar(model, operands) and not _used_as_tensor(model, stmt, key) else "detach"

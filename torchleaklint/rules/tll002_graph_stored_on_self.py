@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
 from torchleaklint.semantic.syntax import short_source as _short
@@ -95,10 +95,26 @@ class GraphStoredOnSelf(Rule):
         if _detached_by_class(model, attr, methods):
             return None
         fed_back = _fed_back(model, stmt, target, func, methods)
-        if not fed_back and any(model.read_reaches_backward(read) for read in _reads_elsewhere(model, attr, stmt, func)):
+        elsewhere = _reads_elsewhere(model, attr, stmt, func)
+        if not fed_back and any(model.read_reaches_backward(read) for read in elsewhere):
             return None  # consumed by a backward of the same step: not a leak
+        if not fed_back and any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
+            return None  # a closure handed to a library may back-propagate it: unknown, stay quiet
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
-                            self._fix(stmt, attr))
+                            self._fix(stmt, attr), severity=ERROR,
+                            evidence=self._evidence(model, stmt, target, func, why, fed_back))
+
+    def _evidence(self, model, stmt, target, func, why, fed_back) -> list:
+        stored = _stored_expr(stmt, target)
+        site = model.training_loop_call_site(func)
+        steps = [model.graph_origin(stored), (site or func, why)]
+        if fed_back:
+            steps.append((stmt, f"the next step computes from `self.{target.attr}`, chaining each step's "
+                                f"graph to the previous ones"))
+        else:
+            steps.append((stmt, f"no read of `self.{target.attr}` reaches a backward: its graph is never "
+                                f"back-propagated, only kept"))
+        return steps
 
     def _message(self, model, stmt, target, func, info, fed_back) -> str:
         stored = _stored_expr(stmt, target)
@@ -190,10 +206,12 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     attr = target.attr
     if isinstance(stmt, ast.AugAssign):
         return True
-    refreshed = _graph_free_stores(model, func, attr)
+    reaching = model.reaching(func)
     for read in _self_reads(func, attr):
-        if _before(read, stmt) and not model.value_killed_at(read) and \
-                not any(_pos(store) < _pos(read) for store in refreshed):
+        # only a read that can see what the previous call left counts: after
+        # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
+        if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
+                and not _reads_detached_state(model, func, read):
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method):
@@ -203,18 +221,13 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     return False
 
 
-def _graph_free_stores(model, func, attr) -> List[ast.Attribute]:
-    """Stores of `self.attr` in `func` that bind a graph-free value: a read after one sees
-    the detached state (`self.h = self.h.detach()` at the top of the step)."""
+def _reads_detached_state(model, func, read) -> bool:
+    """Every definition of `self.attr` this call made before the read is graph-free: a read
+    after `self.h = self.h.detach()` at the top of the step sees the detached state."""
     flow = model.flow(func)
-    receiver = _self_name(func)
-    out = []
-    for node in ast.walk(func):
-        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
-                and isinstance(node.value, ast.Name) and node.value.id == receiver and flow is not None \
-                and not flow.values.get(node, _NOTHING).carries_graph:
-            out.append(node)
-    return out
+    definitions = model.reaching(func).definitions(read)
+    return flow is not None and bool(definitions) and model.reaching(func).from_entry(read) is False and \
+        not any(flow.values.get(d, _NOTHING).carries_graph for d in definitions)
 
 
 def _pos(node):
@@ -243,13 +256,30 @@ def _detached_by_class(model, attr, methods) -> bool:
             continue
         receiver = _self_name(method)
         for node in ast.walk(method):
-            if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
-                    and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            if _is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
                 value = flow.values.get(node, _NOTHING)
                 source = getattr(model.statement_of(node), "value", None)
                 if not value.carries_graph and source is not None and _reads_own_value(source, attr, receiver):
                     return True
+            # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                    _is_self_attr(node.value, attr, receiver):
+                source = getattr(model.statement_of(node), "value", None)
+                if source is not None and _reads_own_value(source, attr, receiver) and \
+                        not flow.values.get(source, _NOTHING).carries_graph and _is_detach(source):
+                    return True
     return False
+
+
+def _is_self_attr(node, attr, receiver) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == receiver
+
+
+def _is_detach(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr in ("detach", "detach_", "item", "clone") and \
+        (expr.func.attr != "clone" or _is_detach(expr.func.value))
 
 
 def _reads_own_value(expr, attr, receiver) -> bool:
@@ -271,6 +301,19 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
             continue
         out.append(read)
     return out
+
+
+def _read_by_code_we_cannot_follow(model, read) -> bool:
+    """The read is in a nested function or lambda that this module never calls itself
+    (a closure passed to `optimizer.step(closure)`, a hook, a library callback)."""
+    unit = model.unit_of(read)
+    lambda_around = any(isinstance(anc, ast.Lambda) for anc in model.ancestors(read))
+    if lambda_around:
+        return True
+    if not isinstance(unit, FUNCTION_TYPES) or model.class_of(unit) is not None:
+        return False
+    nested = model.unit_of(unit) is not model.tree
+    return nested and not model.call_sites(unit)
 
 
 def _detached(expr) -> str:

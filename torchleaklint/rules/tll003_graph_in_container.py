@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSORISH
@@ -94,10 +95,12 @@ class GraphInContainer(Rule):
         why = model.outlives_step(node, key)
         if why is None or _consumed_by_backward(model, node, key):
             return None
-        return self.finding(node, self._message(model, container, values, why, node),
-                            self._fix(model, values))
+        kept = kept_graph(model, node, values[0], _short(container), why, key)
+        return self.finding(node, self._message(model, container, values, why, node, kept),
+                            self._fix(model, values), severity=kept.severity,
+                            evidence=kept.evidence(f"`{_short(container)}` keeps what was put into it"))
 
-    def _message(self, model, container, values, why, node) -> str:
+    def _message(self, model, container, values, why, node, kept) -> str:
         shown = _short(values[0])
         name = _short(container)
         if why == "loop":
@@ -105,8 +108,8 @@ class GraphInContainer(Rule):
         else:
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"
-        return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; every stored "
-                f"step's graph and activations stay alive. Store `{shown}.{_method(model, values)}()`")
+        return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
+                f"Store `{shown}.{_method(model, values)}()`")
 
     def _fix(self, model, values) -> Optional[FixSpec]:
         method = _method(model, values)
@@ -128,7 +131,10 @@ class GraphInContainer(Rule):
         message = (f"This {kind} comprehension over the batches keeps `{shown}`, which carries an "
                    f"autograd graph, for every batch at once; all their graphs and activations stay "
                    f"alive. Store `{shown}.{_method(model, [elt])}()`")
-        return self.finding(comp, message, self._fix(model, [elt]))
+        return self.finding(comp, message, self._fix(model, [elt]), severity=ERROR,
+                            evidence=[model.graph_origin(elt),
+                                      (comp, "the comprehension runs over every batch and no backward consumes "
+                                             "its elements")])
 
 
 def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:

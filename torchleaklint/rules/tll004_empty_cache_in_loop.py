@@ -6,7 +6,7 @@ import ast
 import fnmatch
 from typing import Iterator, Optional
 
-from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.model import FUNCTION_TYPES
@@ -88,7 +88,9 @@ class EmptyCacheInLoop(Rule):
             message = (f"`{shown}()` runs {why}: it frees no memory held by live tensors, synchronizes "
                        f"the device and makes the allocator `cudaMalloc` the same blocks again next "
                        f"step, slowing training. Remove it")
-            yield self.finding(call, message, _fix(model, call))
+            loop = next(iter(model.loops_around(call)), None)
+            evidence = [(loop or model.unit_of(call), f"this runs {why}")]
+            yield self.finding(call, message, _fix(model, call), severity=WARNING, evidence=evidence)
 
 
 def _runs_per_step(model, call) -> Optional[str]:

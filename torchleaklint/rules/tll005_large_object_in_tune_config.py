@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional, Set, Tuple
 
-from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune import (
@@ -85,7 +85,10 @@ class LargeObjectInTuneConfig(Rule):
                     continue
                 reported.add(where)
                 yield self.finding(entry.where, _message(model, tune_call, keys, weight),
-                                   _fix(model, tune_call, keys, alias))
+                                   _fix(model, tune_call, keys, alias), severity=WARNING,
+                                   evidence=[(entry.where, f"a {weight} enters the Tune config here"),
+                                             (tune_call, "Tune serializes the whole config into every trial "
+                                                         "and keeps it in each trial's results")])
 
 
 def _heavy_entries(model, config: ast.AST, path, depth) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:

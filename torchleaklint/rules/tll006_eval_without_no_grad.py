@@ -6,7 +6,7 @@ import ast
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchleaklint.diagnostics import SAFE, FixSpec, Span
+from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, wrap_is_safe
 from torchleaklint.semantic import torch_api
@@ -99,7 +99,8 @@ class EvalWithoutNoGrad(Rule):
             unit = model.unit_of(call)
             if self._exempt(model, call, unit, context):
                 continue
-            yield self.finding(call, self._message(call, unit, context), self._fix(model, call, unit, context))
+            yield self.finding(call, self._message(call, unit, context), self._fix(model, call, unit, context),
+                               severity=ERROR, evidence=self._evidence(call, unit, context))
 
     # An evaluation context is (kind, receiver, start, end, eval_call): "region" after
     # `receiver.eval()`, or "name" for a whole function named like evaluation.
@@ -128,7 +129,17 @@ class EvalWithoutNoGrad(Rule):
                                      and unit.name.endswith("_step")):
                 return True
         start, end = context[2], context[3]
+        if context[1] is None and _result_back_propagated(model, unit):
+            return True  # a `predict` that training back-propagates through is training code
         return _has_gradient_code(model, unit, start, end)
+
+    def _evidence(self, call, unit, context) -> list:
+        if context[4] is not None:
+            start = (context[4], f"`{ast.unparse(context[4])}` switches to evaluation here")
+        else:
+            start = (unit, f"`{unit.name}` is an evaluation function: nothing in it computes gradients")
+        return [start, (call, "this forward runs with autograd on (no `torch.no_grad()` / "
+                              "`inference_mode()` around it), so it records a graph and keeps its activations")]
 
     def _message(self, call, unit, context) -> str:
         shown = _short(call)
@@ -166,6 +177,58 @@ class EvalWithoutNoGrad(Rule):
         return FixSpec(codemod="wrap_in_no_grad", safety=SAFE, title=_WRAP_TITLE, target=Span.of(eval_stmt),
                        params=(("torch_alias", _torch_alias(model)), ("first", _span(statements[0])),
                                ("last", _span(statements[-1]))))
+
+
+def _result_back_propagated(model, unit) -> bool:
+    """Does a training path back-propagate what `unit` returns? A call site (in this module,
+    through `self.` in any class too) in a function that runs a training backward, outside
+    no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
+    training, so this is no evaluation."""
+    if not isinstance(unit, FUNCTION_TYPES):
+        return False
+    for site in _sites_including_self_calls(model, unit):
+        caller = model.unit_of(site)
+        if model.grad_disabled_at(site) or not any(
+                model.is_training_backward(c) for c in model.backward_calls_in(caller)):
+            continue
+        stmt = model.statement_of(site)
+        if isinstance(stmt, ast.Expr) and model.is_training_backward(stmt.value):
+            return True
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        names = {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if any(model.feeds_backward(caller, name) for name in names):
+            return True
+        if any(model.is_inside(site, model.backward_target(c)) for c in model.backward_calls_in(caller)
+               if model.backward_target(c) is not None):
+            return True
+    return False
+
+
+def _sites_including_self_calls(model, unit) -> List[ast.Call]:
+    """Call sites of a method: resolved ones, and `self.<name>(...)` in any method of the
+    module (a subclass's `update` calling the inherited `predict`)."""
+    sites = list(model.call_sites(unit))
+    owner = model.class_of(unit)
+    if owner is not None:
+        for call in model.calls:
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr == unit.name and isinstance(func.value, ast.Name) \
+                    and func.value.id == "self" and call not in sites \
+                    and _inherits_from(model, model.enclosing_class_info(call), owner):
+                sites.append(call)
+    return sites
+
+
+def _inherits_from(model, info, ancestor) -> bool:
+    """`info` is `ancestor` or a subclass of it defined in this module."""
+    seen = set()
+    while info is not None and info.name not in seen:
+        if info is ancestor:
+            return True
+        seen.add(info.name)
+        info = next((model.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
+                     if b.rsplit(".", 1)[-1] in model.classes), None)
+    return False
 
 
 _DECORATE_TITLE = "Decorate the function with `@torch.no_grad()`"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from torchleaklint.diagnostics import ERROR
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE
 from torchleaklint.semantic.syntax import short_source as _short
@@ -84,7 +85,11 @@ class RetainGraphInLoop(Rule):
                        f"again in the iteration: each iteration's graph stays alive. Drop "
                        f"`retain_graph=True`; if it silenced \"backward through the graph a second time\", "
                        f"detach the state carried across iterations instead")
-            yield self.finding(call, message)
+            evidence = [(loops[0], "this loop builds a new graph every iteration and back-propagates it "
+                                   "with retain_graph=True"),
+                        (call, "no later backward in the same iteration goes through this graph, so the "
+                               "retained graph and its saved activations are never released")]
+            yield self.finding(call, message, severity=ERROR, evidence=evidence)
 
 
 def _retains_graph(model, call) -> bool:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional, Tuple
 
-from torchleaklint.diagnostics import UNSAFE, FixSpec, Span
+from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import SCOPE_TYPES
-from torchleaklint.semantic.values import MODULE, UNKNOWN
+from torchleaklint.semantic.values import UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -16,8 +16,6 @@ _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "t
 _BUILTINS = frozenset({"max", "min", "sum", "abs", "len", "list", "tuple", "dict", "set", "sorted", "round",
                        "float", "int", "print", "isinstance", "getattr", "str", "repr", "zip", "enumerate"})
 
-_NON_FORWARD_PREFIXES = ("init", "reset", "zero", "get", "new", "sample", "generate")
-_NON_FORWARD_NAMES = frozenset({"to", "cpu", "cuda", "detach", "clone", "copy", "state_dict", "load_state_dict"})
 
 
 class StateNotDetached(Rule):
@@ -90,7 +88,8 @@ class StateNotDetached(Rule):
                     loop = loop or found
                     reported.append(name)
             if loop is not None and not model.grad_disabled_at(stmt):
-                yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported))
+                yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported),
+                                   severity=ERROR, evidence=_evidence(model, stmt, loop, reported))
 
     def _message(self, names, loop) -> str:
         shown = ", ".join(f"`{n}`" for n in names)
@@ -109,6 +108,19 @@ class StateNotDetached(Rule):
             params = (("name", ", ".join(names)), ("tuple_size", len(names)), ("names", tuple(names)))
         return FixSpec(codemod="insert_detach", safety=UNSAFE, title=self.fix_title,
                        target=Span.of(loop), params=params)
+
+
+def _evidence(model, stmt, loop, names) -> list:
+    shown = ", ".join(f"`{n}`" for n in names)
+    backward = next((c for c in _calls_in_body(loop) if model.backward_target(c) is not None), None)
+    steps = [(stmt, f"{shown} is computed here from the previous iteration's value through a call "
+                    f"that builds an autograd graph"),
+             (loop, "the value bound in one iteration of this loop is the one read in the next "
+                    "(no `.detach()` or fresh binding in between)")]
+    if backward is not None:
+        steps.append((backward, "this backward runs every iteration and walks back through every earlier "
+                                "iteration's graph"))
+    return steps
 
 
 def _target_names(target) -> List[ast.Name]:
@@ -185,20 +197,10 @@ def _carries_graph_after(model, stmt, name) -> bool:
     value = _value_after(model, stmt, name)
     if value is None:
         return False
-    if value.carries_graph:
-        return True
-    # `model.cell(x, state)` on a module whose class is not known: the attribute may be a
-    # submodule or a method, so the data flow leaves it unknown; a module method fed its
-    # own previous output, in a loop that back-propagates, is the recurrent-state shape.
-    return value.kind == UNKNOWN and _module_method_call(model, stmt.value)
-
-
-def _module_method_call(model, expr) -> bool:
-    if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
-        return False
-    if expr.func.attr.startswith(_NON_FORWARD_PREFIXES) or expr.func.attr in _NON_FORWARD_NAMES:
-        return False
-    return model.value(expr.func.value).kind == MODULE
+    # Only a proven graph counts: `model.cell(x, state)` on a module of unknown class may
+    # be a method returning anything (a cached tensor, a number), so an unknown result
+    # yields no finding.
+    return value.carries_graph
 
 
 def _backward_loop(model, stmt, name) -> Optional[ast.AST]:

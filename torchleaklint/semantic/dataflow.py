@@ -321,7 +321,7 @@ class Analyzer:
     # ------------------------------------------------------------ binding
     def bind(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
         if isinstance(target, ast.Name):
-            if value.kind == UNKNOWN and target.id in self.evidence:
+            if value.kind == UNKNOWN and target in self.evidence:
                 value = Value(GRAPH, scalar=True)  # `x.backward()` proves x carries a graph
             elif value.kind == UNKNOWN and target.id in self.module_names:
                 value = Value(MODULE)  # `x.parameters()`, `x.to(d)` + `x.load_state_dict()`
@@ -427,8 +427,17 @@ class Analyzer:
             if owner.carries_graph:
                 return GRAPH_V  # attribute of a model output object: `outputs.loss`
         if owner.kind == MODULE and not owner.name:
-            return UNKNOWN_V
+            return self._unique_class_attribute(e.attr)
         return UNKNOWN_V
+
+    def _unique_class_attribute(self, attr: str) -> Value:
+        """`model.cell` on an nn.Module of unknown class: when exactly one module class of
+        this file sets `self.cell` in its init-like methods, that is the value (ambiguous or
+        absent: unknown, never a guess)."""
+        owners = self.m.cached(("attribute_owners", attr), lambda: _module_classes_setting(self.m, attr))
+        if len(owners) != 1:
+            return UNKNOWN_V
+        return self.m_attribute(owners[0], attr)
 
     def m_attribute(self, class_name: str, attr: str) -> Value:
         """The value an instance attribute holds, from its class's init-like methods."""
@@ -590,6 +599,8 @@ class Analyzer:
         added = container_addition(e)
         if added is None:
             return
+        if receiver.kind == UNKNOWN and e.func.attr == "add":
+            return  # `meter.add(loss)` on an object of unknown class: a set proves nothing here
         value = args[e.args.index(added[0])] if added[0] in e.args else UNKNOWN_V
         self.env[key] = grown(receiver, element_of(value) if added[1] else value)
 
@@ -615,6 +626,8 @@ class Analyzer:
             if self.m.method(receiver.name, func.attr) is not None:
                 return Value(FUNCTION, name=f"{receiver.name}.{func.attr}")
             return self.m_attribute(receiver.name, func.attr)
+        if receiver.kind == MODULE and not receiver.name:
+            return self._unique_class_attribute(func.attr)
         return UNKNOWN_V
 
     def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
@@ -731,6 +744,8 @@ class Analyzer:
             return TENSOR_V
         if qual in _LOAD_FUNCTIONS or qual.startswith(_DATA_PREFIXES):
             return Value(DATA)
+        if qual == "torch.autograd.grad":
+            return self._autograd_grad_value(e)
         if qual.startswith("torch."):
             if torch_api.is_scalar_function(qual):
                 return SCALAR_V
@@ -746,6 +761,16 @@ class Analyzer:
             return args[0]
         if qual.startswith("math."):
             return SCALAR_V
+        return UNKNOWN_V
+
+    def _autograd_grad_value(self, e: ast.Call) -> Value:
+        """`torch.autograd.grad` returns gradients without a graph unless `create_graph=True`
+        (then they are differentiable: higher-order code); a computed flag is unknown."""
+        flag = _kw(e, "create_graph")
+        if flag is None or (isinstance(flag, ast.Constant) and not flag.value):
+            return sequence_of(TENSOR_V)
+        if isinstance(flag, ast.Constant) and flag.value is True and not self.nograd:
+            return sequence_of(GRAPH_V)
         return UNKNOWN_V
 
     def loss_value(self, all_args) -> Value:
@@ -1025,20 +1050,53 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
     return result
 
 
-def _backward_evidence(model, unit) -> Set[str]:
-    """Names differentiated in this unit: `x.backward()`, `autograd.grad(x, ...)`, ..., and
-    the loss a LightningModule's `training_step` returns (Lightning back-propagates it)."""
-    names = model.backwarded_names(unit)
+def _module_classes_setting(model, attr: str) -> List[str]:
+    """The nn.Module classes of this file whose init-like methods store `self.<attr>`."""
+    from torchleaklint.semantic.model import INIT_METHODS
+
+    out = []
+    for name, info in model.classes.items():
+        if not model.is_module_class(info):
+            continue
+        for method_name, method in info.methods.items():
+            if method_name in INIT_METHODS and any(
+                    isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
+                    and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(method)):
+                out.append(name)
+                break
+    return out
+
+
+def _backward_evidence(model, unit) -> Set[ast.AST]:
+    """The definitions (name bindings) whose values this unit differentiates: those that
+    reach the operands of `x.backward()`, `autograd.grad(x, ...)`, ..., and the loss a
+    LightningModule's `training_step` returns (Lightning back-propagates it). Evidence
+    belongs to a definition: `loss.backward()` in the training loop says nothing about
+    another `loss` bound in an evaluation loop of the same function."""
+    reads = [read for call in model.backward_calls_in(unit)
+             for read in _operand_names(model.backward_target(call))]
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name == "training_step":
         info = model.class_of(unit)
         if info is not None and model.class_is(info, "LightningModule"):
-            names = names | _returned_loss_names(unit)
-    return names
+            reads += _returned_loss_reads(unit)
+    if not reads:
+        return set()
+    reaching = model.reaching(unit)
+    return {definition for read in reads for definition in reaching.definitions(read)}
 
 
-def _returned_loss_names(func) -> Set[str]:
-    """`return loss` / `return {"loss": loss, ...}`: the name Lightning calls backward on."""
-    out: Set[str] = set()
+def _operand_names(expr) -> List[ast.Name]:
+    """The names read in a differentiated expression, not the names of called functions."""
+    if expr is None:
+        return []
+    callees = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
+               for name in ast.walk(call.func) if isinstance(name, ast.Name)}
+    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in callees]
+
+
+def _returned_loss_reads(func) -> List[ast.Name]:
+    """`return loss` / `return {"loss": loss, ...}`: the read Lightning calls backward on."""
+    out: List[ast.Name] = []
     for node in ast.walk(func):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
@@ -1047,5 +1105,5 @@ def _returned_loss_names(func) -> Set[str]:
             value = next((v for k, v in zip(value.keys, value.values)
                           if isinstance(k, ast.Constant) and k.value == "loss"), None)
         if isinstance(value, ast.Name):
-            out.add(value.id)
+            out.append(value)
     return out

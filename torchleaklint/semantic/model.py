@@ -464,9 +464,16 @@ class SemanticModel:
         nested loop (when direct_only) or nested function."""
         out = []
         for call in self._calls_within(body_owner, skip_loops=direct_only):
-            if self.backward_target(call) is not None or self.is_optimizer_step(call) or self.is_scaler_step(call):
+            if self.is_training_backward(call) or self.is_optimizer_step(call) or self.is_scaler_step(call):
                 out.append(call)
         return out
+
+    def is_training_backward(self, call: ast.Call) -> bool:
+        """A backward that accumulates gradients into parameters (`loss.backward()`,
+        `accelerator.backward(loss)`), not `torch.autograd.grad`, which returns gradients
+        (Jacobian rows, input gradients) and is no training step by itself."""
+        return self.backward_target(call) is not None and \
+            self.qualname(call.func) not in ("torch.autograd.grad",)
 
     def _calls_within(self, owner: ast.AST, skip_loops: bool) -> Iterator[ast.Call]:
         return (node for node in nodes_within(owner, skip_loops) if isinstance(node, ast.Call))
@@ -555,22 +562,93 @@ class SemanticModel:
         return self.runs_training_step(loop) or self.is_data_loop(loop)
 
     # ------------------------------------------------------ loop-carried state
+    def reaching(self, unit: ast.AST):
+        """Reaching definitions of a function (or the module body), computed once."""
+        from torchleaklint.semantic.reaching import ReachingDefinitions
+
+        return self.cached(("reaching", unit), lambda: ReachingDefinitions(unit))
+
+    # ------------------------------------------------------ provenance
+    def graph_origin(self, expr: ast.AST):
+        """(node, message): where the value of `expr` got its autograd graph, or None."""
+        from torchleaklint.semantic.provenance import graph_origin
+
+        return graph_origin(self, expr)
+
+    def consumed_by_backward(self, expr: ast.AST, loop: Optional[ast.AST]) -> Optional[ast.Call]:
+        """The backward of the same iteration of `loop` that differentiates `expr`'s value."""
+        from torchleaklint.semantic.provenance import consumed_by_backward
+
+        return consumed_by_backward(self, expr, loop)
+
+    def iteration_backwards(self, loop: ast.AST) -> List[ast.Call]:
+        from torchleaklint.semantic.provenance import iteration_backwards
+
+        return iteration_backwards(self, loop)
+
+    def step_loop_carrying(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
+        """The innermost loop that runs once per step across which `key` (as `stmt` leaves
+        it) survives, or None."""
+        return next((loop for loop in self.carried_loops(stmt, key) if self.is_step_loop(loop)), None)
+
+    def key_reads(self, stmt: ast.AST, key: str) -> List[ast.AST]:
+        """The reads of `key` (a name, `self.total`, or `buf[]` for the container buf) that a
+        statement makes, its augmented target included, outside nested scopes."""
+        base = key[:-2] if key.endswith("[]") else key
+        out = []
+        for node in nodes_within(stmt):
+            if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) == base and (
+                    isinstance(node.ctx, ast.Load) or (isinstance(stmt, ast.AugAssign) and node is stmt.target)):
+                out.append(node)
+        return out
+
     def carried_loops(self, stmt: ast.AST, key: str) -> List[ast.AST]:
-        """The enclosing loops across whose iterations `key` survives, innermost first: all
-        loops up to the first one whose body rebinds it fresh (`total = 0`)."""
+        """The enclosing loops across whose iterations what `stmt` did to `key` (bound it,
+        or put a value into the container) survives, innermost first, up to the first loop
+        in which it does not (reaching definitions: `total = 0` at the top of the body, or
+        `buf.clear()` after the append, on every path)."""
+        unit = self.unit_of(stmt)
+        reaching = self.reaching(unit)
+        base = key[:-2] if key.endswith("[]") else key
+        reads = self.key_reads(stmt, key)
         out = []
         for loop in self.loops_around(stmt):
-            if self.rebound_fresh_in(loop, key):
+            survives = reaching.effect_survives(stmt, base, loop)
+            if survives is not None and not reaching.is_mutation(stmt, base) and reads:
+                # a rebinding total (`t += x`, `t = t + x`): it survives when the previous
+                # iteration's graph-carrying total reaches this read, also through a later
+                # accumulation of the same iteration that read it
+                survives = survives or self._reads_carried_graph(unit, reads, loop)
+            if survives is None:  # not an effect the analysis saw: the text decides
+                survives = not self.rebound_fresh_in(loop, key)
+            if not survives:
                 break
             out.append(loop)
         return out
 
+    def _reads_carried_graph(self, unit: ast.AST, reads: List[ast.AST], loop: ast.AST) -> bool:
+        flow = self.flow(unit)
+        reaching = self.reaching(unit)
+        for read in reads:
+            for definition in reaching.carried_definitions(read, loop):
+                value = flow.values.get(definition) if flow is not None else None
+                if value is None or value.carries_graph:
+                    return True
+        return False
+
     def carried_loop(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
-        """The innermost enclosing loop across whose iterations the binding `key` (a name
-        or dotted attribute) survives: not rebound fresh anywhere in that loop's body.
-        Rebinding from its own value (`t = t + x`) keeps it carried."""
+        """The innermost enclosing loop whose previous iteration made the value of `key` that
+        `stmt` reads (a definition inside the loop reaching the read around its back edge).
+        A fresh binding earlier in the same iteration cuts it: `loss = loss.mean()` after
+        `loss, state = out` reads this iteration's `loss`."""
+        reads = self.key_reads(stmt, key)
+        reaching = self.reaching(self.unit_of(stmt))
         for loop in self.loops_around(stmt):
-            if not self.rebound_fresh_in(loop, key):
+            answers = [reaching.carried_over(read, loop) for read in reads]
+            if not answers or None in answers:
+                if not self.rebound_fresh_in(loop, key):
+                    return loop
+            elif any(answers):
                 return loop
         return None
 

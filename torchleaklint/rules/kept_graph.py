@@ -1,0 +1,56 @@
+"""What keeping a graph-carrying tensor costs, said the same way by every rule that keeps one
+(TLL001 running totals, TLL003 containers): the facts come from the semantic layer's graph
+provenance; this module only words them and picks the severity."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+from torchleaklint.diagnostics import ERROR, WARNING
+
+
+class KeptGraph:
+    """The cost of keeping `operand` in `holder` across the step loop `loop` (None when the
+    holder outlives a per-step function instead)."""
+
+    def __init__(self, model, operand, holder: str, loop, unit=None):
+        self.holder = holder
+        self.loop = loop
+        self.unit = unit
+        self.origin = model.graph_origin(operand)
+        self.consumer = model.consumed_by_backward(operand, loop)
+        self.backwards: List = model.iteration_backwards(loop) if loop is not None else []
+
+    @property
+    def severity(self) -> str:
+        # Only a loop we can see whole proves that nothing back-propagates the graph.
+        return ERROR if self.loop is not None and not self.backwards else WARNING
+
+    def clause(self) -> str:
+        if self.consumer is not None:
+            return (f"`backward()` at line {self.consumer.lineno} frees its activations, but every step's "
+                    f"graph nodes stay referenced from `{self.holder}` (host memory grows each step)")
+        if self.backwards:
+            return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
+                    f"activations too if the backward at line {self.backwards[0].lineno} does not reach it)")
+        if self.loop is not None:
+            return "nothing back-propagates it, so every step's graph and saved activations stay alive on the device"
+        return f"every step's graph stays referenced from `{self.holder}`"
+
+    def evidence(self, kept_how: str) -> list:
+        steps: list = [self.origin]
+        if self.loop is not None:
+            steps.append((self.loop, f"this loop runs once per step and {kept_how} from one iteration to the next"))
+        elif self.unit is not None:
+            steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
+                                     f"`{self.holder}` outlives it"))
+        if self.consumer is not None:
+            steps.append((self.consumer, "this backward frees the activations; the graph's nodes stay referenced"))
+        elif self.loop is not None and not self.backwards:
+            steps.append((self.loop, "no backward runs in this loop: the saved activations are never freed"))
+        return steps
+
+
+def kept_graph(model, stmt, operand, holder: str, why: Optional[str], key: str) -> KeptGraph:
+    loop = model.step_loop_carrying(stmt, key) if why == "loop" else None
+    return KeptGraph(model, operand, holder, loop, None if loop is not None else model.unit_of(stmt))

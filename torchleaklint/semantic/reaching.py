@@ -1,0 +1,528 @@
+"""Reaching definitions of one function (or module body), with loop back edges made explicit.
+
+For every read of a name or a dotted attribute (`loss`, `self.total`, `res.features`) the
+analysis knows which definitions can reach it, and for each definition which loops' back
+edges it crossed on the way. That answers, from the code and not from its text, the question
+every loop rule asks: is the value read here the one made in the previous iteration?
+
+    for x, y in loader:
+        loss, state = out[0], out[1:]
+        loss = loss.float().mean()      # reads the `loss` bound two lines up: not carried
+        total = total + loss            # reads the `total` of the previous iteration: carried
+
+A definition is a binding statement's target (assignment, augmented assignment, `for`
+target, `with ... as`, walrus, import, def/class, match capture), a parameter, or a reset of a
+container (`buf.clear()`, `del buf[:]`). `ENTRY` stands for the value a name had when the unit
+started (a global, a builtin, the attribute state of `self` at the call). Rebinding a name
+`x` also replaces every `x.attr` key: the attributes then belong to the new object.
+
+Nested functions, classes and lambdas are their own units; comprehension targets are local
+to the comprehension. The analysis is linear in the size of the unit for straight-line code
+and iterates each loop to a fixed point (bounded), so it stays cheap on very long functions.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from torchleaklint.semantic.imports import dotted
+
+ENTRY = "<entry>"  # the definition a key has when the unit starts
+
+Pair = Tuple[object, FrozenSet[ast.AST]]  # (definition node or ENTRY, loops whose back edge it crossed)
+State = Dict[str, FrozenSet[Pair]]
+
+_MAX_LOOP_PASSES = 4
+_NO_LOOPS: FrozenSet[ast.AST] = frozenset()
+_ENTRY_PAIRS: FrozenSet[Pair] = frozenset({(ENTRY, _NO_LOOPS)})
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+_CLEARING_METHODS = frozenset({"clear"})
+# Calls that put something into their receiver without replacing it.
+_MUTATING_METHODS = frozenset({"append", "appendleft", "extend", "extendleft", "insert", "add", "update",
+                               "setdefault", "__setitem__", "put", "push"})
+
+
+class ReachingDefinitions:
+    """`reaching(read)`: the (definition, crossed loops) pairs that reach a read node."""
+
+    def __init__(self, unit: ast.AST):
+        self.unit = unit
+        self.reads: Dict[ast.AST, FrozenSet[Pair]] = {}
+        self.def_loops: Dict[ast.AST, FrozenSet[ast.AST]] = {}  # definition -> loops it is inside
+        self.read_loops: Dict[ast.AST, FrozenSet[ast.AST]] = {}  # read -> loops it is inside
+        self.reads_by_key: Dict[str, List[ast.AST]] = {}
+        # (statement or call, key) -> the definition or mutation it makes of key
+        self.effects: Dict[Tuple[ast.AST, str], ast.AST] = {}
+        self.mutations = set()  # effects that put a value into a container
+        self._loop_stack: List[ast.AST] = []
+        self._loops_frozen: Optional[FrozenSet[ast.AST]] = frozenset()
+        self._dotted_roots = set()
+        self._stmt_stack: List[ast.AST] = []
+        self._jumps: Dict[ast.AST, Dict[str, List[State]]] = {}
+        state: Optional[State] = {}
+        if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = unit.args
+            for arg in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs) + \
+                    [a for a in (args.vararg, args.kwarg) if a is not None]:
+                state = self._define(state, arg.arg, arg)
+        body = unit.body if isinstance(unit.body, list) else []
+        self._block(body, state)
+
+    # ------------------------------------------------------------------ queries
+    def reaching(self, read: ast.AST) -> Optional[FrozenSet[Pair]]:
+        """None when the read is not one this analysis saw (inside a nested scope)."""
+        return self.reads.get(read)
+
+    def carried_over(self, read: ast.AST, loop: ast.AST) -> Optional[bool]:
+        """Is a value read here made in an earlier iteration of `loop` (a definition inside
+        the loop that reaches the read around its back edge)?"""
+        pairs = self.reads.get(read)
+        if pairs is None:
+            return None
+        return any(loop in crossed for _, crossed in pairs)
+
+    def survives_into(self, read: ast.AST, loop: ast.AST) -> Optional[bool]:
+        """Is the object read here possibly not made in this iteration of `loop`: bound
+        before the loop (or at entry) or in an earlier iteration? (For containers and
+        objects, which keep what is put into them whoever rebinds them.)"""
+        pairs = self.reads.get(read)
+        if pairs is None:
+            return None
+        for definition, crossed in pairs:
+            if loop in crossed or definition == ENTRY or loop not in self.def_loops.get(definition, ()):
+                return True
+        return False
+
+    def from_entry(self, read: ast.AST) -> Optional[bool]:
+        """Can the value read here be the one the key had when the unit started (for
+        `self.x` in a method: the value the previous call left)?"""
+        pairs = self.reads.get(read)
+        if pairs is None:
+            return None
+        return any(definition == ENTRY for definition, _ in pairs)
+
+    def effect_survives(self, node: ast.AST, key: str, loop: ast.AST) -> Optional[bool]:
+        """Does what `node` (a statement or a call) did to `key` (binding it, or putting a
+        value into it) reach a read of `key` in a later iteration of `loop`? A container
+        cleared or rebound after the append, on every path, does not carry the value on."""
+        effect = self.effects.get((node, key))
+        if effect is None:
+            return None
+        for read in self.reads_by_key.get(key, ()):
+            if loop not in self.read_loops.get(read, ()):
+                continue
+            if any(d is effect and loop in crossed for d, crossed in self.reads[read]):
+                return True
+        return False
+
+    def is_mutation(self, node: ast.AST, key: str) -> bool:
+        """Does `node` put something into `key` (append, item store) rather than rebind it?"""
+        effect = self.effects.get((node, key))
+        return effect is not None and effect in self.mutations
+
+    def carried_definitions(self, read: ast.AST, loop: ast.AST) -> List[ast.AST]:
+        """The definitions that reach `read` from an earlier iteration of `loop`."""
+        return [d for d, crossed in self.reads.get(read, ()) if loop in crossed and d != ENTRY]
+
+    def definitions(self, read: ast.AST) -> List[ast.AST]:
+        return [d for d, _ in self.reads.get(read, ()) if d != ENTRY]
+
+    # ------------------------------------------------------------------ state
+    def _lookup(self, state: State, key: str) -> FrozenSet[Pair]:
+        pairs = state.get(key)
+        if pairs is not None:
+            return pairs
+        # `res.features` after `res = Result()`: the attribute belongs to the object made there
+        root = key.split(".", 1)[0]
+        if root != key and root in state:
+            return _attribute_pairs(state[root])
+        return _ENTRY_PAIRS
+
+    def _record_read(self, node: ast.AST, key: str, state: State) -> None:
+        if node not in self.reads:
+            self.reads_by_key.setdefault(key, []).append(node)
+            self.read_loops[node] = self._loops_now()
+        self.reads[node] = self._lookup(state, key)
+
+    def _note_effect(self, key: str, node: ast.AST) -> None:
+        if self._stmt_stack:
+            self.effects[(self._stmt_stack[-1], key)] = node
+
+    def _mutate(self, state: Optional[State], key: str, node: ast.AST) -> Optional[State]:
+        """`key` now also holds what `node` put into it: its earlier definitions still reach."""
+        if state is None:
+            return None
+        self.def_loops[node] = self._loops_now()
+        self.mutations.add(node)
+        self.effects[(node, key)] = node
+        self._note_effect(key, node)
+        if "." in key:
+            self._dotted_roots.add(key.split(".", 1)[0])
+        state[key] = self._lookup(state, key) | {(node, _NO_LOOPS)}
+        return state
+
+    # States are updated in place along straight-line code; every branch, loop pass and
+    # jump works on its own copy (copying per definition made long functions quadratic).
+    def _define(self, state: Optional[State], key: str, node: ast.AST) -> Optional[State]:
+        if state is None:
+            return None
+        self.def_loops[node] = self._loops_now()
+        self._note_effect(key, node)
+        if key in self._dotted_roots:
+            prefix = key + "."
+            for other in [k for k in state if k.startswith(prefix)]:
+                del state[other]  # a rebound object's attributes are the new object's
+        if "." in key:
+            self._dotted_roots.add(key.split(".", 1)[0])
+        state[key] = frozenset({(node, _NO_LOOPS)})
+        return state
+
+    def _kill(self, state: Optional[State], key: str) -> Optional[State]:
+        if state is None:
+            return None
+        state[key] = frozenset()
+        return state
+
+    def _loops_now(self) -> FrozenSet[ast.AST]:
+        if self._loops_frozen is None:
+            self._loops_frozen = frozenset(self._loop_stack)
+        return self._loops_frozen
+
+    # ------------------------------------------------------------------ statements
+    def _block(self, stmts: Iterable[ast.stmt], state: Optional[State]) -> Optional[State]:
+        for stmt in stmts:
+            if state is None:
+                break  # unreachable after return/raise/break/continue
+            state = self._stmt(stmt, state)
+        return state
+
+    def _stmt(self, s: ast.stmt, state: State) -> Optional[State]:
+        self._stmt_stack.append(s)
+        try:
+            method = getattr(self, "_stmt_" + type(s).__name__, None)
+            if method is not None:
+                return method(s, state)
+            for child in ast.iter_child_nodes(s):
+                if isinstance(child, ast.expr):
+                    state = self._expr(child, state)
+            return state
+        finally:
+            self._stmt_stack.pop()
+
+    def _stmt_Assign(self, s: ast.Assign, state: State) -> Optional[State]:
+        state = self._expr(s.value, state)
+        for target in s.targets:
+            state = self._bind(target, state)
+        return state
+
+    def _stmt_AnnAssign(self, s: ast.AnnAssign, state: State) -> Optional[State]:
+        if s.value is None:
+            return state
+        state = self._expr(s.value, state)
+        return self._bind(s.target, state)
+
+    def _stmt_AugAssign(self, s: ast.AugAssign, state: State) -> Optional[State]:
+        state = self._expr(s.value, state)
+        target = s.target
+        key = dotted(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if key is not None:
+            self._record_read(target, key, state)  # `x += v` reads x first
+            if isinstance(target, ast.Attribute):
+                state = self._expr(target.value, state)
+            return self._define(state, key, target)
+        return self._bind(target, state)
+
+    def _stmt_For(self, s, state: State) -> Optional[State]:
+        state = self._expr(s.iter, state)
+        return self._loop(s, state, lambda st: self._bind(s.target, st))
+
+    _stmt_AsyncFor = _stmt_For
+
+    def _stmt_While(self, s: ast.While, state: State) -> Optional[State]:
+        return self._loop(s, state, lambda st: self._expr(s.test, st))
+
+    def _loop(self, loop, entry: State, head) -> Optional[State]:
+        self._push_loop(loop)
+        at_head = dict(entry)
+        try:
+            for _ in range(_MAX_LOOP_PASSES):
+                self._jumps[loop] = {"break": [], "continue": []}
+                end = self._block(loop.body, head(dict(at_head)))
+                back = _join_all([end] + self._jumps[loop]["continue"])
+                new_head = _join(entry, self._crossed(back, loop))
+                if new_head == at_head:
+                    break
+                at_head = new_head
+            breaks = self._jumps.pop(loop)["break"]
+        finally:
+            self._pop_loop()
+        # the loop ends when its test fails (or its iterable is exhausted) at the head
+        exit_state = head(dict(at_head)) if isinstance(loop, ast.While) else dict(at_head)
+        after = self._block(loop.orelse, exit_state)
+        return _join_all([after] + breaks)
+
+    def _push_loop(self, loop) -> None:
+        self._loop_stack.append(loop)
+        self._loops_frozen = None
+
+    def _pop_loop(self) -> None:
+        self._loop_stack.pop()
+        self._loops_frozen = None
+
+    def _crossed(self, state: Optional[State], loop: ast.AST) -> Optional[State]:
+        """`state` as the head of `loop` sees it through the back edge: definitions made
+        inside the loop are now from the previous iteration."""
+        if state is None:
+            return None
+        out: State = {}
+        for key, pairs in state.items():
+            out[key] = frozenset(
+                (d, crossed | {loop}) if d != ENTRY and loop in self.def_loops.get(d, ()) else (d, crossed)
+                for d, crossed in pairs)
+        return out
+
+    def _stmt_Break(self, s, state: State) -> None:
+        if self._loop_stack:
+            self._jumps[self._loop_stack[-1]]["break"].append(state)
+        return None
+
+    def _stmt_Continue(self, s, state: State) -> None:
+        if self._loop_stack:
+            self._jumps[self._loop_stack[-1]]["continue"].append(state)
+        return None
+
+    def _stmt_Return(self, s: ast.Return, state: State) -> None:
+        if s.value is not None:
+            self._expr(s.value, state)
+        return None
+
+    def _stmt_Raise(self, s: ast.Raise, state: State) -> None:
+        for child in (s.exc, s.cause):
+            if child is not None:
+                self._expr(child, state)
+        return None
+
+    def _stmt_If(self, s: ast.If, state: State) -> Optional[State]:
+        state = self._expr(s.test, state)
+        if not s.orelse:
+            return _join(self._block(s.body, dict(state)), state)
+        return _join(self._block(s.body, dict(state)), self._block(s.orelse, state))
+
+    def _stmt_With(self, s, state: State) -> Optional[State]:
+        for item in s.items:
+            state = self._expr(item.context_expr, state)
+            if item.optional_vars is not None:
+                state = self._bind(item.optional_vars, state)
+        return self._block(s.body, state)
+
+    _stmt_AsyncWith = _stmt_With
+
+    def _stmt_Try(self, s, state: State) -> Optional[State]:
+        before = dict(state)
+        after_body = self._block(s.body, state)
+        # a handler may start anywhere in the body: from its start or its end
+        handler_entry = _join(before, after_body)
+        outcomes = [self._block(s.orelse, dict(after_body) if after_body is not None else None)]
+        for handler in s.handlers:
+            entry = dict(handler_entry) if handler_entry is not None else None
+            if handler.type is not None and entry is not None:
+                entry = self._expr(handler.type, entry)
+            if handler.name and entry is not None:
+                entry = self._define(entry, handler.name, handler)
+            outcomes.append(self._block(handler.body, entry))
+        joined = _join_all(outcomes)
+        if s.finalbody:
+            final_entry = joined if joined is not None else handler_entry
+            finished = self._block(s.finalbody, final_entry)
+            return finished if joined is not None else None
+        return joined
+
+    _stmt_TryStar = _stmt_Try
+
+    def _stmt_Match(self, s, state: State) -> Optional[State]:
+        state = self._expr(s.subject, state)
+        outcomes: List[Optional[State]] = [state]  # no case matched
+        for case in s.cases:
+            entry = dict(state)
+            for node in ast.walk(case.pattern):
+                name = getattr(node, "name", None) if type(node).__name__ in ("MatchAs", "MatchStar") else \
+                    getattr(node, "rest", None) if type(node).__name__ == "MatchMapping" else None
+                if name:
+                    entry = self._define(entry, name, node)
+            if case.guard is not None and entry is not None:
+                entry = self._expr(case.guard, entry)
+            outcomes.append(self._block(case.body, entry))
+        return _join_all(outcomes)
+
+    def _stmt_FunctionDef(self, s, state: State) -> Optional[State]:
+        for dec in s.decorator_list:
+            state = self._expr(dec, state)
+        return self._define(state, s.name, s)
+
+    _stmt_AsyncFunctionDef = _stmt_FunctionDef
+    _stmt_ClassDef = _stmt_FunctionDef
+
+    def _stmt_Import(self, s, state: State) -> Optional[State]:
+        for alias in s.names:
+            name = alias.asname or alias.name.split(".", 1)[0]
+            state = self._define(state, name, s)
+        return state
+
+    def _stmt_ImportFrom(self, s, state: State) -> Optional[State]:
+        for alias in s.names:
+            if alias.name != "*":
+                state = self._define(state, alias.asname or alias.name, s)
+        return state
+
+    def _stmt_Delete(self, s: ast.Delete, state: State) -> Optional[State]:
+        for target in s.targets:
+            key = dotted(target)
+            if key is not None:
+                state = self._kill(state, key)
+            elif _is_full_slice(target) and dotted(target.value) is not None:
+                state = self._expr(target.value, state)
+                state = self._define(state, dotted(target.value), s)  # `del buf[:]` empties it
+            else:
+                state = self._expr(target, state)
+        return state
+
+    def _stmt_Expr(self, s: ast.Expr, state: State) -> Optional[State]:
+        state = self._expr(s.value, state)
+        call = s.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr in _CLEARING_METHODS and not call.args:
+            key = dotted(call.func.value)
+            if key is not None:
+                state = self._define(state, key, call)  # `buf.clear()`: empty like `buf = []`
+        return state
+
+    # ------------------------------------------------------------------ binding
+    def _bind(self, target: ast.AST, state: Optional[State]) -> Optional[State]:
+        if state is None:
+            return None
+        if isinstance(target, ast.Name):
+            return self._define(state, target.id, target)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                state = self._bind(elt, state)
+            return state
+        if isinstance(target, ast.Starred):
+            return self._bind(target.value, state)
+        if isinstance(target, ast.Attribute):
+            state = self._expr(target.value, state)
+            key = dotted(target)
+            return self._define(state, key, target) if key is not None else state
+        if isinstance(target, ast.Subscript):  # `x[i] = v` mutates x: a read of x, not a definition
+            state = self._expr(target.value, state)
+            state = self._expr(target.slice, state)
+            key = dotted(target.value)
+            return self._mutate(state, key, target) if key is not None else state
+        return self._expr(target, state)
+
+    # ------------------------------------------------------------------ expressions
+    def _expr(self, e: ast.AST, state: Optional[State]) -> Optional[State]:
+        """Record the reads of `e` (in evaluation order); walrus targets define."""
+        if state is None or e is None:
+            return state
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    self._record_read(node, node.id, state)
+                continue
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+                key = dotted(node)
+                if key is not None:
+                    self._record_read(node, key, state)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in _MUTATING_METHODS:
+                # arguments first, then the receiver takes them in
+                for child in list(node.args) + [kw.value for kw in node.keywords]:
+                    state = self._expr(child, state)
+                state = self._expr(node.func.value, state)
+                key = dotted(node.func.value)
+                if key is not None:
+                    state = self._mutate(state, key, node)
+                continue
+            elif isinstance(node, ast.NamedExpr):
+                state = self._expr(node.value, state)
+                state = self._bind(node.target, state)
+                continue
+            elif isinstance(node, _COMPREHENSIONS):
+                self._comprehension(node, state)
+                continue
+            elif isinstance(node, ast.Lambda):
+                continue
+            stack.extend(reversed(_children(node)))
+        return state
+
+    def _comprehension(self, node, state: State) -> None:
+        local = dict(state)  # comprehension targets are local to it
+        for index, gen in enumerate(node.generators):
+            # the first iterable is evaluated in the enclosing scope, the rest inside
+            self._expr(gen.iter, state if index == 0 else local)
+            local = self._bind(gen.target, local) or local
+            for cond in gen.ifs:
+                self._expr(cond, local)
+        parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
+        for part in parts:
+            self._expr(part, local)
+
+
+def _children(node: ast.AST) -> List[ast.AST]:
+    """`list(ast.iter_child_nodes(node))`, inlined: this runs for every expression node."""
+    out = []
+    for name in node._fields:
+        child = getattr(node, name, None)
+        if isinstance(child, ast.AST):
+            out.append(child)
+        elif isinstance(child, list):
+            out.extend(item for item in child if isinstance(item, ast.AST))
+    return out
+
+
+def _join(a: Optional[State], b: Optional[State]) -> Optional[State]:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    out = dict(a)
+    for key, pairs in b.items():
+        if key in out:
+            if out[key] is not pairs:
+                out[key] = out[key] | pairs
+        else:
+            out[key] = pairs | _unbound_pairs(a, key)
+    for key in a:
+        if key not in b:
+            out[key] = out[key] | _unbound_pairs(b, key)
+    return out
+
+
+def _unbound_pairs(state: State, key: str) -> FrozenSet[Pair]:
+    """What a state that never bound `key` says it holds (entry, or its root's object)."""
+    root = key.split(".", 1)[0]
+    if root != key and root in state:
+        return _attribute_pairs(state[root])
+    return _ENTRY_PAIRS
+
+
+def _attribute_pairs(root_pairs: FrozenSet[Pair]) -> FrozenSet[Pair]:
+    """The attributes of an object bound by these definitions: the object made there, except
+    for a parameter (`self`, an argument), whose attributes are what the caller left."""
+    return frozenset((ENTRY, crossed) if isinstance(d, ast.arg) else (d, crossed) for d, crossed in root_pairs)
+
+
+def _join_all(states: List[Optional[State]]) -> Optional[State]:
+    out: Optional[State] = None
+    for state in states:
+        out = _join(out, state)
+    return out
+
+
+def _is_full_slice(target: ast.AST) -> bool:
+    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
+        target.slice.lower is None and target.slice.upper is None and target.slice.step is None
