@@ -24,6 +24,7 @@ def markers(path: Path) -> Tuple[Set[Tuple[int, str]], Set[Tuple[int, str]]]:
 
 
 def fixture_files():
-    # known_leaks/ is a measurement set (recall, look-alike rate): tests/test_known_leaks.py
+    # known_leaks/ and blind_cases/ are measurement sets (recall, look-alike rate):
+    # tests/test_known_leaks.py, benchmarks/blind_cases.py
     return sorted(p for p in FIXTURES.rglob("*.py") if ".fixed." not in p.name
-                  and "fix_cases" not in p.parts and "known_leaks" not in p.parts)
+                  and "fix_cases" not in p.parts and "known_leaks" not in p.parts and "blind_cases" not in p.parts)

@@ -185,6 +185,16 @@ def _collect(model, expr, key, parts, readers) -> bool:
             else:
                 parts.append(side)
         return ok
+    if isinstance(expr, ast.IfExp):
+        # `ema = loss if ema is None else 0.9 * ema + 0.1 * loss`: the test only looks at the
+        # total; each branch either starts it or accumulates into it
+        ok = True
+        for side in (expr.body, expr.orelse):
+            if side in readers:
+                ok = ok and _collect(model, side, key, parts, readers)
+            else:
+                parts.append(side)
+        return ok and any(side in readers for side in (expr.body, expr.orelse))
     if isinstance(expr, ast.Call) and model.qualname(expr.func) in _GROWING_CALLS and expr.args:
         first = expr.args[0]
         if isinstance(first, (ast.Tuple, ast.List)) and any(dotted(e) == key for e in first.elts):

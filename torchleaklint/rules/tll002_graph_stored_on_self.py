@@ -92,14 +92,11 @@ class GraphStoredOnSelf(Rule):
             return None
         attr = target.attr
         methods = _class_methods(model, info)
-        if _detached_by_class(model, attr, methods):
+        if _detached_by_class(model, attr, methods) or _reset_by_class(model, attr, func, methods):
             return None
         fed_back = _fed_back(model, stmt, target, func, methods)
-        elsewhere = _reads_elsewhere(model, attr, stmt, func)
-        if not fed_back and any(model.read_reaches_backward(read) for read in elsewhere):
-            return None  # consumed by a backward of the same step: not a leak
-        if not fed_back and any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
-            return None  # a closure handed to a library may back-propagate it: unknown, stay quiet
+        if not fed_back and _consumed_in_step(model, stmt, target, func, elsewhere=_reads_elsewhere(model, attr, stmt, func)):
+            return None
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
                             self._fix(stmt, attr), severity=ERROR,
                             evidence=self._evidence(model, stmt, target, func, why, fed_back))
@@ -301,6 +298,93 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
             continue
         out.append(read)
     return out
+
+
+def _consumed_in_step(model, stmt, target, func, elsewhere) -> bool:
+    """Does a backward of the same step run through the stored graph? Then its activations
+    are freed and only the latest step's nodes are kept until the next store: no leak.
+    - another read of the attribute reaches a backward;
+    - the stored value is part of what the method returns (`x, self.attn = self.attention(q)`
+      then `return self.proj(x)`, `self.code = code` then `return head(code)`): whoever
+      back-propagates the output back-propagates it;
+    - the stored value is an argument (`self.val = val` in `AverageMeter.update`) that the
+      caller's step back-propagates (`meter.update(loss); loss.backward()`);
+    - a read we cannot follow (a closure handed to a library) may consume it: unknown."""
+    if any(model.read_reaches_backward(read) for read in elsewhere):
+        return True
+    if any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
+        return True
+    stored = _stored_expr(stmt, target)
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \
+                and model.feeds(stored, stmt, node.value):
+            return True
+    return _argument_back_propagated_by_caller(model, stored, func)
+
+
+def _argument_back_propagated_by_caller(model, stored, func) -> bool:
+    if not isinstance(stored, ast.Name):
+        return False
+    names = [a.arg for a in list(func.args.posonlyargs) + list(func.args.args)]
+    if stored.id not in names:
+        return False
+    position = names.index(stored.id) - 1  # after self
+    for site in model.call_sites(func):
+        arg = site.args[position] if 0 <= position < len(site.args) else \
+            next((kw.value for kw in site.keywords if kw.arg == stored.id), None)
+        loops = model.loops_around(site)
+        if arg is not None and loops and model.consumed_by_backward(arg, loops[0]) is not None:
+            return True
+    return False
+
+
+def _reset_by_class(model, attr, func, methods) -> bool:
+    """Another method that the module calls (`init_states()` before each decoding pass,
+    `reset()` between episodes) rebinds `self.attr` to a fresh graph-free value: the state
+    is restarted by the code that drives the steps, so it does not chain across them."""
+    for method in methods:
+        if method is func or not _restarts_before_steps(model, method, func):
+            continue
+        flow = model.flow(method)
+        receiver = _self_name(method)
+        if flow is None or receiver is None:
+            continue
+        for node in ast.walk(method):
+            if _is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
+                source = getattr(model.statement_of(node), "value", None)
+                if source is not None and not flow.values.get(node, _NOTHING).carries_graph \
+                        and not _reads_own_value(source, attr, receiver):
+                    return True
+    return False
+
+
+def _restarts_before_steps(model, reset, func) -> bool:
+    """Is `reset` called before `func` in code that restarts the state for every step: in
+    the same loop iteration as the call of `func`, or in a per-step method (a decoder's
+    `forward` calling `init_states()` before its time-step loop)? A reset done once before
+    the training loop restarts nothing."""
+    resets = _calls_of(model, reset)
+    for call in _calls_of(model, func):
+        unit = model.unit_of(call)
+        for before in resets:
+            if model.unit_of(before) is not unit or _pos(before) >= _pos(call):
+                continue
+            loops = model.loops_around(call)
+            same_iteration = bool(loops) and any(loop is loops[0] for loop in model.loops_around(before))
+            if same_iteration or (isinstance(unit, FUNCTION_TYPES) and model.is_per_step_method(unit)):
+                return True
+    return False
+
+
+def _calls_of(model, method) -> List[ast.Call]:
+    """Call sites of a method: resolved ones and `self.<name>(...)`."""
+    sites = list(model.call_sites(method))
+    for call in model.calls:
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == method.name and isinstance(func.value, ast.Name) \
+                and func.value.id == "self" and call not in sites:
+            sites.append(call)
+    return sites
 
 
 def _read_by_code_we_cannot_follow(model, read) -> bool:

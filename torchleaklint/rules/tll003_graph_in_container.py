@@ -164,6 +164,8 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
         target = node.targets[0]
         if model.value(target.value).kind != SEQUENCE or isinstance(target.slice, ast.Slice):
             return None
+        if isinstance(target.slice, ast.Constant):
+            return None  # `loss_dict["d"] = d_loss`: a fixed slot, overwritten every step, not a growing container
         return _keyed(target.value, [node.value])
     if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, (ast.List, ast.Tuple)):
         if model.value(node.target).kind in TENSORISH:

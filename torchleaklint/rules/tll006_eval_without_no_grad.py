@@ -112,7 +112,7 @@ class EvalWithoutNoGrad(Rule):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver):
                     yield call, region
         for func in model.functions:
-            if not _eval_name(func.name) or _is_unit_test(model, func):
+            if not _eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
                 continue
             for call in calls.get(func, []):
                 if _is_model_call(model, call):
@@ -177,6 +177,28 @@ class EvalWithoutNoGrad(Rule):
         return FixSpec(codemod="wrap_in_no_grad", safety=SAFE, title=_WRAP_TITLE, target=Span.of(eval_stmt),
                        params=(("torch_alias", _torch_alias(model)), ("first", _span(statements[0])),
                                ("last", _span(statements[-1]))))
+
+
+def _evaluation_by_name(model, func) -> bool:
+    """Is a function named like evaluation (`evaluate`, `inference`, `predict`...) proven
+    to run as evaluation, with autograd on? Not when its name also says training
+    (`train_validate`); a method must have a caller in view that runs with grad on and is
+    not its class's own forward (a `predict` head that `forward` calls is part of the
+    training forward; an `inference` method whose callers live in other modules may run
+    under their no_grad: unknown, so no finding)."""
+    if "train" in func.name.lower():
+        return False
+    owner = model.class_of(func)
+    if owner is None:
+        return True
+    sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
+    return any(not _inside_forward(model, site) for site in sites)
+
+
+def _inside_forward(model, site) -> bool:
+    unit = model.unit_of(site)
+    return isinstance(unit, FUNCTION_TYPES) and model.class_of(unit) is not None and \
+        (unit.name in ("forward", "__call__") or unit.name.startswith("forward_"))
 
 
 def _result_back_propagated(model, unit) -> bool:
@@ -255,9 +277,10 @@ def _calls_by_unit(model) -> Dict[ast.AST, List[ast.Call]]:
 
 
 def _mode_switch(call) -> Optional[str]:
-    """'eval' for `m.eval()` / `m.train(False)`, 'train' for `m.train()` / `m.train(True)`."""
+    """'eval' for `m.eval()` / `m.train(False)`, 'train' for `m.train()` / `m.train(True)`;
+    also on a freshly built module (`Net(...).eval()`, whose name is the assignment's)."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or dotted(func.value) is None:
+    if not isinstance(func, ast.Attribute) or (dotted(func.value) is None and not isinstance(func.value, ast.Call)):
         return None
     if func.attr == "eval" and not call.args and not call.keywords:
         return "eval"
@@ -277,7 +300,9 @@ def _eval_regions(model) -> Iterator[Tuple]:
         kind = _mode_switch(call)
         if kind is None:
             continue
-        receiver = dotted(call.func.value)
+        receiver = dotted(call.func.value) or _constructed_name(model, call)
+        if receiver is None:
+            continue
         if kind == "eval" and (model.value(call.func.value).kind in _NOT_A_MODEL
                                or not _switches_mode_in_place(model, call, receiver)):
             continue
@@ -289,6 +314,19 @@ def _eval_regions(model) -> Iterator[Tuple]:
                 continue
             end = next((p for p, k, _ in events[i + 1:] if k == "train"), (10 ** 9, 0))
             yield unit, receiver, _end(model.statement_of(call)), end, call
+
+
+def _constructed_name(model, call) -> Optional[str]:
+    """`net = Encoder(256).eval()` (possibly `.to(device)` after): the name it is bound to."""
+    outer = call
+    parent = model.parent(outer)
+    while isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call) and \
+            model.parent(parent).func is parent:
+        outer = model.parent(parent)
+        parent = model.parent(outer)
+    if isinstance(parent, ast.Assign) and parent.value is outer and len(parent.targets) == 1:
+        return dotted(parent.targets[0])
+    return None
 
 
 def _switches_mode_in_place(model, call, receiver) -> bool:
@@ -309,11 +347,31 @@ def _switches_mode_in_place(model, call, receiver) -> bool:
     return False
 
 
+# Methods of nn.Module (and common helpers) that run no forward.
+_NOT_A_FORWARD = frozenset({
+    "eval", "train", "parameters", "named_parameters", "buffers", "named_buffers", "children",
+    "named_children", "modules", "named_modules", "state_dict", "load_state_dict", "to", "cuda", "cpu",
+    "float", "double", "half", "bfloat16", "type", "apply", "zero_grad", "requires_grad_",
+    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
+    "register_full_backward_hook", "register_backward_hook", "add_module", "get_submodule",
+    "get_parameter", "extra_repr", "share_memory", "compile", "save", "save_pretrained", "reset",
+    "reset_parameters", "init_hidden", "init_weights", "set_", "freeze", "unfreeze", "summary",
+    "num_parameters", "get_input_embeddings", "resize_token_embeddings", "tie_weights", "gradient_checkpointing_enable",
+    # HuggingFace `generate` runs under torch.no_grad() itself; the rest are bookkeeping
+    "generate", "push_to_hub", "print_trainable_parameters", "merge_and_unload", "enable_input_require_grads",
+    "fit", "is_training", "size", "numel", "dim",
+})
+
+
 def _calls_receiver(call, receiver: str) -> bool:
+    """A forward of the evaluated model: calling it, or any of its methods that runs one
+    (`net.encode(x)`, `agent.get_action(obs)`, `decoder.sample(z)`), not the housekeeping
+    ones (`net.parameters()`, `net.to(d)`, `net.load_state_dict(...)`)."""
     func = call.func
     if dotted(func) == receiver:
         return True
-    return isinstance(func, ast.Attribute) and func.attr == "forward" and dotted(func.value) == receiver
+    return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and \
+        func.attr not in _NOT_A_FORWARD and not func.attr.startswith(("_", "set_", "get_num", "register_", "load_"))
 
 
 def _eval_name(name: str) -> bool:
@@ -321,6 +379,8 @@ def _eval_name(name: str) -> bool:
 
 
 def _is_model_call(model, call) -> bool:
+    if isinstance(call.func, ast.Call):
+        return False  # `nn.ReplicationPad1d(k)(x)`: a layer built and applied inline, not the evaluated model
     if model.value(call.func).kind == MODULE:
         return True
     func = call.func

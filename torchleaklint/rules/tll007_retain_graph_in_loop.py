@@ -76,19 +76,21 @@ class RetainGraphInLoop(Rule):
             loops = model.loops_around(call)
             if not loops:
                 continue
-            if _later_backward_in_iteration(model, call, loops) or not _builds_graph_each_iteration(model, loops[0]):
-                continue
             target = model.backward_target(call)
+            if _later_backward_in_iteration(model, call, loops) or not (
+                    _builds_graph_each_iteration(model, loops[0]) or _fresh_graph_each_iteration(model, target, loops[0])):
+                continue
             shown = _short(target) if target is not None else "the loss"
             message = (f"`{shown}` is back-propagated with `retain_graph=True` on every iteration of the "
-                       f"loop at line {loops[0].lineno} and nothing back-propagates through that graph "
-                       f"again in the iteration: each iteration's graph stays alive. Drop "
-                       f"`retain_graph=True`; if it silenced \"backward through the graph a second time\", "
-                       f"detach the state carried across iterations instead")
+                       f"loop at line {loops[0].lineno} and no later backward of the iteration goes through "
+                       f"that graph: its saved activations are kept after the backward instead of freed (at "
+                       f"least until the next iteration replaces `{shown}`; every step, if anything carries "
+                       f"state across iterations). Drop `retain_graph=True`; if it silenced \"backward "
+                       f"through the graph a second time\", detach the state carried across iterations instead")
             evidence = [(loops[0], "this loop builds a new graph every iteration and back-propagates it "
                                    "with retain_graph=True"),
-                        (call, "no later backward in the same iteration goes through this graph, so the "
-                               "retained graph and its saved activations are never released")]
+                        (call, "no later backward in the same iteration differentiates a value sharing this "
+                               "graph, so retaining its saved activations serves nothing")]
             yield self.finding(call, message, severity=ERROR, evidence=evidence)
 
 
@@ -112,19 +114,36 @@ def _retain_argument(call, position) -> Optional[ast.AST]:
 
 
 def _later_backward_in_iteration(model, call, loops) -> bool:
-    """Another backward (directly or via a function of this module) after `call` in the
-    body of an enclosing loop: the retained graph is needed by it."""
+    """Another backward after `call` in the body of an enclosing loop that needs the
+    retained graph: it differentiates a value sharing part of that graph (graph provenance),
+    or runs in a function of this module (whose graph cannot be compared: assume it does).
+    A later backward on a separate forward, or on detached inputs, does not need it."""
     here = (call.lineno, call.col_offset)
+    retained = model.backward_target(call)
     for loop in loops:
         for node in ast.walk(loop):
             if not isinstance(node, ast.Call) or node is call or (node.lineno, node.col_offset) <= here:
                 continue
-            if model.backward_target(node) is not None:
-                return True
+            target = model.backward_target(node)
+            if target is not None:
+                if retained is None or model.unit_of(node) is not model.unit_of(call) or \
+                        model.graphs_share(retained, target):
+                    return True
+                continue
             callee = model.resolve_call(node)
             if callee is not None and model.has_backward_within(callee):
                 return True
     return False
+
+
+def _fresh_graph_each_iteration(model, target, loop) -> bool:
+    """The differentiated value is made anew in every iteration of the loop (every
+    definition reaching it is made in this iteration, and it carries a graph): a forward runs
+    each iteration even when the callables are of unknown type (`head(backbone(x))`)."""
+    if not isinstance(target, ast.Name) or not model.carries_graph(target):
+        return False
+    reaching = model.reaching(model.unit_of(target))
+    return reaching.survives_into(target, loop) is False
 
 
 def _builds_graph_each_iteration(model, loop) -> bool:

@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import SCOPE_TYPES
+from torchleaklint.semantic.syntax import keyword_arg
 from torchleaklint.semantic.values import UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -87,6 +88,13 @@ class StateNotDetached(Rule):
                 if found is not None and not _detached_in(model, found, stmt, name):
                     loop = loop or found
                     reported.append(name)
+            if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
+                for name in _bound_names(stmt):
+                    found = _recurrent_loop(model, stmt, name)
+                    if found is not None and _carries_graph_after(model, stmt, name) and \
+                            not _detached_in(model, found, stmt, name):
+                        loop = loop or found
+                        reported.append(name)
             if loop is not None and not model.grad_disabled_at(stmt):
                 yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported),
                                    severity=ERROR, evidence=_evidence(model, stmt, loop, reported))
@@ -203,16 +211,46 @@ def _carries_graph_after(model, stmt, name) -> bool:
     return value.carries_graph
 
 
+def _bound_names(stmt) -> List[str]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return list(dict.fromkeys(n.id for t in targets for n in _target_names(t)))
+
+
+def _recurrent_loop(model, stmt, name) -> Optional[ast.AST]:
+    """The innermost loop around `stmt` into whose next iteration the value bound to `name`
+    survives, that runs a backward every iteration, and through which the value is computed
+    from its own previous value by a call."""
+    reaching = model.reaching(model.unit_of(stmt))
+    for loop in model.loops_around(stmt):
+        if not reaching.effect_survives(stmt, name, loop):
+            continue
+        if not _differentiates_every_iteration(model, loop):
+            return None
+        return loop if model.recurrent_through_call(stmt, name, loop) else None
+    return None
+
+
+def _differentiates_every_iteration(model, loop) -> bool:
+    """A backward in the loop body that walks the history: not an inner unroll whose only
+    differentiation is `autograd.grad(..., create_graph=True)`, which keeps the graph on
+    purpose (second-order MAML, unrolled optimization)."""
+    for call in _calls_in_body(loop):
+        if model.backward_target(call) is None or _in_nested_function(model, call, loop):
+            continue
+        flag = keyword_arg(call, "create_graph")
+        if model.qualname(call.func) == "torch.autograd.grad" and isinstance(flag, ast.Constant) and flag.value is True:
+            continue
+        return True
+    return False
+
+
 def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
     """The loop across whose iterations `name` is carried, when that loop runs a backward
     in every iteration (directly or in a nested loop of its body)."""
     loop = model.carried_loop(stmt, name)
     if loop is None:
         return None
-    for call in _calls_in_body(loop):
-        if model.backward_target(call) is not None and not _in_nested_function(model, call, loop):
-            return loop
-    return None
+    return loop if _differentiates_every_iteration(model, loop) else None
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:

@@ -274,7 +274,7 @@ class Analyzer:
         switched = 0
         for item in s.items:
             ctx = self.expr(item.context_expr)
-            if ctx.kind == CONTEXT and ctx.grad_off:
+            if ctx.kind == CONTEXT and ctx.grad_off or ctx.kind != CONTEXT and names_grad_off(item.context_expr):
                 switched += 1
             elif ctx.kind == CONTEXT and ctx.name == "on" and self.nograd:
                 switched -= 1
@@ -576,6 +576,18 @@ class Analyzer:
         self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
 
+    def _constructs_a_module(self, e: ast.Call) -> bool:
+        """`agent = Model(envs)` where `Model` came in as a parameter (even one annotated
+        nn.Module): the result is then used as a module (`agent.eval()`, `.parameters()`),
+        so the call was a constructor, not a forward."""
+        if not isinstance(e.func, ast.Name) or e.func.id not in self.result.params:
+            return False
+        stmt = self.m.parent(e)
+        if not isinstance(stmt, ast.Assign) or stmt.value is not e or len(stmt.targets) != 1:
+            return False
+        target = stmt.targets[0]
+        return isinstance(target, ast.Name) and target.id in self.module_names
+
     def _called_parameter_feeding_backward(self, name: str, stmt: ast.AST) -> bool:
         """`d_real = D(real)` in a function that back-propagates a loss computed from
         d_real, where D is an untyped parameter: the callables a training function feeds
@@ -645,8 +657,11 @@ class Analyzer:
         if callee.kind == CLASS:
             return self.construct(callee.name, e, args, kwargs)
         if callee.kind == MODULE:
+            if self._constructs_a_module(e):
+                return Value(MODULE)
             if callee.name and callee.name in self.m.classes:
-                self.local_call(e, f"{callee.name}.forward", args, kwargs)
+                output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
+                return _strip_graph(output) if self.nograd else output
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -661,6 +676,8 @@ class Analyzer:
     def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
         if receiver is None or receiver.kind == REF or callee.kind in (FUNCTION, MODULE, LOSS_FN):
             return None  # a torch function, a method of this module, a submodule: generic path
+        if method == "size" and len(args) == 1 and not kwargs and receiver.kind not in (SEQUENCE, INSTANCE):
+            return SCALAR_V  # `x.size(0)`: one dimension, an int
         if method == "backward":
             return NONE_V
         if method in ("item", "tolist"):
@@ -888,6 +905,30 @@ def _as_load(target: ast.AST) -> ast.AST:
     return target
 
 
+_GRAD_OFF_WORDS = ("no_grad", "nograd", "inference_mode")
+
+
+def names_grad_off(expr: ast.AST) -> bool:
+    """`torch.no_grad()` whose `torch` this file cannot resolve (it came through `from utils
+    import *`), `paddle.no_grad()`, a project's `smart_inference_mode()`: a context or
+    decorator named for turning autograd off. What it does cannot be proven here, so code
+    under it is not taken to build graphs (no finding may rest on the opposite)."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    return any(word in name.lower() for word in _GRAD_OFF_WORDS)
+
+
+def _forward_output(returned: Value) -> Value:
+    """What calling a module of this file gives, from its `forward`'s summary: a module call
+    runs a forward, so an unknown part is a graph, but a part the forward provably returns
+    as a Python number or None (`return out, ratio` with `ratio = a / b` of sizes) is not."""
+    if returned.items is not None:
+        return Value(SEQUENCE, items=tuple(_forward_output(item) for item in returned.items))
+    if returned.kind in (SCALAR, NONE) or returned.carries_graph:
+        return returned
+    return Value(GRAPH)
+
+
 def _unpacked_part(value: Value) -> Value:
     if value.kind == SEQUENCE:
         return element_of(value)
@@ -1074,7 +1115,7 @@ def _backward_evidence(model, unit) -> Set[ast.AST]:
     belongs to a definition: `loss.backward()` in the training loop says nothing about
     another `loss` bound in an evaluation loop of the same function."""
     reads = [read for call in model.backward_calls_in(unit)
-             for read in _operand_names(model.backward_target(call))]
+             for read in _differentiated_names(model.backward_target(call))]
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name == "training_step":
         info = model.class_of(unit)
         if info is not None and model.class_is(info, "LightningModule"):
@@ -1085,13 +1126,15 @@ def _backward_evidence(model, unit) -> Set[ast.AST]:
     return {definition for read in reads for definition in reaching.definitions(read)}
 
 
-def _operand_names(expr) -> List[ast.Name]:
-    """The names read in a differentiated expression, not the names of called functions."""
-    if expr is None:
-        return []
-    callees = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
-               for name in ast.walk(call.func) if isinstance(name, ast.Name)}
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in callees]
+def _differentiated_names(expr) -> List[ast.Name]:
+    """The name whose value a backward differentiates: `loss` in `loss.backward()`,
+    `accelerator.backward(loss)`, `scaler.scale(loss).backward()`. In `(a - w * b).backward()`
+    only the whole expression is proven to carry a graph, not each name in it (`w` may be a
+    float from a config), so no name gets evidence there."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "scale" \
+            and len(expr.args) == 1 and not expr.keywords:
+        expr = expr.args[0]  # GradScaler.scale(loss)
+    return [expr] if isinstance(expr, ast.Name) else []
 
 
 def _returned_loss_reads(func) -> List[ast.Name]:

@@ -27,6 +27,7 @@ LIGHTNING_BASES = ("LightningModule",)
 LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step", "validation_step_end",
                                      "test_step_end", "validation_epoch_end", "test_epoch_end"})
 HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
+_SETUP_PREFIXES = ("setup", "init", "reset", "build")
 INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
                           "init_hidden", "reset_state", "reset_states"})
 
@@ -252,15 +253,43 @@ class SemanticModel:
         return result is not None and stmt in result.nograd_nodes
 
     def grad_off_decorated(self, func: ast.AST) -> bool:
+        from torchleaklint.semantic.dataflow import names_grad_off
+
         for dec in getattr(func, "decorator_list", []):
             target = dec.func if isinstance(dec, ast.Call) else dec
             qual = self.qualname(target)
             if qual and torch_api.grad_context(qual) == "off":
                 return True
+            if (not qual or not qual.startswith("torch.")) and names_grad_off(dec):
+                return True  # a project's `@smart_inference_mode()` / `@nograd`: not provably grad-on
+            if isinstance(target, ast.Name) and self._decorator_runs_without_grad(target.id):
+                return True
             if qual and torch_api.grad_context(qual) == "set" and isinstance(dec, ast.Call):
                 if dec.args and isinstance(dec.args[0], ast.Constant) and dec.args[0].value is False:
                     return True
         return False
+
+    def _decorator_runs_without_grad(self, name: str) -> bool:
+        """A decorator defined in this module whose wrapper calls the function inside
+        `with torch.no_grad():` (or returns it decorated with no_grad)."""
+        decorator = self.module_functions.get(name)
+        if decorator is None:
+            return False
+        for node in ast.walk(decorator):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    self._grad_off_context(item.context_expr) for item in node.items):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
+                    self._grad_off_context(node.func):
+                return True  # `return torch.no_grad()(f)`
+        return False
+
+    def _grad_off_context(self, expr: ast.AST) -> bool:
+        from torchleaklint.semantic.dataflow import names_grad_off
+
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        qual = self.qualname(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        return bool(qual and torch_api.grad_context(qual) == "off") or names_grad_off(expr)
 
     def only_called_without_grad(self, func: ast.AST) -> bool:
         """A module-level function or method whose every call site in the module is no-grad."""
@@ -522,11 +551,11 @@ class SemanticModel:
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
             return False
         if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable) \
-                or self._inside_module_forward(loop):
+                or self._inside_module_forward(loop) or self._iterates_tensors(iterable):
             return False
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
-        if not targets:
+        if not targets or not self._batch_shaped(loop, targets):
             return False
         targets = _derived_names(loop, targets, self._data_reads)
         for call in self._calls_within(loop, skip_loops=True):
@@ -536,6 +565,27 @@ class SemanticModel:
             if used & targets:
                 return True
         return False
+
+    def _iterates_tensors(self, iterable: ast.AST) -> bool:
+        """`zip(hidden, done)` over a tensor: the time steps or rows of one graph, not batches."""
+        parts = iterable.args if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+            and iterable.func.id in ("zip", "enumerate") else [iterable]
+        return any(self.value(part).kind in ("graph", "leaf", "tensor") for part in parts)
+
+    def _batch_shaped(self, loop: ast.AST, targets: Set[str]) -> bool:
+        """Items of an iterable of unknown kind look like batches only with evidence: they
+        unpack into inputs and targets (`for x, y in ...`), are moved to a device
+        (`x.to(device)`, `x.cuda()`), or the loop body runs a training step. A loop over
+        FPN levels, mesh names or task heads feeding a model is none of these."""
+        target = _item_target(loop)
+        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2:
+            return True
+        for call in self._calls_within(loop, skip_loops=True):
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
+                    {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)} & targets:
+                return True
+        return bool(self.step_ops_in(loop))
 
     def _inside_module_forward(self, loop: ast.AST) -> bool:
         """A loop in an nn.Module's `forward` (or `forward_*`) runs within one step: it
@@ -580,6 +630,24 @@ class SemanticModel:
         from torchleaklint.semantic.provenance import consumed_by_backward
 
         return consumed_by_backward(self, expr, loop)
+
+    def graphs_share(self, first: ast.AST, second: ast.AST) -> bool:
+        """Do the values of two expressions of one function share part of an autograd graph?"""
+        from torchleaklint.semantic.provenance import graphs_share
+
+        return graphs_share(self, first, second)
+
+    def feeds(self, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
+        """Is the value stored at `store_stmt` part of what `target` is computed from?"""
+        from torchleaklint.semantic.provenance import feeds
+
+        return feeds(self, stored, store_stmt, target)
+
+    def recurrent_through_call(self, stmt: ast.AST, name: str, loop: ast.AST) -> bool:
+        """Is `name` as `stmt` binds it computed from its previous iteration's value through a call?"""
+        from torchleaklint.semantic.provenance import recurrent_through_call
+
+        return recurrent_through_call(self, stmt, name, loop)
 
     def iteration_backwards(self, loop: ast.AST) -> List[ast.Call]:
         from torchleaklint.semantic.provenance import iteration_backwards
@@ -807,8 +875,8 @@ class SemanticModel:
         if self.class_of(func) is None:
             return None
         name = func.name
-        if name in INIT_METHODS:
-            return None
+        if name in INIT_METHODS or name.startswith(_SETUP_PREFIXES):
+            return None  # `setup_step`, `init_states`: run once before the steps, whatever the suffix
         for pattern in self.per_step_patterns():
             if fnmatch.fnmatchcase(name, pattern):
                 return f"`{name}` runs once per step"

@@ -13,7 +13,7 @@ Two facts decide what a kept graph costs, and every message says which one holds
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple
+from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.syntax import short_source
 
@@ -104,3 +104,139 @@ def _definitions_through_copies(model, reaching, read: ast.Name) -> List[ast.AST
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and value is not None:
                 stack.extend(n for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     return out
+
+
+MAX_DEPENDENCIES = 256
+
+
+def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
+    """The definitions of graph-carrying values whose graphs the value of `expr` contains:
+    the bindings it is computed from, followed back through the unit, cut where a graph
+    killer (`.detach()`, `.item()`, `float()`) or a no-grad region drops the graph. Batches
+    of a `for` target carry no graph and are not followed."""
+    unit = model.unit_of(expr)
+    reaching = model.reaching(unit)
+    flow = model.flow(unit)
+    if flow is None:
+        return set()
+    out: Set[ast.AST] = set()
+    stack = _data_reads(model, expr)
+    while stack and len(out) < MAX_DEPENDENCIES:
+        read = stack.pop()
+        for definition in reaching.definitions(read):
+            if definition in out or isinstance(definition, ast.arg):
+                continue  # a parameter is an input (a module, a batch), not a node of this graph
+            stmt = model.statement_of(definition)
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                continue  # batches from an iterable
+            value = flow.values.get(definition)
+            if value is not None and not value.carries_graph and value.kind != "unknown":
+                continue
+            out.add(definition)
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
+                    and not model.grad_disabled_at(stmt):
+                stack.extend(_data_reads(model, stmt.value))
+    return out
+
+
+def _data_reads(model, expr: ast.AST) -> List[ast.Name]:
+    """Names read as data in `expr`: not the callee of a call, not under a graph killer."""
+    callees = {id(call.func) for call in ast.walk(expr) if isinstance(call, ast.Call)}
+    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            and id(n) not in callees and not model.value_killed_at(n)]
+
+
+def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
+    """Do the graphs of two differentiated values have a part in common (a forward both are
+    computed from, not detached in between)? The second backward then needs the first one's
+    graph retained. Values bound by one statement (`ce, z = losses(model, x)`) count as one
+    computation: what an opaque call shares between its results cannot be told apart."""
+    def computations(expr):
+        return {model.statement_of(d) for d in graph_dependencies(model, expr)}
+
+    return bool(computations(first) & computations(second))
+
+
+def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
+    """Is the value stored at `store_stmt` (the expression `stored`) part of what `target`
+    is computed from? `x, self.attn = self.attention(q)` then `return self.proj(x)`, or
+    `self.code = code` then `return head(code)`: back-propagating the result runs through
+    the stored graph. A value that only shares an ancestor with it (`self.aux = aux_head(x)`
+    beside `return head(x)`) does not."""
+    deps = graph_dependencies(model, target)
+    if store_stmt in {model.statement_of(d) for d in deps}:
+        return True
+    if isinstance(stored, ast.Name):
+        return bool(set(model.reaching(model.unit_of(stored)).definitions(stored)) & deps)
+    return False
+
+
+# Calls that combine their arguments like arithmetic does: a value carried through them only
+# is a running total (TLL001), not recurrent state.
+_COMBINING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                              "torch.vstack", "torch.dstack", "torch.add", "torch.column_stack", "torch.row_stack",
+                              "torch.sum", "torch.mean"})
+_COMBINING_BUILTINS = frozenset({"max", "min", "sum", "abs", "len", "list", "tuple", "dict", "set", "sorted", "round",
+                                 "float", "int", "print", "isinstance", "getattr", "str", "repr", "zip", "enumerate"})
+
+
+def recurrent_through_call(model, stmt: ast.AST, name: str, loop: ast.AST) -> bool:
+    """Is the value `stmt` binds to `name` computed, within one iteration of `loop`, from the
+    previous iteration's `name` through a call that builds a graph (a forward, a cell, an
+    op)? `y = net(torch.cat([x, h])); h = y[:, -1]` is; `hidden = (h.detach(), c)` after
+    `out, (h, c) = model(x, hidden)` is, through `c`; `total = total + loss` is not (only
+    arithmetic: a running total). The walk follows this iteration's definitions backwards
+    from `stmt` and stops at graph killers and at values made before the loop."""
+    unit = model.unit_of(stmt)
+    reaching = model.reaching(unit)
+    mine = {node for target in _targets(stmt) for node in ast.walk(target)
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)}
+    if not mine or getattr(stmt, "value", None) is None:
+        return False
+    stack = [(read, _in_forward_call(model, read, stmt.value)) for read in _data_reads(model, stmt.value)]
+    seen = set()
+    while stack:
+        read, via_call = stack.pop()
+        if (read, via_call) in seen or len(seen) > MAX_DEPENDENCIES:
+            continue
+        seen.add((read, via_call))
+        for definition, crossed in reaching.reaching(read) or ():
+            if not isinstance(definition, ast.AST):
+                continue
+            if loop in crossed:
+                if via_call and definition in mine:
+                    return True
+                continue
+            if loop not in reaching.def_loops.get(definition, ()):
+                continue  # made before the loop
+            source = model.statement_of(definition)
+            if not isinstance(source, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or source.value is None \
+                    or model.grad_disabled_at(source):
+                continue
+            for inner in _data_reads(model, source.value):
+                stack.append((inner, via_call or _in_forward_call(model, inner, source.value)))
+    return False
+
+
+def _targets(stmt) -> list:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    return [stmt.target] if hasattr(stmt, "target") else []
+
+
+def _in_forward_call(model, read: ast.AST, root: ast.AST) -> bool:
+    """Is `read` an argument (at any depth) of a call in `root` that is not a combining
+    one (`torch.cat`, `sum`)?"""
+    child = read
+    node = model.parent(read)
+    while node is not None and child is not root:
+        if isinstance(node, ast.Call) and child is not node.func and not _combining(model, node):
+            return True
+        child, node = node, model.parent(node)
+    return False
+
+
+def _combining(model, call: ast.Call) -> bool:
+    if isinstance(call.func, ast.Name) and call.func.id in _COMBINING_BUILTINS:
+        return True
+    return (model.qualname(call.func) or "") in _COMBINING_CALLS

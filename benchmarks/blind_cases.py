@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Recall and precision on the blind cases (fixtures/blind_cases/).
+
+    python benchmarks/blind_cases.py [--details]
+
+The cases were written from public bug reports and forum threads by someone who had not seen
+the linter's code or output (each file's docstring cites its source), then scored ONCE with
+the release of that day: that first score, the blind figure, is kept in
+`fixtures/blind_cases/first_score.md`. Since then they are in-sample: this script measures the
+current code on them so that nothing regresses and so that recall work shows.
+
+- `single/`: one file per case; `# expect: TLLnnn` marks a leak the rule must report on that
+  line, `# ok: TLLnnn` a look-alike it must not.
+- `projects/`: small multi-module projects (each with its own pyproject.toml or setup.cfg),
+  linted as a whole from their root; the markers sit in the module where a finding points.
+
+Recall = expect markers reported (same line and code) / expect markers; a finding on an `ok`
+line or on an unmarked line counts against precision.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from torchleaklint.config import Settings  # noqa: E402
+from torchleaklint.discovery import discover  # noqa: E402
+from torchleaklint.engine import lint_file  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from known_leaks import markers  # noqa: E402
+
+CASES = ROOT / "fixtures" / "blind_cases"
+
+
+def _score(files, findings_of) -> dict:
+    per_rule = {}
+    rows = []
+    for path in files:
+        expected, ok = markers(path.read_text(encoding="utf-8"))
+        found = {(d.line, d.code) for d in findings_of(path) if not d.code.startswith("TLL9")}
+        rows.append((path, expected, ok, found))
+        for line, code in expected:
+            c = per_rule.setdefault(code, Counter())
+            c["expected"] += 1
+            c["caught"] += (line, code) in found
+        for line, code in found - expected:
+            c = per_rule.setdefault(code, Counter())
+            c["wrong_ok" if (line, code) in ok else "wrong_unmarked"] += 1
+        for line, code in found & expected:
+            per_rule[code]["right"] += 1
+    return {"per_rule": per_rule, "rows": rows}
+
+
+def measure_single() -> dict:
+    files = sorted((CASES / "single").glob("*.py"))
+    return _score(files, lambda path: lint_file(str(path), Settings()))
+
+
+def measure_projects() -> dict:
+    files, findings = [], {}
+    for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir()):
+        settings = Settings(project_root=str(project), respect_gitignore=False)
+        for path in discover([str(project)], settings):
+            files.append(Path(path))
+            findings[Path(path)] = lint_file(path, settings)
+    return _score(files, lambda path: findings[path])
+
+
+def render(title: str, result: dict, details: bool) -> str:
+    out = [f"### {title}", "", "| rule | expected | caught | recall | wrong on ok lines | wrong elsewhere | precision |",
+           "|---|---:|---:|---:|---:|---:|---:|"]
+    total = Counter()
+    for code in sorted(result["per_rule"]):
+        c = result["per_rule"][code]
+        total.update(c)
+        out.append(_row(code, c))
+    out.append(_row("**all**", total))
+    if details:
+        for path, expected, ok, found in result["rows"]:
+            rel = path.relative_to(CASES)
+            for line, code in sorted(expected - found):
+                out.append(f"- missed {code} `{rel}:{line}`")
+            for line, code in sorted(found - expected):
+                out.append(f"- wrong {code} `{rel}:{line}`" + (" (ok line)" if (line, code) in ok else ""))
+    return "\n".join(out) + "\n"
+
+
+def _row(code, c) -> str:
+    recall = f"{100 * c['caught'] / c['expected']:.1f}%" if c["expected"] else "n/a"
+    reported = c["right"] + c["wrong_ok"] + c["wrong_unmarked"]
+    precision = f"{100 * c['right'] / reported:.1f}%" if reported else "n/a"
+    return (f"| {code} | {c['expected']} | {c['caught']} | {recall} | {c['wrong_ok']} | {c['wrong_unmarked']} | "
+            f"{precision} |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--details", action="store_true", help="list every miss and wrong finding")
+    args = parser.parse_args()
+    os.chdir(ROOT)
+    print(render("single-file cases (current code)", measure_single(), args.details))
+    print(render("multi-module projects (current code)", measure_projects(), args.details))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Precision on the blind sets: public repositories triaged by a reader who had not seen the
+linter's code, each set pinned and triaged ONCE, on the release that was current then.
+
+    python benchmarks/blind_sets.py --corpus /work/corpus [--set set1] [--write-doc FILE]
+
+`benchmarks/blind/<set>/repos.toml` pins the repositories (get them with the `fetch` tool or
+`git clone` + `git checkout <commit>` into `<corpus>/<owner>__<name>`); `triage.toml` holds
+one verdict per finding of the release the set was first run on (`tp`, `fp`, `debatable`,
+with a note written after reading the code); `summary.md` is the triager's own summary, with
+the figure measured then. This script lints the same files with the code of this checkout
+and joins its findings with that triage (same key as `realworld.py`: repository, path, rule,
+stripped source line): findings the triage never saw are listed as untriaged, so that the
+figure for the current code is never taken for a blind one. A set's blind figure is the one
+in its `summary.md`; what this script prints for the current code is in-sample for every set
+whose false positives guided a fix.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from realworld import lint_repo, load_toml, precision, triage_key  # noqa: E402
+
+BLIND = ROOT / "benchmarks" / "blind"
+
+
+def sets() -> list:
+    return sorted(p.name for p in BLIND.iterdir() if (p / "repos.toml").is_file())
+
+
+def measure(corpus: Path, name: str) -> dict:
+    folder = BLIND / name
+    repos = load_toml(folder / "repos.toml").get("repo", [])
+    triage = {triage_key(e): e for e in load_toml(folder / "triage.toml").get("finding", [])}
+    findings, missing, lines = [], [], 0
+    for repo in repos:
+        result = lint_repo(corpus, repo)
+        if result is None:
+            missing.append(repo["name"])
+            continue
+        lines += result["lines"]
+        findings.extend(f for f in result["findings"] if not f["code"].startswith("TLL9"))
+    per_rule = defaultdict(Counter)
+    total = Counter()
+    untriaged = []
+    for f in findings:
+        entry = triage.get(triage_key(f))
+        verdict = entry["verdict"] if entry else "untriaged"
+        f["verdict"], f["note"] = verdict, entry.get("note", "") if entry else ""
+        per_rule[f["code"]][verdict] += 1
+        total[verdict] += 1
+        if entry is None:
+            untriaged.append(f)
+    gone = Counter(e["verdict"] for key, e in triage.items()
+                   if e["code"][:5] != "TLL90" and key not in {triage_key(f) for f in findings})
+    return {"set": name, "repos": len(repos) - len(missing), "missing": missing, "lines": lines, "findings": findings,
+            "per_rule": per_rule, "total": total, "untriaged": untriaged, "gone": gone,
+            "triaged": Counter(e["verdict"] for e in triage.values())}
+
+
+def render_details(result: dict, verdicts=("fp",)) -> str:
+    rows = [f for f in result["findings"] if f["verdict"] in verdicts]
+    return "\n".join(f"- [{f['verdict']}] {f['code']} {f['repo']} `{f['path']}:{f['line']}` `{f['source']}`: {f['note']}"
+                     for f in sorted(rows, key=lambda f: (f["code"], f["repo"], f["path"], f["line"]))) + "\n"
+
+
+def render(result: dict) -> str:
+    out = [f"### {result['set']}: current code", "",
+           f"{result['repos']} repositories, {result['lines']:,} lines"
+           + (f" (not in the corpus: {', '.join(result['missing'])})" if result["missing"] else "") + ".", "",
+           "| rule | findings | tp | fp | debatable | untriaged | precision |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for code in sorted(result["per_rule"]):
+        c = result["per_rule"][code]
+        out.append(f"| {code} | {sum(c.values())} | {c['tp']} | {c['fp']} | {c['debatable']} | {c['untriaged']} | "
+                   f"{precision(c)} |")
+    t = result["total"]
+    out.append(f"| **all** | {sum(t.values())} | {t['tp']} | {t['fp']} | {t['debatable']} | {t['untriaged']} | "
+               f"{precision(t)} |")
+    g, tr = result["gone"], result["triaged"]
+    out += ["", f"Triaged when the set was first run: {tr['tp']} tp, {tr['fp']} fp, {tr['debatable']} debatable "
+            f"(blind precision {precision(tr)}). No longer reported: {g['tp']} tp, {g['fp']} fp, "
+            f"{g['debatable']} debatable."]
+    if result["untriaged"]:
+        out += ["", "Untriaged (new) findings:", ""]
+        out += [f"- {f['repo']} `{f['path']}:{f['line']}` {f['code']}: `{f['source']}`" for f in result["untriaged"]]
+    return "\n".join(out) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--set", action="append", help="only these sets (default: all)")
+    parser.add_argument("--write-doc", type=Path, help="write the markdown here")
+    parser.add_argument("--details", action="append", choices=("tp", "fp", "debatable"),
+                        help="also list the findings with these verdicts, with their notes")
+    args = parser.parse_args()
+    results = [measure(args.corpus, name) for name in (args.set or sets())]
+    report = "\n".join(render(r) + (render_details(r, args.details) if args.details else "") for r in results)
+    print(report)
+    if args.write_doc:
+        args.write_doc.write_text(report, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
