@@ -96,6 +96,8 @@ class EmptyCacheInLoop(Rule):
 def _runs_per_step(model, call) -> Optional[str]:
     for loop in model.loops_around(call):
         if model.is_step_loop(loop):
+            if _under_one_off_condition(model, call, loop):
+                return None
             return f"every step (in the loop at line {loop.lineno})"
     unit = model.unit_of(call)
     if not isinstance(unit, FUNCTION_TYPES):
@@ -104,6 +106,42 @@ def _runs_per_step(model, call) -> Optional[str]:
     if hook is not None:
         return hook
     return _only_called_per_step(model, unit)
+
+
+def _under_one_off_condition(model, call, loop) -> bool:
+    """Inside the loop, guarded by an equality that holds on one iteration
+    (`if train_step == args.pretrain_steps:`, `if i == len(loader) - 1:`): it runs once, not
+    every step. A cadence (`if step % 100 == 0:`) still runs every N steps: not one-off."""
+    for anc in model.ancestors(call):
+        if anc is loop:
+            return False
+        if isinstance(anc, ast.If) and model.is_inside(call, anc) and not any(call is n for n in ast.walk(anc.test)) \
+                and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
+                and _equality_on_a_counter(anc.test, _names_changing_in(loop)):
+            return True
+    return False
+
+
+def _names_changing_in(loop) -> set:
+    """Names bound by the loop's target or rebound in its body (a step counter)."""
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if hasattr(loop, "target") else set()
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _equality_on_a_counter(test, changing: set) -> bool:
+    """`counter == value` on a name the loop changes: true on one iteration. An equality on
+    loop-invariant values is a configuration switch (every step when on), and `%` makes a
+    cadence."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return False  # one branch of an `or` may hold every step
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+        return False
+    return any(isinstance(c, ast.Compare) and all(isinstance(op, ast.Eq) for op in c.ops)
+               and {n.id for n in ast.walk(c) if isinstance(n, ast.Name)} & changing for c in ast.walk(test))
 
 
 def _per_step_hook(model, func) -> Optional[str]:

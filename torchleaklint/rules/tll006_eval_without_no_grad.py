@@ -381,6 +381,8 @@ def _eval_name(name: str) -> bool:
 def _is_model_call(model, call) -> bool:
     if isinstance(call.func, ast.Call):
         return False  # `nn.ReplicationPad1d(k)(x)`: a layer built and applied inline, not the evaluated model
+    if model.value(call).kind == MODULE:
+        return False  # `agent = Model(envs)`: a constructor (its result is used as a module)
     if model.value(call.func).kind == MODULE:
         return True
     func = call.func

@@ -26,6 +26,8 @@ from torchleaklint.semantic.values import (
 from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _kw
 
 MAX_SUMMARY_DEPTH = 3
+SCHEDULER = "lr_scheduler"
+_OTHER_FRAMEWORKS = ("flax.", "jax.", "haiku.", "tensorflow.", "tf.", "keras.", "paddle.", "mindspore.", "oneflow.")
 
 # Builtins whose result is the join of their (element) arguments.
 _JOIN_BUILTINS = frozenset({"sum", "max", "min", "abs", "sorted", "reversed", "next", "iter"})
@@ -114,6 +116,8 @@ class Analyzer:
             return UNKNOWN_V
         qual = self.m.qualname(annotation) or dotted(annotation) or ""
         last = qual.rsplit(".", 1)[-1]
+        if qual.startswith(_OTHER_FRAMEWORKS):
+            return UNKNOWN_V  # `flax.linen.Module`, a Keras or Paddle layer: no torch graph
         if qual in ("torch.nn.Module", "torch.nn.modules.module.Module") or last in ("Module", "LightningModule"):
             return Value(MODULE)
         if last == "DataLoader":
@@ -582,8 +586,12 @@ class Analyzer:
         so the call was a constructor, not a forward."""
         if not isinstance(e.func, ast.Name) or e.func.id not in self.result.params:
             return False
-        stmt = self.m.parent(e)
-        if not isinstance(stmt, ast.Assign) or stmt.value is not e or len(stmt.targets) != 1:
+        outer = e  # through `.to(device)`, `.cuda()`, `.eval()` on the result
+        while isinstance(self.m.parent(outer), ast.Attribute) and isinstance(self.m.parent(self.m.parent(outer)), ast.Call) \
+                and self.m.parent(outer).attr in torch_api.MODULE_SELF_METHODS | {"to", "cuda", "cpu", "eval", "train"}:
+            outer = self.m.parent(self.m.parent(outer))
+        stmt = self.m.parent(outer)
+        if not isinstance(stmt, ast.Assign) or stmt.value is not outer or len(stmt.targets) != 1:
             return False
         target = stmt.targets[0]
         return isinstance(target, ast.Name) and target.id in self.module_names
@@ -743,8 +751,10 @@ class Analyzer:
             return Value(LEAF)  # nn.Parameter is not an nn.Module class: test it first
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None)
-        if torch_api.is_optimizer(qual) or torch_api.is_lr_scheduler(qual):
+        if torch_api.is_optimizer(qual):
             return Value(OPTIMIZER)
+        if torch_api.is_lr_scheduler(qual):
+            return Value(OPTIMIZER, name=SCHEDULER)  # its .step() runs once per epoch or step: no update
         if torch_api.is_dataloader(qual):
             return Value(DATALOADER)
         if torch_api.is_dataset_class(qual) or qual.startswith(("torchvision.datasets.", "datasets.load_dataset")):

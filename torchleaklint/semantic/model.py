@@ -462,8 +462,12 @@ class SemanticModel:
         receiver = func.value
         if isinstance(receiver, ast.Call):  # scaler.step(optimizer) has an argument: not here
             return False
-        if self.value(receiver).kind == "optimizer":
-            return True
+        value = self.value(receiver)
+        if value.kind == "optimizer":
+            return value.name != "lr_scheduler"  # a scheduler's step() changes the learning rate, no update
+        text = (dotted(receiver) or "").lower()
+        if "sched" in text:
+            return False
         # An optimizer passed in as a parameter is known only by duck typing: `x.step()`
         # next to `x.zero_grad()` or a backward in the same function. Its name alone
         # (`opt_g`, `self.optimizer`) may add confidence, never decide.
