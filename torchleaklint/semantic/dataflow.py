@@ -507,7 +507,11 @@ class Analyzer:
 
     def expr_IfExp(self, e) -> Value:
         self.expr(e.test)
-        return join(self.expr(e.body), self.expr(e.orelse))
+        body, orelse = self.expr(e.body), self.expr(e.orelse)
+        guarded = _tensor_guarded(e.test)
+        if guarded is not None and ast.dump(e.orelse) == ast.dump(guarded):
+            orelse = SCALAR_V  # `x.item() if hasattr(x, "item") else x`: the else branch is no tensor
+        return join(body, orelse)
 
     def expr_BoolOp(self, e) -> Value:
         out = None
@@ -928,14 +932,31 @@ def names_grad_off(expr: ast.AST) -> bool:
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
 
 
+def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:
+    """The expression a test proves to be a tensor when true: `hasattr(x, "item")`,
+    `isinstance(x, torch.Tensor)`, `torch.is_tensor(x)`."""
+    if not isinstance(test, ast.Call) or not test.args:
+        return None
+    func = test.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name == "hasattr" and len(test.args) == 2 and isinstance(test.args[1], ast.Constant) \
+            and test.args[1].value in ("item", "detach", "backward"):
+        return test.args[0]
+    if name == "isinstance" and len(test.args) == 2 and "Tensor" in ast.unparse(test.args[1]):
+        return test.args[0]
+    if name == "is_tensor" and len(test.args) == 1:
+        return test.args[0]
+    return None
+
+
 def _forward_output(returned: Value) -> Value:
     """What calling a module of this file gives, from its `forward`'s summary: a module call
     runs a forward, so an unknown part is a graph, but a part the forward provably returns
     as a Python number or None (`return out, ratio` with `ratio = a / b` of sizes) is not."""
     if returned.items is not None:
         return Value(SEQUENCE, items=tuple(_forward_output(item) for item in returned.items))
-    if returned.kind in (SCALAR, NONE) or returned.carries_graph:
-        return returned
+    if returned.kind in (SCALAR, NONE, TENSOR) or returned.carries_graph:
+        return returned  # TENSOR: proven graph-free (a parameterless module on graph-free inputs)
     return Value(GRAPH)
 
 
