@@ -173,7 +173,7 @@ def test_a_directory_without_python_files_warns(tmp_path):
 
 
 # ------------------------------------------------------------------ --show-settings loads back
-def test_show_settings_is_toml_that_loads_back_as_configuration(tmp_path):
+def test_show_settings_is_toml_that_loads_back_as_configuration(tmp_path, tmp_path_factory):
     (tmp_path / "pyproject.toml").write_text(
         '[tool.torchleaklint]\nignore = ["TLL004"]\nextend-exclude = ["gen/"]\nper-step-methods = ["advance"]\n'
         'cache-dir = ".cache/tll"\n[tool.torchleaklint.per-file-ignores]\n"tests/**" = ["TLL006"]\n', encoding="utf-8")
@@ -188,8 +188,7 @@ def test_show_settings_is_toml_that_loads_back_as_configuration(tmp_path):
     second = run(["--show-settings"], copy)
     assert second.returncode == 0, second.stderr
     assert tomllib.loads(second.stdout) == tomllib.loads(first.stdout)
-    empty = tmp_path / "empty"
-    empty.mkdir()
+    empty = tmp_path_factory.mktemp("unconfigured")
     defaults = run(["--show-settings"], empty)  # nothing configured: cache-dir is unset
     assert defaults.returncode == 0 and "null" not in defaults.stdout
     assert "cache-dir" not in tomllib.loads(defaults.stdout)["tool"]["torchleaklint"]
