@@ -102,19 +102,26 @@ def ruff():
     return exe
 
 
-def test_ruff_deletes_a_blanket_noqa_that_only_silences_torchleaklint(tmp_path, ruff):
+@pytest.mark.parametrize("external", [True, False])
+def test_ruff_deletes_a_blanket_noqa_that_only_silences_torchleaklint(tmp_path, ruff, external):
     """What the README warns about: with RUF100 enabled, ruff removes a bare `# noqa` that
-    silences no ruff finding, even with `external = ["TLL"]`; a `# noqa: TLL001` survives."""
-    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nexternal = ["TLL"]\n', encoding="utf-8")
+    silences no ruff finding, with or without `external = ["TLL"]`; `# noqa: TLL001` survives,
+    and so does a stale `# noqa: TLL004`, which only TLL902 reports."""
+    if external:
+        (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nexternal = ["TLL"]\n', encoding="utf-8")
     leaky_with(tmp_path, on_leak="  # noqa", name="blanket.py")
     leaky_with(tmp_path, on_leak="  # noqa: TLL001", name="coded.py")
+    (tmp_path / "stale.py").write_text("x = 1  # noqa: TLL004\n", encoding="utf-8")
     assert run(["--no-cache", "."], tmp_path).returncode == 0  # both silence torchleaklint
     subprocess.run([ruff, "check", "--no-cache", "--select", "RUF100", "--fix", "."], cwd=tmp_path,
                    capture_output=True, text=True, env=env(), timeout=120)
     assert "# noqa" not in (tmp_path / "blanket.py").read_text()
     assert "# noqa: TLL001" in (tmp_path / "coded.py").read_text()
-    after = run(["--no-cache", "."], tmp_path)
-    assert after.returncode == 1 and after.stdout.startswith("./blanket.py:")
+    assert (tmp_path / "stale.py").read_text() == "x = 1  # noqa: TLL004\n"
+    after = run(["--no-cache", "--extend-select", "TLL902", "."], tmp_path)
+    assert after.returncode == 1
+    assert [line.split(":")[0] + " " + line.split()[1] for line in after.stdout.splitlines()] == [
+        "./blanket.py TLL001", "./stale.py TLL902"]
 
 
 @pytest.mark.parametrize("external, kept", [(True, "  # noqa: TLL001\n"), (False, "\n")])
