@@ -191,3 +191,17 @@ def test_command_line_per_file_ignores(tmp_path):
     assert codes_by_file(replaced) == {"a.py": {"TLL001"}}
     bad = run(["--per-file-ignores", "tests/*", "."], tmp_path)
     assert bad.returncode == 2 and "PATTERN:CODE" in bad.stderr
+
+
+def test_flake8_plugin_uses_each_files_closest_configuration(tmp_path):
+    from cli_run import run_flake8
+
+    write(tmp_path, {
+        "pkg_a/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\n',
+        "pkg_a/sim.py": SIMULATOR,
+        "pkg_b/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["forward"]\nignore = ["TLL001"]\n',
+        "pkg_b/sim.py": SIMULATOR,
+    })
+    result = run_flake8(["--select", "TLL", "pkg_a", "pkg_b"], tmp_path)
+    assert [line.split(":")[0] + " " + line.split()[1] for line in result.stdout.splitlines()] == [
+        "pkg_a/sim.py TLL002"], result.stdout + result.stderr
