@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -71,12 +72,12 @@ class Settings:
         `*.egg-info`); one with `/` matches the path relative to the project root
         (`src/generated/`, `src/**/gen_*.py`); `!pattern` re-includes. Walks check every
         directory on the way down, so an excluded directory excludes everything below it."""
-        spec = _exclude_spec(self.exclude + self.extend_exclude)
+        spec, anchored = _exclude_spec(self.exclude + self.extend_exclude)
         if spec is None:
             return False
-        rel = _relative(path, self.project_root)
-        if rel in (".", "") or rel.startswith("../") or rel == "..":  # outside the root: the name only
-            rel = os.path.basename(os.path.normpath(os.path.abspath(path)))
+        rel = _relative(path, self.project_root) if anchored else ""
+        if rel in (".", "") or rel.startswith("../") or rel == "..":  # names only, or outside the root
+            rel = os.path.basename(os.path.normpath(path))
         if is_dir if is_dir is not None else os.path.isdir(path):
             rel += "/"
         return spec.match_file(rel)
@@ -102,8 +103,36 @@ class Settings:
 
 @functools.lru_cache(maxsize=32)
 def _exclude_spec(patterns: Tuple[str, ...]):
-    """One compiled gitignore spec: `is_excluded` runs for every directory and file of a walk."""
-    return pathspec.GitIgnoreSpec.from_lines(patterns) if patterns else None
+    """(one compiled gitignore spec, whether a pattern is anchored): `is_excluded` runs for
+    every directory and file of a walk, and name patterns need only the entry's name (the
+    walk checks every directory on the way down)."""
+    if not patterns:
+        return None, False
+    anchored = any("/" in p.lstrip("!").rstrip("/") or p.lstrip("!").startswith("/") for p in patterns)
+    spec = pathspec.GitIgnoreSpec.from_lines(patterns)
+    return _AnyOf.of(spec) or spec, anchored
+
+
+class _AnyOf:
+    """Without `!` patterns, gitignore's "last match wins" is "any match": one regex made
+    of pathspec's per-pattern regexes tests a path in one search instead of one per
+    pattern (the default excludes are 21 patterns, tried for every file of a walk)."""
+
+    def __init__(self, regex):
+        self.regex = regex
+
+    @classmethod
+    def of(cls, spec) -> Optional["_AnyOf"]:
+        regexes = [getattr(p, "regex", None) for p in spec.patterns if p.include is not None]
+        if not regexes or any(p.include is False for p in spec.patterns) or any(r is None for r in regexes):
+            return None
+        try:  # pathspec names a group in each pattern; unnamed, they can be joined
+            return cls(re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[^>]+>', '(?:', r.pattern)})" for r in regexes)))
+        except re.error:
+            return None
+
+    def match_file(self, path: str) -> bool:
+        return self.regex.match(path) is not None
 
 
 @functools.lru_cache(maxsize=256)

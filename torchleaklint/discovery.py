@@ -23,7 +23,7 @@ def discover(paths: Sequence[str], settings: Settings, resolver=None) -> List[st
     in silence. With a `resolver` (hierarchy.SettingsResolver), each directory's entries
     are excluded by the settings of the closest configuration file, as in ruff.
     """
-    settings_for = resolver.for_directory if resolver is not None else (lambda directory: settings)
+    settings_for = resolver.for_directory if resolver is not None else (lambda directory, names=None: settings)
     found: List[str] = []
     walked: Dict[str, List[str]] = {}  # directory named on the command line -> files under it
     seen: Set[str] = set()
@@ -66,7 +66,7 @@ def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
             dirnames[:] = []
             continue
         visited.add(real)
-        settings = settings_for(directory)
+        settings = settings_for(directory, filenames)
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d), is_dir=True))
         for name in sorted(filenames):
             if name.endswith(".py"):

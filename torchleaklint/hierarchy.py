@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from torchleaklint.config import Settings, config_in_directory, load_config_file, load_settings
+from torchleaklint.config import CONFIG_NAMES, Settings, config_in_directory, load_config_file, load_settings
 
 Overrides = Callable[[Settings], Settings]
 
@@ -32,10 +32,18 @@ class SettingsResolver:
         absolute = os.path.abspath(path)
         return self.for_directory(absolute if os.path.isdir(absolute) else os.path.dirname(absolute))
 
-    def for_directory(self, directory: str) -> Settings:
+    def for_directory(self, directory: str, names: Optional[Sequence[str]] = None) -> Settings:
+        """`names`: the directory's file names when the caller listed them (a walk), which
+        spares the stat of each configuration name in a directory that has none."""
         if self.fixed is not None:
             return self.fixed
         directory = os.path.abspath(directory)
+        if names is not None and directory not in self._by_directory \
+                and not any(name in names for name in CONFIG_NAMES):
+            parent = os.path.dirname(directory)
+            if parent != directory:
+                self._by_directory[directory] = self.for_directory(parent)
+                return self._by_directory[directory]
         pending: List[str] = []
         found: Optional[Settings] = None
         while found is None:  # walk up to the first directory already known or configured
