@@ -205,3 +205,31 @@ def test_flake8_plugin_uses_each_files_closest_configuration(tmp_path):
     result = run_flake8(["--select", "TLL", "pkg_a", "pkg_b"], tmp_path)
     assert [line.split(":")[0] + " " + line.split()[1] for line in result.stdout.splitlines()] == [
         "pkg_a/sim.py TLL002"], result.stdout + result.stderr
+
+
+def test_stdin_filename_uses_that_files_closest_configuration(tmp_path):
+    write(tmp_path, {"pkg/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\n'})
+    inside = run(["--no-cache", "--stdin-filename", "pkg/sim.py", "-"], tmp_path, stdin=SIMULATOR)
+    assert [line.split()[1] for line in inside.stdout.splitlines()] == ["TLL002"], inside.stdout + inside.stderr
+    outside = run(["--no-cache", "--stdin-filename", "other/sim.py", "-"], tmp_path, stdin=SIMULATOR)
+    assert outside.returncode == 0 and outside.stdout == ""  # the defaults: `advance` is not per step
+
+
+def test_torchleaklint_toml_wins_over_pyproject_in_the_same_directory(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.torchleaklint]\nignore = ["TLL001"]\n',
+                     "torchleaklint.toml": 'select = ["TLL"]\n', "train.py": LEAKY})
+    assert codes_by_file(run(["--no-cache", "train.py"], tmp_path)) == {"train.py": {"TLL001"}}
+
+
+def test_a_file_without_configuration_above_it_uses_the_current_directorys(tmp_path):
+    write(tmp_path, {"pkg/pyproject.toml": '[tool.torchleaklint]\nignore = ["TLL001"]\n', "loose/train.py": LEAKY})
+    assert run(["--no-cache", "../loose/train.py"], tmp_path / "pkg").returncode == 0
+    assert run(["--no-cache", "loose/train.py"], tmp_path).returncode == 1
+
+
+def test_command_line_patterns_are_relative_to_the_current_directory(tmp_path):
+    write(tmp_path, {"pyproject.toml": '[tool.torchleaklint]\n', "gen/b.py": LEAKY, "sub/gen/a.py": LEAKY})
+    result = run(["--show-files", "--extend-exclude", "/gen/", ".."], tmp_path / "sub")
+    assert [os.path.normpath(p) for p in result.stdout.split()] == [os.path.normpath("../gen/b.py")]
+    from_root = run(["--show-files", "--extend-exclude", "/gen/", "."], tmp_path)
+    assert [os.path.normpath(p) for p in from_root.stdout.split()] == [os.path.normpath("sub/gen/a.py")]
