@@ -103,10 +103,13 @@ def test_invalid_toml_exits_2(leaky):
     assert result.returncode == 2 and "pyproject.toml" in result.stderr
 
 
-def test_config_ignore_applies_and_command_line_overrides_it(leaky):
+def test_config_ignore_applies_and_command_line_select_overrides_it(leaky):
+    # ruff's semantics: --ignore adds to the configured ignore; --select replaces the
+    # configured selection, its ignore included
     write_config(leaky, 'ignore = ["TLL001"]')
     assert run(["train.py"], leaky).returncode == 0
-    assert run(["--ignore", "TLL900", "train.py"], leaky).returncode == 1
+    assert run(["--ignore", "TLL900", "train.py"], leaky).returncode == 0
+    assert run(["--select", "TLL001", "train.py"], leaky).returncode == 1
 
 
 def test_per_file_ignores(leaky):

@@ -5,17 +5,19 @@ from __future__ import annotations
 import pytest
 
 from fixture_markers import FIXTURES, fixture_files, markers
-from torchleaklint.config import Settings
+from torchleaklint.config import OPT_IN_CODES, Settings
 from torchleaklint.engine import lint_file
 
 FILES = fixture_files()
+# Opt-in rules (TLL902) on too: the whole corpus checks them for false positives.
+SETTINGS = Settings(select=("TLL",) + OPT_IN_CODES)
 
 
 @pytest.mark.parametrize("path", FILES, ids=[str(p.relative_to(FIXTURES)) for p in FILES])
 def test_fixture(path):
     expected, ok = markers(path)
     assert not (expected & ok), "a line cannot both expect and forbid a code"
-    found = {(d.line, d.code) for d in lint_file(str(path), Settings())}
+    found = {(d.line, d.code) for d in lint_file(str(path), SETTINGS)}
     missing = sorted(expected - found)
     unexpected = sorted(found - expected)
     assert not missing and not unexpected, (

@@ -6,6 +6,7 @@ Exit status: 0 no problems, 1 problems found (or, with --diff, something to fix)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Optional, Tuple
@@ -13,8 +14,10 @@ from typing import Optional, Tuple
 import click
 
 from torchleaklint import __version__
-from torchleaklint.config import ENGINE_CODES, ConfigError, load_settings, validate_selector, with_overrides
+from torchleaklint.config import ENGINE_CODES, ConfigError, validate_selector
 from torchleaklint.discovery import PathError, discover
+from torchleaklint.output.color import colorize, use_color
+from torchleaklint.progress import PhaseTimer, Progress, progress_enabled
 from torchleaklint.source import INTERNAL_ERROR
 from torchleaklint.output import FORMATS, renderer
 from torchleaklint.rules.base import rule_codes
@@ -37,24 +40,29 @@ def main() -> None:
     in loops, large objects in Ray Tune configs) before the job runs."""
 
 
-def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
-    if value is None:
-        return None
-    return tuple(c.strip().upper() for c in value.split(",") if c.strip())
-
-
-@main.command("check")
+@main.command("check", epilog="Other command: `torchleaklint rule CODE|NAME` prints a rule's documentation "
+                               "(`torchleaklint rule --all` lists the rules).")
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--select", help="Comma-separated rule codes or prefixes to enable (default: all).")
-@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable.")
+@click.option("--select", help="Comma-separated rule codes or prefixes to enable (replaces the configured selection).")
+@click.option("--ignore", help="Comma-separated rule codes or prefixes to disable, in addition to the configured `ignore`.")
 @click.option("--extend-select", help="Codes to add to the selection.")
+@click.option("--extend-ignore", help="Codes to disable, in addition (same as --ignore).")
+@click.option("--per-file-ignores", multiple=True, metavar="PATTERN:CODES",
+              help="Ignore CODES in files matching PATTERN (replaces the configured table; repeatable).")
+@click.option("--extend-per-file-ignores", multiple=True, metavar="PATTERN:CODES",
+              help="Like --per-file-ignores, in addition to the configured table.")
 @click.option("--exclude", help="Comma-separated glob patterns to exclude (replaces the defaults).")
 @click.option("--extend-exclude", help="Comma-separated glob patterns to exclude, in addition.")
 @click.option("--per-step-methods", help="Comma-separated method names/globs that run once per step.")
-@click.option("--config", "config_path", type=click.Path(), help="Configuration file (pyproject.toml).")
+@click.option("--config", "config_path", type=click.Path(),
+              help="Configuration file (pyproject.toml or torchleaklint.toml) for every file, instead of each "
+                   "file's closest one.")
 @click.option("--output-format", type=click.Choice(FORMATS), default="concise", show_default=True)
+@click.option("--output-file", "-o", type=click.Path(dir_okay=False), help="Write the findings to this file.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
 @click.option("--unsafe-fixes", is_flag=True, help="Also apply (and show) fixes that may change behavior.")
+@click.option("--fix-only", is_flag=True, help="Apply fixes, do not report what is left; exit 0 (implies --fix).")
+@click.option("--exit-non-zero-on-fix", is_flag=True, help="Exit 1 if any file was fixed, even with nothing left.")
 @click.option("--diff", is_flag=True, help="Print the diff --fix would apply; write nothing.")
 @click.option("--show-fixes", is_flag=True, help="List the fixes applied.")
 @click.option("--exit-zero", is_flag=True, help="Exit 0 even when problems are found.")
@@ -68,21 +76,31 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="TORCHLEAKLINT_CACHE_DIR",
               help="Cache directory (default: .torchleaklint_cache in the project root).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
-@click.option("--verbose", "-v", is_flag=True, help="Tracebacks for internal errors on stderr.")
+@click.option("--silent", "-s", is_flag=True, help="No output at all; the exit status still tells.")
+@click.option("--verbose", "-v", is_flag=True, help="Timing of each phase, and tracebacks for internal errors, on stderr.")
+@click.option("--color", "color", type=click.Choice(("auto", "always", "never")), default="auto", show_default=True,
+              help="Colour the text output (auto: on a terminal; NO_COLOR and FORCE_COLOR are honoured).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress on stderr (default: only when stderr is a terminal and not in CI).")
 @click.option("--stdin-filename", help="With `-` as the path: lint standard input as if it were this file.")
 @click.option("--statistics", is_flag=True, help="Count the findings of each rule instead of listing them.")
 @click.option("--add-noqa", is_flag=True, help="Append `# noqa: CODE` to every line with a finding.")
-@click.option("--show-settings", is_flag=True, help="Print the effective settings and the configuration file, then exit.")
+@click.option("--show-settings", is_flag=True,
+              help="Print the settings used for the first path (TOML) and the configuration file, then exit.")
+@click.option("--show-files", is_flag=True, help="Print the files that would be linted, then exit.")
 @click.option("--version", is_flag=True, help="Print the version and exit.")
-def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
-          output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore,
-          jobs, no_cache, cache_dir, quiet, verbose, stdin_filename, statistics, add_noqa, show_settings,
-          version) -> None:
+def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores, extend_per_file_ignores, exclude,
+          extend_exclude, per_step_methods, config_path, output_format, output_file, fix, unsafe_fixes, fix_only,
+          exit_non_zero_on_fix, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, jobs, no_cache,
+          cache_dir, quiet, silent, verbose, color, progress, stdin_filename, statistics, add_noqa, show_settings,
+          show_files, version) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
         click.echo(f"torchleaklint {__version__}")
         sys.exit(EXIT_CLEAN)
+    fix = fix or fix_only
+    quiet = quiet or silent
     reading_stdin = "-" in paths or (stdin_filename is not None and not paths)
     if reading_stdin and len(paths) > 1:
         raise click.UsageError("`-` (standard input) cannot be combined with other paths")
@@ -90,23 +108,17 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         raise click.UsageError("--diff is not supported with standard input; use --fix to get the fixed source")
     if add_noqa and (fix or diff or reading_stdin):
         raise click.UsageError("--add-noqa cannot be combined with --fix, --diff or standard input")
+    if statistics and output_format not in STATISTICS_FORMATS:
+        raise click.UsageError(f"--statistics cannot be written as {output_format} (as in ruff); "
+                               f"use --output-format {', '.join(STATISTICS_FORMATS[:-1])} or json")
+    timer = PhaseTimer()
     try:
-        settings = load_settings(config_path, os.getcwd())
-        known = rule_codes() + list(ENGINE_CODES)
-        for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select)):
-            for code in _codes(value) or ():
-                validate_selector(code, known, option)
-        overrides = dict(select=_codes(select), ignore=_codes(ignore), force_exclude=force_exclude,
-                         respect_gitignore=respect_gitignore)
-        if extend_select:
-            overrides["select"] = (overrides["select"] or settings.select) + _codes(extend_select)
-        if exclude is not None:
-            overrides["exclude"] = tuple(p.strip() for p in exclude.split(",") if p.strip())
-        if extend_exclude:
-            overrides["extend_exclude"] = settings.extend_exclude + tuple(p.strip() for p in extend_exclude.split(","))
-        if per_step_methods:
-            overrides["per_step_methods"] = tuple(p.strip() for p in per_step_methods.split(",") if p.strip())
-        settings = with_overrides(settings, **overrides)
+        with timer.phase("settings"):
+            resolver = _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores,
+                                 extend_per_file_ignores, exclude, extend_exclude, per_step_methods, force_exclude,
+                                 respect_gitignore)
+            first = stdin_filename if reading_stdin and stdin_filename else (paths[0] if paths else ".")
+            settings = resolver.for_path(first) if first != "-" else resolver.default
         if show_settings:
             from torchleaklint.show_settings import describe
 
@@ -115,28 +127,132 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
         if reading_stdin:
             _check_stdin(stdin_filename, settings, output_format, fix, unsafe_fixes, exit_zero,
                          statistics, quiet, verbose)
-        files = discover(list(paths) or ["."], settings)
+        with timer.phase("discovery"):
+            files = discover(list(paths) or ["."], settings, resolver)
+        timer.note(f"files: {len(files)}")
     except (ConfigError, PathError) as exc:
         click.echo(f"torchleaklint: error: {exc}", err=True)
         sys.exit(EXIT_ERROR)
+    if show_files:
+        for path in files:
+            click.echo(path)
+        sys.exit(EXIT_CLEAN)
+    if not files and not silent:
+        click.echo("warning: No Python files found under the given path(s)", err=True)
 
+    try:
+        _lint_and_report(files, resolver, timer, output_format, output_file, fix, unsafe_fixes, fix_only,
+                         exit_non_zero_on_fix, diff, show_fixes, exit_zero, jobs, no_cache, cache_dir, quiet,
+                         silent, verbose, color, progress, statistics, add_noqa)
+    finally:  # each way out ends in sys.exit
+        if verbose:
+            timer.report()
+
+
+def _lint_and_report(files, resolver, timer, output_format, output_file, fix, unsafe_fixes, fix_only,
+                     exit_non_zero_on_fix, diff, show_fixes, exit_zero, jobs, no_cache, cache_dir, quiet, silent,
+                     verbose, color, progress, statistics, add_noqa) -> None:
     from torchleaklint.runner import lint_paths, open_cache
 
-    cache = None if no_cache else open_cache(settings, cache_dir)
-    results = list(lint_paths(files, settings, jobs=jobs, cache=cache, verbose=verbose))
-    fixed_count = 0
-    if fix or diff:
-        from torchleaklint.fixes import apply_fixes_to_results
+    try:
+        groups = resolver.group(files)
+    except ConfigError as exc:
+        click.echo(f"torchleaklint: error: {exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    tracker = Progress(len(files), progress_enabled(progress) and not silent)
+    results, fixed_count, changed = [], 0, False
+    settings = resolver.default
+    for settings, group in groups:
+        with timer.phase("lint"):
+            cache = None if no_cache else open_cache(settings, cache_dir)
+            found = list(tracker.track(lint_paths(group, settings, jobs=jobs, cache=cache, verbose=verbose)))
+        timer.note(f"files: {len(group)} ({settings.config_path or 'defaults'})")
+        if fix or diff:
+            tracker.close()
+            from torchleaklint.fixes import apply_fixes_to_results
 
-        results, fixed_count, changed = apply_fixes_to_results(
-            results, settings, unsafe=unsafe_fixes, write=not diff, show=show_fixes, verbose=verbose)
-        if diff:
-            sys.exit(EXIT_FOUND if changed and not exit_zero else EXIT_CLEAN)
+            with timer.phase("fix"):
+                found, fixed, group_changed = apply_fixes_to_results(
+                    found, settings, unsafe=unsafe_fixes, write=not diff, show=show_fixes and not silent,
+                    verbose=verbose)
+            fixed_count, changed = fixed_count + fixed, changed or group_changed
+        results.extend(found)
+    tracker.close()
+    if len(groups) > 1:
+        order = {path: i for i, path in enumerate(files)}
+        results.sort(key=lambda result: order[result[0]])
+    if diff:
+        sys.exit(EXIT_FOUND if changed and not exit_zero else EXIT_CLEAN)
     diagnostics = [d for _, found in results for d in found]
     if add_noqa:
         _add_noqa(diagnostics)
-    context = {"unsafe_fixes": unsafe_fixes, "settings": settings, "fixed": fixed_count}
-    _report(diagnostics, len(files), output_format, context, statistics, quiet, exit_zero, sys.stdout)
+    if fix_only:
+        _fix_only_exit(diagnostics, fixed_count, quiet, exit_zero, exit_non_zero_on_fix)
+    context = {"unsafe_fixes": unsafe_fixes, "settings": settings, "fixed": fixed_count,
+               "fail_on_fix": exit_non_zero_on_fix and fixed_count > 0, "no_files": not files}
+    with _output_stream(output_file, silent) as stream:
+        context["color"] = not silent and use_color(color, stream)
+        with timer.phase("output"):
+            _report(diagnostics, len(files), output_format, context, statistics, quiet, exit_zero, stream)
+
+
+STATISTICS_FORMATS = ("concise", "full", "grouped", "json")
+
+
+def _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores, extend_per_file_ignores,
+              exclude, extend_exclude, per_step_methods, force_exclude, respect_gitignore):
+    """The command line's settings on top of each file's closest configuration."""
+    from torchleaklint.cli_overrides import make_overrides, parse_per_file_ignores, split_codes, split_patterns
+    from torchleaklint.hierarchy import SettingsResolver
+
+    known = rule_codes() + list(ENGINE_CODES)
+    for option, value in (("--select", select), ("--ignore", ignore), ("--extend-select", extend_select),
+                          ("--extend-ignore", extend_ignore)):
+        for code in split_codes(value) or ():
+            validate_selector(code, known, option)
+    cwd = os.getcwd()
+    overrides = make_overrides(
+        cwd, select=split_codes(select), extend_select=split_codes(extend_select), ignore=split_codes(ignore),
+        extend_ignore=split_codes(extend_ignore), exclude=split_patterns(exclude),
+        extend_exclude=split_patterns(extend_exclude), per_step_methods=split_patterns(per_step_methods) or None,
+        per_file_ignores=parse_per_file_ignores(per_file_ignores, "--per-file-ignores", known)
+        if per_file_ignores else None,
+        extend_per_file_ignores=parse_per_file_ignores(extend_per_file_ignores, "--extend-per-file-ignores", known),
+        force_exclude=force_exclude, respect_gitignore=respect_gitignore)
+    return SettingsResolver(config_path, cwd, overrides)
+
+
+@contextlib.contextmanager
+def _output_stream(output_file: Optional[str], silent: bool):
+    """Where the findings go: stdout, `--output-file` (parent directories created, as ruff
+    does), or nowhere with --silent."""
+    if silent:
+        with open(os.devnull, "w", encoding="utf-8") as devnull:
+            yield devnull
+        return
+    if output_file is None:
+        yield sys.stdout
+        return
+    try:
+        parent = os.path.dirname(os.path.abspath(output_file))
+        os.makedirs(parent, exist_ok=True)
+        handle = open(output_file, "w", encoding="utf-8", errors="surrogateescape", newline="")
+    except OSError as exc:
+        click.echo(f"torchleaklint: error: cannot write {output_file}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_ERROR)
+    with handle:
+        yield handle
+
+
+def _fix_only_exit(diagnostics, fixed_count: int, quiet: bool, exit_zero: bool, exit_non_zero_on_fix: bool) -> None:
+    """--fix-only: what was fixed, not what is left; exit 0 unless a file was fixed and
+    --exit-non-zero-on-fix asks (as ruff)."""
+    if not quiet:
+        click.echo(f"Fixed {fixed_count} problem{'s' if fixed_count != 1 else ''}." if fixed_count
+                   else "No fixes applied.", err=True)
+    if any(d.code == INTERNAL_ERROR for d in diagnostics):
+        sys.exit(EXIT_ERROR)
+    sys.exit(EXIT_FOUND if exit_non_zero_on_fix and fixed_count and not exit_zero else EXIT_CLEAN)
 
 
 def _report(diagnostics, file_count: int, output_format: str, context, statistics: bool, quiet: bool,
@@ -145,15 +261,17 @@ def _report(diagnostics, file_count: int, output_format: str, context, statistic
     if statistics:
         from torchleaklint.output.statistics import render as render_statistics
 
-        stream.write(render_statistics(diagnostics, output_format))
+        text = render_statistics(diagnostics, output_format)
     else:
-        stream.write(renderer(output_format)(diagnostics, context))
+        text = renderer(output_format)(diagnostics, context)
+    stream.write(colorize(text, output_format) if context.get("color") else text)
     stream.flush()
-    if not quiet and output_format in ("concise", "full", "grouped"):
+    if not quiet and output_format in ("concise", "full", "grouped") and not context.get("no_files"):
         _summary(diagnostics, file_count, context.get("fixed", 0), context.get("unsafe_fixes", False))
     if any(d.code == INTERNAL_ERROR for d in diagnostics):
         sys.exit(EXIT_ERROR)
-    sys.exit(EXIT_FOUND if diagnostics and not exit_zero else EXIT_CLEAN)
+    failed = diagnostics or context.get("fail_on_fix")
+    sys.exit(EXIT_FOUND if failed and not exit_zero else EXIT_CLEAN)
 
 
 def _check_stdin(filename, settings, output_format, fix, unsafe_fixes, exit_zero, statistics, quiet,
@@ -228,11 +346,14 @@ def _summary(diagnostics, file_count: int, fixed: int = 0, unsafe_fixes: bool = 
 
 
 @main.command("rule")
-@click.argument("code", required=False)
+@click.argument("code", required=False, metavar="CODE|NAME")
 @click.option("--all", "show_all", is_flag=True, help="List every rule with its summary.")
 def rule(code: Optional[str], show_all: bool) -> None:
-    """Show the documentation of a rule (`torchleaklint rule TLL001`)."""
+    """Show the documentation of a rule, by code or name (`torchleaklint rule TLL001`,
+    `torchleaklint rule loss-accumulated-with-graph`); TLL900 and TLL901 too."""
     from torchleaklint.rules import all_rules
+
+    from torchleaklint.engine_docs import ENGINE_DOCS, engine_documentation
 
     rules = all_rules()
     if show_all or code is None:
@@ -240,9 +361,17 @@ def rule(code: Optional[str], show_all: bool) -> None:
             fix = {"safe": "fix", "unsafe": "unsafe fix"}.get(cls.fix_safety, "")
             click.echo(f"{rule_code}  {cls.name:<40} {fix:<11} {cls.summary}")
         return
-    cls = rules.get(code.upper())
+    # by code (`TLL001`) or by name (`loss-accumulated-with-graph`), as `ruff rule` accepts
+    by_name = {cls.name: rule_code for rule_code, cls in rules.items()}
+    by_name.update({name: engine_code for engine_code, (name, _) in ENGINE_DOCS.items()})
+    wanted = by_name.get(code.lower(), code.upper())
+    if wanted in ENGINE_DOCS:
+        click.echo(engine_documentation(wanted))
+        return
+    cls = rules.get(wanted)
     if cls is None:
-        click.echo(f"torchleaklint: error: unknown rule `{code}` (known: {', '.join(rules)})", err=True)
+        click.echo(f"torchleaklint: error: unknown rule `{code}` (known: {', '.join(list(rules) + list(ENGINE_DOCS))}, "
+                   f"or a rule's name: `torchleaklint rule --all` lists them)", err=True)
         sys.exit(EXIT_ERROR)
     click.echo(cls.documentation())
 

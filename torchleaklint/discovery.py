@@ -14,14 +14,16 @@ class PathError(Exception):
     """A path given on the command line does not exist; exit status 2."""
 
 
-def discover(paths: Sequence[str], settings: Settings) -> List[str]:
+def discover(paths: Sequence[str], settings: Settings, resolver=None) -> List[str]:
     """Python files under `paths`, sorted, without duplicates.
 
     Explicitly named files are linted even when excluded or git-ignored, unless
     `force_exclude` is set (pre-commit passes every staged file by name). A directory that
     cannot be read is returned too, so that linting it reports why, instead of skipping it
-    in silence.
+    in silence. With a `resolver` (hierarchy.SettingsResolver), each directory's entries
+    are excluded by the settings of the closest configuration file, as in ruff.
     """
+    settings_for = resolver.for_directory if resolver is not None else (lambda directory, names=None: settings)
     found: List[str] = []
     walked: Dict[str, List[str]] = {}  # directory named on the command line -> files under it
     seen: Set[str] = set()
@@ -29,9 +31,9 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
         if not os.path.lexists(path):
             raise PathError(f"{path}: no such file or directory")
         if os.path.isdir(path):
-            candidates = list(_walk(path, settings))
+            candidates = list(_walk(path, settings_for))
             walked.setdefault(path, []).extend(candidate for candidate, _ in candidates)
-        elif settings.force_exclude and settings.is_excluded_below(path):
+        elif _force_excluded(path, settings_for(os.path.dirname(os.path.abspath(path)))):
             candidates = []
         else:
             candidates = [(path, os.path.realpath(path))]
@@ -49,7 +51,11 @@ def discover(paths: Sequence[str], settings: Settings) -> List[str]:
     return sorted(found, key=os.path.normpath)
 
 
-def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
+def _force_excluded(path: str, settings: Settings) -> bool:
+    return settings.force_exclude and settings.is_excluded_below(path)
+
+
+def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
     """(path, real path) of each Python file under `root`, and of each unreadable directory."""
     visited: Set[str] = set()
     unreadable: List[str] = []
@@ -60,11 +66,12 @@ def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
             dirnames[:] = []
             continue
         visited.add(real)
-        dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d)))
+        settings = settings_for(directory, filenames)
+        dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d), is_dir=True))
         for name in sorted(filenames):
             if name.endswith(".py"):
                 path = os.path.join(directory, name)
-                if not settings.is_excluded(path):
+                if not settings.is_excluded(path, is_dir=False):
                     # realpath costs a syscall per path component; the directory's is known
                     yield path, os.path.realpath(path) if os.path.islink(path) else os.path.join(real, name)
     for path in unreadable:

@@ -18,7 +18,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
-from torchleaklint.noqa import NoqaLines, suppressed
+from torchleaklint.noqa import NoqaLines
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
 from torchleaklint.source import (  # noqa: F401  (re-exported: the engine's public names)
@@ -73,7 +73,9 @@ def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) ->
             warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes etc.
             tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
-        return _file_diagnostic(path, settings, SYNTAX_ERROR, f"SyntaxError: {exc.msg}",
+        from torchleaklint.newer_syntax import syntax_error_message
+
+        return _file_diagnostic(path, settings, SYNTAX_ERROR, syntax_error_message(exc, split_lines(text)),
                                 exc.lineno or 1, exc.offset or 1)
     except (RecursionError, MemoryError):  # what CPython's parser raises on very deep nesting
         return _file_diagnostic(path, settings, SYNTAX_ERROR, "code is nested too deeply to parse; skipped", 1, 1)
@@ -98,6 +100,7 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
     except Exception as exc:  # a bug in the semantic layer: every rule would fail the same way
         return _internal_error(path, settings, "the semantic model", exc, verbose)
     out: List[Diagnostic] = []
+    raw: List[Diagnostic] = []  # before `# noqa`
     for rule in rules:
         try:
             diagnostics = [to_diagnostic(finding, path, lines) for finding in rule.check(model)]
@@ -106,10 +109,27 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
         except Exception as exc:  # a bug in a rule must not take the run down
             out.extend(_internal_error(path, settings, rule.code, exc, verbose))
             continue
-        for diagnostic in diagnostics:
-            if not suppressed(diagnostic.code, noqa_lines.for_line(diagnostic.line)):
-                out.append(diagnostic)
+        raw.extend(diagnostics)
+        out.extend(d for d in diagnostics if not noqa_lines.suppresses(d.code, d.line))
+    out.extend(_review_suppressions(rules, raw, text, lines, path, settings, noqa_lines, verbose))
     return sorted(set(out))
+
+
+def _review_suppressions(rules, raw, text, lines, path, settings, noqa_lines, verbose) -> List[Diagnostic]:
+    """Rules that judge the `# noqa` comments against every finding, suppressed or not
+    (TLL902 unused-noqa), run last."""
+    out: List[Diagnostic] = []
+    for rule in rules:
+        review = getattr(rule, "review_suppressions", None)
+        if review is None:
+            continue
+        try:
+            found = list(review(raw, text, lines, path))
+        except Exception as exc:  # a bug in a rule must not take the run down
+            out.extend(_internal_error(path, settings, rule.code, exc, verbose))
+            continue
+        out.extend(d for d in found if not noqa_lines.suppresses(d.code, d.line))
+    return out
 
 
 def _too_deep(path: str, settings: Settings) -> List[Diagnostic]:

@@ -1,9 +1,9 @@
 """flake8 plugin: `flake8 --select TLL` reports what `torchleaklint` reports, at the same
 positions, from the tree flake8 already parsed.
 
-Settings come from `[tool.torchleaklint]` in the nearest pyproject.toml upward from the
-directory flake8 runs in, exactly as the command line finds them, so rule options,
-`per-step-methods`, `ignore` and `per-file-ignores` mean the same in both.
+Settings come from each file's closest configuration (hierarchy.py), exactly as the
+command line finds them, so rule options, `per-step-methods`, `ignore` and
+`per-file-ignores` mean the same in both.
 """
 
 from __future__ import annotations
@@ -20,6 +20,23 @@ from torchleaklint.engine import check_tree
 @lru_cache(maxsize=8)
 def _settings_for(cwd: str) -> Settings:
     return load_settings(None, cwd)
+
+
+@lru_cache(maxsize=8)
+def _resolver(cwd: str):
+    from torchleaklint.hierarchy import SettingsResolver
+
+    return SettingsResolver(None, cwd)
+
+
+def _settings_for_file(filename: str) -> Settings:
+    cwd = os.getcwd()
+    if filename in ("stdin", "-", ""):
+        return _settings_for(cwd)
+    try:
+        return _resolver(cwd).for_path(filename)
+    except ConfigError as exc:  # a broken package configuration: say which, stop flake8
+        raise SystemExit(f"torchleaklint: error: {exc}") from None
 
 
 class Flake8Plugin:
@@ -42,7 +59,7 @@ class Flake8Plugin:
 
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         text = "".join(self.lines)
-        settings = _settings_for(os.getcwd())
+        settings = _settings_for_file(self.filename)
         for d in check_tree(self.tree, text, self.filename, settings):
             # flake8 adds 1 to the column a plugin yields (it expects ast's 0-based
             # offsets); our columns are already 1-based, so give back one.

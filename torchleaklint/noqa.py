@@ -10,6 +10,13 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 # flake8's own pattern (flake8/defaults.py): codes separated by commas and/or spaces.
 NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 _SEP = re.compile(r"[,\s]+")
+# File-level directives, on a line of their own. flake8's (flake8/defaults.py NOQA_FILE,
+# tried with `match` on every line): flake8 skips the whole file, codes or not, so the
+# command line does too. Ours, as ruff's `# ruff: noqa[: CODES]`: every finding, or only
+# the listed codes (prefixes match, as in `# noqa:`).
+FLAKE8_FILE_NOQA = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
+FILE_NOQA = re.compile(r"[ \t\f]*#\s*torchleaklint\s*:\s*noqa(?P<rest>[^\r\n]*)$", re.IGNORECASE)
+_FILE_CODES = re.compile(r":\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)[,\s]*$", re.IGNORECASE)
 
 
 def noqa_codes(line: str) -> Optional[Set[str]]:
@@ -30,6 +37,30 @@ def suppressed(code: str, line: str) -> bool:
     if codes is None:
         return False
     return not codes or any(code.startswith(c) for c in codes)
+
+
+def file_noqa(lines: Sequence[str]) -> Optional[Set[str]]:
+    """None: no file-level directive. Empty set: every finding of the file is suppressed.
+    Otherwise the codes suppressed in the whole file. A malformed `# torchleaklint: noqa:`
+    (no valid code after the colon) suppresses nothing rather than everything."""
+    codes: Set[str] = set()
+    found = False
+    for line in lines:
+        if "noqa" not in line.lower():
+            continue
+        if FLAKE8_FILE_NOQA.match(line):
+            return set()
+        match = FILE_NOQA.match(line)
+        if match is None:
+            continue
+        rest = match.group("rest")
+        if not rest.strip():
+            return set()
+        listed = _FILE_CODES.match(rest)
+        if listed is not None:
+            found = True
+            codes.update(c.upper() for c in _SEP.split(listed.group("codes").strip()) if c)
+    return codes if found else None
 
 
 def noqa_ranges(text: str) -> List[Tuple[int, int]]:
@@ -59,6 +90,20 @@ class NoqaLines:
         self.text = text
         self.lines = lines
         self._joined: Optional[Dict[int, str]] = None
+        self._file_codes: Optional[Set[str]] = None
+        self._file_read = False
+
+    def suppresses(self, code: str, line: int) -> bool:
+        """Is a finding of `code` at `line` silenced, by its line's `# noqa` or by a
+        file-level directive?"""
+        if "noqa" not in self.text.lower():
+            return False
+        if not self._file_read:
+            self._file_codes, self._file_read = file_noqa(self.lines), True
+        if self._file_codes is not None and (not self._file_codes or
+                                             any(code.startswith(c) for c in self._file_codes)):
+            return True
+        return suppressed(code, self.for_line(line))
 
     def for_line(self, line: int) -> str:
         physical = self.lines[line - 1] if 0 < line <= len(self.lines) else ""

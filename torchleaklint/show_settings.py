@@ -17,7 +17,10 @@ def describe(settings: Settings) -> str:
            "[tool.torchleaklint]"]
     for f in fields(settings):
         if f.name not in _NOT_SETTINGS:
-            out.append(f"{f.name.replace('_', '-')} = {_toml(getattr(settings, f.name))}")
+            value = getattr(settings, f.name)
+            key = f.name.replace('_', '-')
+            # TOML has no null: an unset option is shown as a comment, so the output loads back
+            out.append(f"# {key}: not set (default)" if value is None else f"{key} = {_toml(value)}")
     out += ["", "[tool.torchleaklint.per-file-ignores]"]
     out += [f"{_toml(pattern)} = {_toml(codes)}" for pattern, codes in settings.per_file_ignores]
     for code, options in sorted(settings.rule_options.items()):
