@@ -247,5 +247,13 @@ def rule(code: Optional[str], show_all: bool) -> None:
     click.echo(cls.documentation())
 
 
+@main.command("server")
+def server() -> None:
+    """Run the language server (LSP over stdio) for editors; needs `pip install "torchleaklint[lsp]"`."""
+    from torchleaklint.server import start
+
+    sys.exit(start())
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
