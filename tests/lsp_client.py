@@ -92,11 +92,12 @@ class LspClient:
         return "" if self.proc.poll() is None else self.proc.stderr.read().decode("utf-8", "replace")
 
     # ------------------------------------------------------------------ LSP
-    def initialize(self, root: str, capabilities: Optional[Dict] = None) -> Dict:
-        result = self.request("initialize", {
-            "processId": os.getpid(), "rootUri": Path(root).as_uri(),
-            "capabilities": capabilities if capabilities is not None else CLIENT_CAPABILITIES,
-        })
+    def initialize(self, root: str, capabilities: Optional[Dict] = None, options: Optional[Dict] = None) -> Dict:
+        params = {"processId": os.getpid(), "rootUri": Path(root).as_uri(),
+                  "capabilities": capabilities if capabilities is not None else CLIENT_CAPABILITIES}
+        if options is not None:
+            params["initializationOptions"] = options
+        result = self.request("initialize", params)
         self.notify("initialized", {})
         return result
 

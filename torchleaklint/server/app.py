@@ -42,6 +42,7 @@ class TorchLeakLintServer(LanguageServer):
         self.pending: Dict[str, asyncio.TimerHandle] = {}
         self.results: Dict[str, LintResult] = {}
         self.published: Dict[str, Set[str]] = {}  # buffer key -> document URIs with diagnostics
+        self.debounce = DEBOUNCE_SECONDS
 
     # ----------------------------------------------------------------- buffers
     def buffer(self, key: str) -> Optional[Buffer]:
@@ -86,7 +87,7 @@ class TorchLeakLintServer(LanguageServer):
     # ----------------------------------------------------------------- linting
     def schedule(self, key: str) -> None:
         self.cancel(key)
-        self.pending[key] = asyncio.get_running_loop().call_later(DEBOUNCE_SECONDS, self.lint_now, key)
+        self.pending[key] = asyncio.get_running_loop().call_later(self.debounce, self.lint_now, key)
 
     def cancel(self, key: str) -> None:
         handle = self.pending.pop(key, None)
@@ -136,6 +137,14 @@ class TorchLeakLintServer(LanguageServer):
 
 
 server = TorchLeakLintServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: TorchLeakLintServer, params: types.InitializeParams) -> None:
+    options = params.initialization_options
+    delay = options.get("debounceSeconds") if isinstance(options, dict) else None
+    if isinstance(delay, (int, float)) and 0 <= delay <= 10:
+        ls.debounce = float(delay)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)

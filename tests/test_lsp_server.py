@@ -1,0 +1,327 @@
+"""End to end: the real `torchleaklint server` in a subprocess, driven over stdio by a
+JSON-RPC client (tests/lsp_client.py) the way an editor drives it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from cli_run import CLEAN, LEAKY, LEAKY_COL, LEAKY_LINE, REPO  # noqa: E402
+from lsp_client import CLIENT_CAPABILITIES, LspClient, apply_text_edits  # noqa: E402
+
+UNSAFE_CASE = REPO / "fixtures" / "fix_cases" / "tll002_plant.py"  # one unsafe fix, and its fixed text
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    return tmp_path_factory.mktemp("workspace")
+
+
+@pytest.fixture(scope="module")
+def client(workspace):
+    client = LspClient(cwd=str(workspace))
+    client.initialize(str(workspace))
+    yield client
+    client.close()
+
+
+def uri_of(workspace: Path, name: str) -> str:
+    return (workspace / name).as_uri()
+
+
+def code_actions(client, uri, range_, only=None):
+    context = {"diagnostics": []}
+    if only:
+        context["only"] = only
+    return client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": range_,
+                                                      "context": context}) or []
+
+
+def cli_fix(text: str, name: str, cwd: Path) -> str:
+    """What `torchleaklint --fix` makes of `text` (the real command line, standard input)."""
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--fix", "--stdin-filename", name, "-"],
+                          input=text.encode(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    return proc.stdout.decode()
+
+
+def test_initialize_advertises_what_the_server_does(workspace):
+    client = LspClient(cwd=str(workspace))
+    try:
+        capabilities = client.initialize(str(workspace))["capabilities"]
+        assert capabilities["positionEncoding"] == "utf-16"
+        assert capabilities["textDocumentSync"]["change"] == 2  # incremental
+        assert capabilities["textDocumentSync"]["save"] == {"includeText": False}
+        assert "source.fixAll.torchleaklint" in capabilities["codeActionProvider"]["codeActionKinds"]
+        assert capabilities["notebookDocumentSync"]["notebookSelector"][0]["cells"] == [{"language": "python"}]
+        assert capabilities["hoverProvider"] is True
+        assert client.shutdown() == 0  # shutdown + exit: a clean exit status
+    finally:
+        client.close()
+
+
+def test_open_publishes_the_findings_of_the_buffer_not_the_file(client, workspace):
+    # The file on disk is clean; the editor's unsaved buffer has the leak.
+    (workspace / "train.py").write_text(CLEAN)
+    uri = uri_of(workspace, "train.py")
+    client.open(uri, LEAKY)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    assert diagnostic["code"] == "TLL001"
+    assert diagnostic["source"] == "torchleaklint"
+    assert diagnostic["severity"] == 2  # warning
+    assert diagnostic["range"]["start"] == {"line": LEAKY_LINE - 1, "character": LEAKY_COL - 1}
+    assert diagnostic["range"]["end"] == {"line": LEAKY_LINE - 1, "character": len("        total_loss += loss")}
+    assert "total_loss" in diagnostic["message"]
+    href = diagnostic["codeDescription"]["href"]
+    assert href.startswith("file://") and href.endswith("tll001_loss_accumulation.py")
+    assert (workspace / "train.py").read_text() == CLEAN  # never written
+
+
+def test_edits_update_the_diagnostics(client, workspace):
+    uri = uri_of(workspace, "edited.py")
+    client.open(uri, LEAKY)
+    assert [d["code"] for d in client.diagnostics(uri, version=1)] == ["TLL001"]
+    client.change(uri, LEAKY.replace("total_loss += loss", "total_loss += loss.item()"), version=2)
+    assert client.diagnostics(uri, version=2) == []
+    # An incremental change, as editors send them: retype the leak.
+    line = LEAKY_LINE - 1
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 3},
+        "contentChanges": [{"range": {"start": {"line": line, "character": 26},
+                                      "end": {"line": line, "character": 33}}, "text": ""}]})
+    assert [d["code"] for d in client.diagnostics(uri, version=3)] == ["TLL001"]
+
+
+def test_rapid_changes_are_linted_once_for_the_last_version(workspace):
+    client = LspClient(cwd=str(workspace))
+    try:  # a long delay, so that a loaded machine cannot split the burst of keystrokes
+        client.initialize(str(workspace), options={"debounceSeconds": 2.0})
+        uri = uri_of(workspace, "typing.py")
+        client.open(uri, CLEAN)
+        assert client.diagnostics(uri, version=1) == []
+        for version in range(2, 7):  # keystrokes faster than the debounce delay
+            client.change(uri, LEAKY if version == 6 else CLEAN + "#" * version, version)
+        assert [d["code"] for d in client.diagnostics(uri, version=6)] == ["TLL001"]
+        stale = [m for m in client.backlog if m.get("method") == "textDocument/publishDiagnostics"
+                 and m["params"]["uri"] == uri]
+        assert stale == [], "the intermediate versions should have been debounced"
+    finally:
+        client.close()
+
+
+def test_save_lints_and_close_clears(client, workspace):
+    uri = uri_of(workspace, "saved.py")
+    client.open(uri, LEAKY)
+    assert len(client.diagnostics(uri, version=1)) == 1
+    client.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+    assert len(client.diagnostics(uri, version=1)) == 1
+    client.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert client.diagnostics(uri) == []
+
+
+def test_quick_fix_edit_gives_the_fixed_text(client, workspace):
+    uri = uri_of(workspace, "quickfix.py")
+    client.open(uri, LEAKY)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    actions = code_actions(client, uri, diagnostic["range"])
+    [fix] = [a for a in actions if a["kind"] == "quickfix" and "noqa" not in a["title"]]
+    assert fix["isPreferred"] is True and "(unsafe)" not in fix["title"]
+    assert fix["diagnostics"][0]["code"] == "TLL001"
+    fixed = apply_text_edits(LEAKY, fix["edit"]["changes"][uri])
+    assert "total_loss += loss.item()" in fixed
+    assert fixed == cli_fix(LEAKY, "quickfix.py", workspace)
+    client.change(uri, fixed, version=2)
+    assert client.diagnostics(uri, version=2) == []
+
+
+def test_unsafe_fix_is_labeled_and_not_preferred(client, workspace):
+    text = UNSAFE_CASE.read_text()
+    uri = uri_of(workspace, "plant.py")
+    client.open(uri, text)
+    [diagnostic] = [d for d in client.diagnostics(uri, version=1) if d["code"] == "TLL002"]
+    [fix] = [a for a in code_actions(client, uri, diagnostic["range"]) if "(unsafe)" in a["title"]]
+    assert fix["isPreferred"] is False
+    fixed = apply_text_edits(text, fix["edit"]["changes"][uri])
+    assert fixed == UNSAFE_CASE.with_suffix(".fixed.py").read_text()  # what --fix --unsafe-fixes writes
+    client.change(uri, fixed, version=2)
+    assert [d for d in client.diagnostics(uri, version=2) if d["code"] == "TLL002"] == []
+    # fix-all applies safe fixes only: this file has none, so it is not offered.
+    assert code_actions(client, uri, diagnostic["range"], only=["source.fixAll"]) == []
+
+
+def test_fix_all_matches_the_command_line(client, workspace):
+    text = LEAKY + "\n\ndef log_all(model, batches):\n    seen = []\n    for x in batches:\n" \
+                   "        out = model(x).sum()\n        out.backward()\n        seen.append(out)\n    return seen\n"
+    uri = uri_of(workspace, "fixall.py")
+    client.open(uri, text)
+    assert sorted(d["code"] for d in client.diagnostics(uri, version=1)) == ["TLL001", "TLL003"]
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    [action] = code_actions(client, uri, whole, only=["source.fixAll"])
+    assert action["kind"] == "source.fixAll.torchleaklint"
+    fixed = apply_text_edits(text, action["edit"]["changes"][uri])
+    assert fixed == cli_fix(text, "fixall.py", workspace) != text
+    client.change(uri, fixed, version=2)
+    assert client.diagnostics(uri, version=2) == []
+
+
+def test_add_noqa_for_a_line(client, workspace):
+    uri = uri_of(workspace, "noqa.py")
+    client.open(uri, LEAKY)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    [action] = [a for a in code_actions(client, uri, diagnostic["range"]) if "noqa" in a["title"]]
+    assert action["title"] == "Add `# noqa: TLL001` for this line"
+    fixed = apply_text_edits(LEAKY, action["edit"]["changes"][uri])
+    assert fixed.splitlines()[LEAKY_LINE - 1] == "        total_loss += loss  # noqa: TLL001"
+    client.change(uri, fixed, version=2)
+    assert client.diagnostics(uri, version=2) == []  # the engine's noqa handling applies
+
+
+def test_actions_resolve_their_edit_when_the_client_can(workspace):
+    capabilities = dict(CLIENT_CAPABILITIES)
+    capabilities["textDocument"] = dict(capabilities["textDocument"])
+    capabilities["textDocument"]["codeAction"] = dict(capabilities["textDocument"]["codeAction"],
+                                                      resolveSupport={"properties": ["edit"]}, dataSupport=True)
+    client = LspClient(cwd=str(workspace))
+    try:
+        client.initialize(str(workspace), capabilities)
+        uri = uri_of(workspace, "lazy.py")
+        client.open(uri, LEAKY)
+        [diagnostic] = client.diagnostics(uri, version=1)
+        actions = code_actions(client, uri, diagnostic["range"])
+        assert actions and all("edit" not in a for a in actions)
+        [fix] = [a for a in actions if a["title"] == "Use `.item()`"]
+        resolved = client.request("codeAction/resolve", fix)
+        assert "total_loss += loss.item()" in apply_text_edits(LEAKY, resolved["edit"]["changes"][uri])
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+
+
+def test_a_broken_buffer_is_one_diagnostic_and_the_server_goes_on(client, workspace):
+    uri = uri_of(workspace, "broken.py")
+    broken = LEAKY.replace("def train(model, loader, optimizer):", "def train(model, loader,")
+    client.open(uri, broken)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    assert diagnostic["code"] == "TLL900" and "SyntaxError" in diagnostic["message"]
+    assert code_actions(client, uri, diagnostic["range"]) == []  # nothing to fix or silence
+    assert client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                 "position": diagnostic["range"]["start"]}) is not None
+    client.change(uri, LEAKY, version=2)
+    assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["TLL001"]
+
+
+def test_positions_are_utf16_code_units(client, workspace):
+    uri = uri_of(workspace, "emoji.py")
+    text = LEAKY.replace("        total_loss += loss", '        tag = "\U0001F600"; total_loss += loss')
+    client.open(uri, text)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    # The emoji is one character but two UTF-16 code units.
+    assert diagnostic["range"]["start"]["character"] == len('        tag = "\U0001F600"; ') + 1
+    [fix] = [a for a in code_actions(client, uri, diagnostic["range"]) if a["title"] == "Use `.item()`"]
+    assert "total_loss += loss.item()" in apply_text_edits(text, fix["edit"]["changes"][uri])
+
+
+def test_hover_shows_the_finding_and_the_rule_documentation(client, workspace):
+    uri = uri_of(workspace, "hover.py")
+    client.open(uri, LEAKY)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                  "position": diagnostic["range"]["start"]})
+    value = hover["contents"]["value"]
+    assert value.startswith("**TLL001**") and "## Why is this bad?" in value
+    elsewhere = client.request("textDocument/hover", {"textDocument": {"uri": uri},
+                                                      "position": {"line": 0, "character": 0}})
+    assert elsewhere is None
+
+
+def test_configuration_is_found_from_the_file(tmp_path):
+    project = tmp_path / "project"
+    (project / "sub").mkdir(parents=True)
+    (project / "pyproject.toml").write_text('[tool.torchleaklint]\nignore = ["TLL001"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.torchleaklint]\nexclude = ["generated"]\n')
+    client = LspClient(cwd=str(tmp_path))
+    try:
+        client.initialize(str(tmp_path))
+        ignored = (project / "sub" / "train.py").as_uri()
+        client.open(ignored, LEAKY)
+        assert client.diagnostics(ignored, version=1) == []
+        linted = (tmp_path / "train.py").as_uri()
+        client.open(linted, LEAKY)
+        assert [d["code"] for d in client.diagnostics(linted, version=1)] == ["TLL001"]
+        excluded = (tmp_path / "generated" / "train.py").as_uri()
+        client.open(excluded, LEAKY)
+        assert client.diagnostics(excluded, version=1) == []
+        (tmp_path / "bad").mkdir()
+        (tmp_path / "bad" / "pyproject.toml").write_text('[tool.torchleaklint]\nselect = ["TLL999"]\n')
+        misconfigured = (tmp_path / "bad" / "train.py").as_uri()
+        client.open(misconfigured, LEAKY)
+        [error] = client.diagnostics(misconfigured, version=1)
+        assert error["severity"] == 1 and "TLL999" in error["message"]
+    finally:
+        client.close()
+
+
+# ------------------------------------------------------------------ notebooks
+def notebook_open(client, notebook_uri, cells):
+    """Open a notebook of (kind, text) cells; returns the cell URIs."""
+    uris = [f"{notebook_uri}#cell{i}" for i in range(len(cells))]
+    client.notify("notebookDocument/didOpen", {
+        "notebookDocument": {"uri": notebook_uri, "notebookType": "jupyter-notebook", "version": 1,
+                             "cells": [{"kind": kind, "document": uri} for (kind, _), uri in zip(cells, uris)]},
+        "cellTextDocuments": [{"uri": uri, "languageId": "python" if kind == 2 else "markdown",
+                               "version": 1, "text": text} for (kind, text), uri in zip(cells, uris)],
+    })
+    return uris
+
+
+NOTEBOOK_CELLS = [
+    (2, "%matplotlib inline\nimport torch\nimport torch.nn.functional as F\ntotal_loss = 0"),
+    (1, "# Training\nThe loop below leaks."),
+    (2, "for x, y in loader:\n    loss = F.cross_entropy(model(x), y)\n    loss.backward()\n"
+        "    optimizer.step()\n    total_loss += loss\n"),
+]
+
+
+def test_notebook_cells_are_one_module(client, workspace):
+    notebook = uri_of(workspace, "train.ipynb")
+    first, markdown, loop = notebook_open(client, notebook, NOTEBOOK_CELLS)
+    [diagnostic] = client.diagnostics(loop)  # the accumulator is set up in another cell
+    assert diagnostic["code"] == "TLL001"
+    assert diagnostic["range"]["start"] == {"line": 4, "character": 4}  # in the cell's own lines
+    assert client.diagnostics(first) == []  # the magic is not a syntax error
+    [fix] = [a for a in code_actions(client, loop, diagnostic["range"]) if a["title"] == "Use `.item()`"]
+    assert list(fix["edit"]["changes"]) == [loop]
+    fixed = apply_text_edits(NOTEBOOK_CELLS[2][1], fix["edit"]["changes"][loop])
+    assert fixed == NOTEBOOK_CELLS[2][1].replace("total_loss += loss", "total_loss += loss.item()")
+
+    # The user edits the cell: the notebook changes, diagnostics follow.
+    client.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": notebook, "version": 2},
+        "change": {"cells": {"textContent": [{"document": {"uri": loop, "version": 2},
+                                              "changes": [{"text": fixed}]}]}}})
+    assert client.diagnostics(loop, version=2) == []
+    client.notify("notebookDocument/didClose", {"notebookDocument": {"uri": notebook},
+                                                "cellTextDocuments": [{"uri": u} for u in (first, markdown, loop)]})
+
+
+def test_notebook_noqa_lands_in_the_right_cell(client, workspace):
+    notebook = uri_of(workspace, "noqa.ipynb")
+    _, _, loop = notebook_open(client, notebook, NOTEBOOK_CELLS)
+    [diagnostic] = client.diagnostics(loop)
+    [action] = [a for a in code_actions(client, loop, diagnostic["range"]) if "noqa" in a["title"]]
+    fixed = apply_text_edits(NOTEBOOK_CELLS[2][1], action["edit"]["changes"][loop])
+    assert "    total_loss += loss  # noqa: TLL001\n" in fixed
+
+
+def test_server_without_the_extra_says_how_to_get_it():
+    # The extra missing, as in a base install: pygls cannot be imported.
+    code = "import sys; sys.modules['pygls'] = None; from torchleaklint.cli import main; main(['server'])"
+    proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=60)
+    assert proc.returncode == 2
+    assert 'pip install "torchleaklint[lsp]"' in proc.stderr.decode()
