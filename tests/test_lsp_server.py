@@ -325,3 +325,63 @@ def test_server_without_the_extra_says_how_to_get_it():
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=60)
     assert proc.returncode == 2
     assert 'pip install "torchleaklint[lsp]"' in proc.stderr.decode()
+
+
+# ------------------------------------------------------------------ README setup snippets
+def readme_blocks(language):
+    import re
+
+    return re.findall(rf"```{language}\n(.*?)```", (REPO / "README.md").read_text(encoding="utf-8"), re.S)
+
+
+def readme_server_commands():
+    """The command each editor's setup snippet in README.md starts the server with."""
+    import json
+    import re
+
+    try:
+        import tomllib
+    except ImportError:  # Python < 3.11
+        import tomli as tomllib
+
+    commands = {}
+    for block in readme_blocks("json"):
+        data = json.loads(block)
+        if "glspc.serverCommand" in data:
+            commands["vscode"] = [data["glspc.serverCommand"], *data["glspc.serverCommandArguments"]]
+            assert data["glspc.languageId"] == "python"
+            assert "source.fixAll.torchleaklint" in data["editor.codeActionsOnSave"]
+        if "LanguageServerManager" in data:
+            spec = data["LanguageServerManager"]["language_servers"]["torchleaklint"]
+            assert "python" in spec["languages"]
+            commands["jupyterlab"] = spec["argv"]
+    for block in readme_blocks("toml"):
+        data = tomllib.loads(block)
+        if "language-server" in data:
+            server = data["language-server"]["torchleaklint"]
+            commands["helix"] = [server["command"], *server["args"]]
+            assert "torchleaklint" in data["language"][0]["language-servers"]
+        if "language_servers" in data:
+            assert data["language_servers"]["torchleaklint"]["languages"] == ["Python"]
+    [lua] = [b for b in readme_blocks("lua") if "vim.lsp.config" in b]
+    commands["neovim"] = re.findall(r'"([^"]+)"', re.search(r"cmd = \{(.*?)\}", lua).group(1))
+    [rust] = readme_blocks("rust")
+    commands["zed"] = [re.search(r'which\("([^"]+)"\)', rust).group(1),
+                       *re.findall(r'"([^"]+)"\.into\(\)', rust)]
+    return commands
+
+
+def test_every_editor_snippet_in_the_readme_starts_the_server(tmp_path):
+    commands = readme_server_commands()
+    assert set(commands) == {"vscode", "neovim", "helix", "zed", "jupyterlab"}
+    assert all(command == ["torchleaklint", "server"] for command in commands.values()), commands
+    # ...and that command (run from this checkout) serves: initialize, diagnostics, exit.
+    client = LspClient(cwd=str(tmp_path), argv=[sys.executable, "-m", *commands["helix"]])
+    try:
+        client.initialize(str(tmp_path))
+        uri = (tmp_path / "train.py").as_uri()
+        client.open(uri, LEAKY)
+        assert [d["code"] for d in client.diagnostics(uri, version=1)] == ["TLL001"]
+        assert client.shutdown() == 0
+    finally:
+        client.close()
