@@ -226,6 +226,27 @@ def test_positions_are_utf16_code_units(client, workspace):
     assert "total_loss += loss.item()" in apply_text_edits(text, fix["edit"]["changes"][uri])
 
 
+def test_positions_in_utf8_for_a_client_that_prefers_it(workspace):
+    capabilities = dict(CLIENT_CAPABILITIES, general={"positionEncodings": ["utf-8", "utf-16"]})
+    client = LspClient(cwd=str(workspace))
+    try:
+        assert client.initialize(str(workspace), capabilities)["capabilities"]["positionEncoding"] == "utf-8"
+        uri = uri_of(workspace, "emoji8.py")
+        client.open(uri, LEAKY.replace("        total_loss += loss", '        tag = "\u00e9\U0001F600"; total_loss += loss'))
+        [diagnostic] = client.diagnostics(uri, version=1)
+        assert diagnostic["range"]["start"]["character"] == len('        tag = "\u00e9\U0001F600"; '.encode())
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+
+
+def test_a_buffer_too_large_to_analyze_is_one_diagnostic(client, workspace):
+    uri = uri_of(workspace, "huge.py")
+    client.open(uri, LEAKY + "x = 1\n" * 1_000_000)  # 6 MB
+    [diagnostic] = client.diagnostics(uri, version=1, timeout=60)
+    assert diagnostic["code"] == "TLL900" and "larger than 5 MB" in diagnostic["message"]
+
+
 def test_hover_shows_the_finding_and_the_rule_documentation(client, workspace):
     uri = uri_of(workspace, "hover.py")
     client.open(uri, LEAKY)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from typing import Dict, List, Optional, Set
 from urllib.parse import unquote
 
@@ -229,5 +230,9 @@ def _can_resolve_edits(ls: TorchLeakLintServer) -> bool:
 
 
 def serve() -> None:
+    """Serve on stdin/stdout. Anything else that writes to `sys.stdout` (a stray print in a
+    rule) would corrupt the protocol stream, so it goes to stderr instead."""
     logging.basicConfig(level=logging.WARNING, format="torchleaklint server: %(message)s")
-    server.start_io()
+    protocol_out = sys.stdout.buffer
+    sys.stdout = sys.stderr
+    server.start_io(sys.stdin.buffer, protocol_out)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchleaklint.config import ConfigError, Settings, load_settings
-from torchleaklint.engine import lint_source
+from torchleaklint.engine import MAX_FILE_BYTES, lint_source
 from torchleaklint.server.cells import JoinedCells, split_lines
 from torchleaklint.server.hunks import Hunk
 
@@ -90,5 +90,8 @@ def lint_buffer(buffer: Buffer) -> LintResult:
         return LintResult(buffer, None, [], str(exc))
     if settings.is_excluded_below(buffer.path):
         return LintResult(buffer, settings, [])
-    diagnostics = lint_source(buffer.text, buffer.path, settings, time_limit=TIME_LIMIT_SECONDS)
+    source = buffer.text
+    if len(source) * 4 > MAX_FILE_BYTES:  # maybe too large: let the engine see the bytes and say so
+        source = source.encode("utf-8", "surrogatepass")
+    diagnostics = lint_source(source, buffer.path, settings, time_limit=TIME_LIMIT_SECONDS)
     return LintResult(buffer, settings, diagnostics)
