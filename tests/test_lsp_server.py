@@ -406,3 +406,23 @@ def test_every_editor_snippet_in_the_readme_starts_the_server(tmp_path):
         assert client.shutdown() == 0
     finally:
         client.close()
+
+
+def test_fix_all_is_offered_next_to_a_fix_not_on_every_line(client, workspace):
+    uri = uri_of(workspace, "offer.py")
+    client.open(uri, LEAKY)
+    [diagnostic] = client.diagnostics(uri, version=1)
+    on_finding = [a["kind"] for a in code_actions(client, uri, diagnostic["range"])]
+    assert on_finding == ["quickfix", "quickfix", "source.fixAll.torchleaklint"]
+    first_line = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    assert code_actions(client, uri, first_line) == []
+
+
+def test_documents_in_other_languages_are_not_linted(client, workspace):
+    toml = uri_of(workspace, "pyproject.toml")
+    client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": toml, "languageId": "toml", "version": 1, "text": "[tool.torchleaklint]\nselect = [\"TLL\"]\n"}})
+    python = uri_of(workspace, "after_toml.py")
+    client.open(python, LEAKY)
+    assert len(client.diagnostics(python, version=1)) == 1  # served in order: the TOML got nothing
+    assert not [m for m in client.backlog if m.get("params", {}).get("uri") == toml]

@@ -40,7 +40,11 @@ def code_actions(result: LintResult, params: types.CodeActionParams, codec, lazy
             if diagnostic.code not in (SYNTAX_ERROR, INTERNAL_ERROR) and (diagnostic.line, diagnostic.code) not in noqa_seen:
                 noqa_seen.add((diagnostic.line, diagnostic.code))
                 out.append(_noqa_action(diagnostic, converted[1]))
-    if _wanted(FIX_ALL_KIND, only) and any(d.fix is not None and d.fix.safety == SAFE for d in result.diagnostics):
+    # Fix-all re-lints the file between passes: without resolve, it is computed only when
+    # asked for by kind (on save) or offered next to a quick fix, not for every cursor move.
+    offer_fix_all = bool(only) or lazy or any(a.data["action"] == "fix" for a in out)
+    if offer_fix_all and _wanted(FIX_ALL_KIND, only) and any(
+            d.fix is not None and d.fix.safety == SAFE for d in result.diagnostics):
         out.append(types.CodeAction(title=FIX_ALL_TITLE, kind=FIX_ALL_KIND, data={"action": "fix-all"}))
     for action in out:
         action.data = dict(action.data, key=result.buffer.key)

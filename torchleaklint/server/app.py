@@ -52,7 +52,7 @@ class TorchLeakLintServer(LanguageServer):
         if notebook is not None:
             return self._notebook_buffer(notebook)
         document = self.workspace.text_documents.get(unquote(key))
-        if document is None:
+        if document is None or not _is_python(document.language_id, key):
             return None
         return Buffer.for_text(key, self.path_of(key), document.source, document.version)
 
@@ -219,6 +219,11 @@ def hover(ls: TorchLeakLintServer, params: types.HoverParams) -> Optional[types.
     if not text:
         return None
     return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text))
+
+
+def _is_python(language_id: Optional[str], uri: str) -> bool:
+    """A client that sends every open document (pyproject.toml too) gets findings only for Python."""
+    return language_id in (None, "", "python") or unquote(uri).endswith((".py", ".pyi"))
 
 
 def _can_resolve_edits(ls: TorchLeakLintServer) -> bool:
