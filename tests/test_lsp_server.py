@@ -426,3 +426,24 @@ def test_documents_in_other_languages_are_not_linted(client, workspace):
     client.open(python, LEAKY)
     assert len(client.diagnostics(python, version=1)) == 1  # served in order: the TOML got nothing
     assert not [m for m in client.backlog if m.get("params", {}).get("uri") == toml]
+
+
+def test_notebook_cells_added_and_removed(client, workspace):
+    notebook = uri_of(workspace, "cells.ipynb")
+    first, markdown, loop = notebook_open(client, notebook, NOTEBOOK_CELLS)
+    assert len(client.diagnostics(loop)) == 1
+    # The loop cell is deleted: its diagnostics are cleared.
+    client.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": notebook, "version": 2},
+        "change": {"cells": {"structure": {"array": {"start": 2, "deleteCount": 1, "cells": []},
+                                           "didClose": [{"uri": loop}]}}}})
+    assert client.diagnostics(loop) == []
+    # A new cell with the loop is inserted before the markdown cell.
+    moved = f"{notebook}#cell9"
+    client.notify("notebookDocument/didChange", {
+        "notebookDocument": {"uri": notebook, "version": 3},
+        "change": {"cells": {"structure": {
+            "array": {"start": 1, "deleteCount": 0, "cells": [{"kind": 2, "document": moved}]},
+            "didOpen": [{"uri": moved, "languageId": "python", "version": 1, "text": NOTEBOOK_CELLS[2][1]}]}}}})
+    [diagnostic] = client.diagnostics(moved)
+    assert diagnostic["code"] == "TLL001" and diagnostic["range"]["start"]["line"] == 4
