@@ -8,12 +8,15 @@ linted source back to the editor documents they came from.
 
 from __future__ import annotations
 
+import gc
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from torchleaklint.config import ConfigError, Settings, load_settings
 from torchleaklint.engine import MAX_FILE_BYTES, lint_source
+from torchleaklint.runner import GC_THRESHOLD
 from torchleaklint.server.cells import JoinedCells, split_lines
 from torchleaklint.server.hunks import Hunk
 
@@ -93,5 +96,18 @@ def lint_buffer(buffer: Buffer) -> LintResult:
     source = buffer.text
     if len(source) * 4 > MAX_FILE_BYTES:  # maybe too large: let the engine see the bytes and say so
         source = source.encode("utf-8", "surrogatepass")
-    diagnostics = lint_source(source, buffer.path, settings, time_limit=TIME_LIMIT_SECONDS)
+    with _rare_gc():
+        diagnostics = lint_source(source, buffer.path, settings, time_limit=TIME_LIMIT_SECONDS)
     return LintResult(buffer, settings, diagnostics)
+
+
+@contextmanager
+def _rare_gc():
+    """Collect as rarely as the command line's runner does while a buffer is analyzed (the
+    analysis builds many objects and leaves no cycles); the server's own threshold after."""
+    previous = gc.get_threshold()
+    gc.set_threshold(*GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*previous)
