@@ -2,7 +2,7 @@
 """Time from `textDocument/didChange` to `textDocument/publishDiagnostics` in the language
 server, on a 2,000-line file, as an editor sees it.
 
-    python benchmarks/lsp_latency.py [--lines 2000] [--changes 20] [--json OUT]
+    python benchmarks/lsp_latency.py [--lines 2000] [--changes 20] [--file PATH] [--json OUT]
 
 The file is the fixture scripts (real-looking training and evaluation code, full of leaks)
 concatenated in sorted order and cut at a top-level statement, padded with blank lines to
@@ -11,6 +11,7 @@ debounce delay, driven over stdio by the tests' JSON-RPC client; each change edi
 the middle of the file (the whole text is sent), and the clock runs from writing the change
 to reading the diagnostics for that version. The median, 90th percentile and maximum are
 reported, with the engine's own time for the same text (`lint_source` in this process).
+`--file PATH` measures that file instead (e.g. a module of the installed torch package).
 """
 
 from __future__ import annotations
@@ -89,9 +90,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lines", type=int, default=2000)
     parser.add_argument("--changes", type=int, default=20)
+    parser.add_argument("--file", help="measure this file instead of the fixture scripts")
     parser.add_argument("--json", help="also write the results to this file")
     args = parser.parse_args()
-    text = build_file(args.lines)
+    text = Path(args.file).read_text(encoding="utf-8") if args.file else build_file(args.lines)
     found, latencies = measure(text, args.changes)
     ordered = sorted(latencies)
     p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
@@ -100,7 +102,9 @@ def main() -> int:
         "median": statistics.median(latencies), "p90": p90, "max": ordered[-1],
         "engine_median": engine_seconds(text), "goal": GOAL_SECONDS,
         "machine": f"{os.cpu_count()} CPUs, Python {platform.python_version()}, {platform.system()}",
+        "load_average": round(os.getloadavg()[0], 1) if hasattr(os, "getloadavg") else None,
     }
+    print(f"machine: {result['machine']}, load average {result['load_average']}")
     print(f"file: {result['lines']} lines, {result['diagnostics']} diagnostics; {result['changes']} changes")
     print(f"didChange -> publishDiagnostics: median {result['median']:.3f} s, p90 {result['p90']:.3f} s, "
           f"max {result['max']:.3f} s")

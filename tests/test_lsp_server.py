@@ -447,3 +447,16 @@ def test_notebook_cells_added_and_removed(client, workspace):
             "didOpen": [{"uri": moved, "languageId": "python", "version": 1, "text": NOTEBOOK_CELLS[2][1]}]}}}})
     [diagnostic] = client.diagnostics(moved)
     assert diagnostic["code"] == "TLL001" and diagnostic["range"]["start"]["line"] == 4
+
+
+def test_latency_benchmark_runs_end_to_end(tmp_path):
+    import json
+
+    out = tmp_path / "latency.json"
+    done = subprocess.run([sys.executable, str(REPO / "benchmarks" / "lsp_latency.py"), "--lines", "300",
+                           "--changes", "2", "--json", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["lines"] == 300 and data["changes"] == 2 and data["diagnostics"] > 0
+    assert 0 < data["median"] <= data["max"] and data["engine_median"] > 0  # no timing asserted
+    assert "didChange -> publishDiagnostics" in done.stdout
