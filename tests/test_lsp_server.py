@@ -8,11 +8,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_run import CLEAN, LEAKY, LEAKY_COL, LEAKY_LINE, REPO
+from lsp_client import CLIENT_CAPABILITIES, LspClient, apply_text_edits
 
-pytest.importorskip("pygls")
-
-from cli_run import CLEAN, LEAKY, LEAKY_COL, LEAKY_LINE, REPO  # noqa: E402
-from lsp_client import CLIENT_CAPABILITIES, LspClient, apply_text_edits  # noqa: E402
+# pygls and lsprotocol are in the `test` extra: without them these tests fail, not skip.
 
 UNSAFE_CASE = REPO / "fixtures" / "fix_cases" / "tll002_plant.py"  # one unsafe fix, and its fixed text
 
@@ -232,9 +231,10 @@ def test_positions_in_utf8_for_a_client_that_prefers_it(workspace):
     try:
         assert client.initialize(str(workspace), capabilities)["capabilities"]["positionEncoding"] == "utf-8"
         uri = uri_of(workspace, "emoji8.py")
-        client.open(uri, LEAKY.replace("        total_loss += loss", '        tag = "\u00e9\U0001F600"; total_loss += loss'))
+        prefix = '        tag = "\u00e9\U0001F600"; '
+        client.open(uri, LEAKY.replace("        total_loss += loss", prefix + "total_loss += loss"))
         [diagnostic] = client.diagnostics(uri, version=1)
-        assert diagnostic["range"]["start"]["character"] == len('        tag = "\u00e9\U0001F600"; '.encode())
+        assert diagnostic["range"]["start"]["character"] == len(prefix.encode())
         assert client.shutdown() == 0
     finally:
         client.close()
@@ -346,6 +346,16 @@ def test_server_without_the_extra_says_how_to_get_it():
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=60)
     assert proc.returncode == 2
     assert 'pip install "torchleaklint[lsp]"' in proc.stderr.decode()
+
+
+def test_the_command_line_and_the_flake8_plugin_do_not_load_the_server():
+    code = ("import sys, torchleaklint.cli, torchleaklint.flake8_plugin, torchleaklint.engine; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pygls', 'lsprotocol', 'cattrs')"
+            " or m.startswith('torchleaklint.server')))")
+    proc = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=60, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
 
 
 # ------------------------------------------------------------------ README setup snippets

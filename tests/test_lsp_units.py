@@ -7,7 +7,6 @@ import ast
 from dataclasses import dataclass
 from typing import Tuple
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from torchleaklint.server.cells import join_cells
@@ -93,7 +92,6 @@ class NewDiagnostic:
 
 
 def test_severity_and_evidence_become_lsp_severity_and_related_information():
-    pytest.importorskip("pygls")
     from pygls.workspace.position_codec import PositionCodec
 
     from torchleaklint.server.buffers import Buffer
@@ -110,4 +108,5 @@ def test_severity_and_evidence_become_lsp_severity_and_related_information():
                for r in converted.related_information]
     assert related == [("cell0", 0, 0, "`total` starts here"), ("cell1", 1, 13, "`model(x)` carries a graph")]
     older = NewDiagnostic("nb.ipynb", 3, 5, "TLL001", "leak", severity="warning")
-    assert to_lsp(older, buffer, PositionCodec())[1].severity == 2 and to_lsp(older, buffer, PositionCodec())[1].related_information is None
+    converted = to_lsp(older, buffer, PositionCodec())[1]
+    assert converted.severity == 2 and converted.related_information is None

@@ -37,8 +37,9 @@ def code_actions(result: LintResult, params: types.CodeActionParams, codec, lazy
                 continue
             if diagnostic.fix is not None:
                 out.append(_fix_action(diagnostic, converted[1]))
-            if diagnostic.code not in (SYNTAX_ERROR, INTERNAL_ERROR) and (diagnostic.line, diagnostic.code) not in noqa_seen:
-                noqa_seen.add((diagnostic.line, diagnostic.code))
+            line_code = (diagnostic.line, diagnostic.code)
+            if diagnostic.code not in (SYNTAX_ERROR, INTERNAL_ERROR) and line_code not in noqa_seen:
+                noqa_seen.add(line_code)
                 out.append(_noqa_action(diagnostic, converted[1]))
     # Fix-all re-lints the file between passes: without resolve, it is computed only when
     # asked for by kind (on save) or offered next to a quick fix, not for every cursor move.
@@ -66,8 +67,9 @@ def resolve_edit(result: LintResult, data: Dict, codec) -> Optional[types.Worksp
     changes = {}
     for uri, hunks in by_document.items():
         lines = result.buffer.documents[uri]
-        changes[uri] = [types.TextEdit(range=types.Range(_line_start(lines, first, codec), _line_start(lines, end, codec)),
-                                       new_text=new_text) for first, end, new_text in hunks]
+        changes[uri] = [types.TextEdit(range=types.Range(_line_start(lines, first, codec),
+                                                         _line_start(lines, end, codec)), new_text=new_text)
+                        for first, end, new_text in hunks]
     return types.WorkspaceEdit(changes=changes)
 
 
