@@ -470,3 +470,20 @@ def test_latency_benchmark_runs_end_to_end(tmp_path):
     assert data["lines"] == 300 and data["changes"] == 2 and data["diagnostics"] > 0
     assert 0 < data["median"] <= data["max"] and data["engine_median"] > 0  # no timing asserted
     assert "didChange -> publishDiagnostics" in done.stdout
+
+
+def test_a_request_during_the_debounce_delay_lints_once_and_publishes(workspace):
+    client = LspClient(cwd=str(workspace))
+    try:
+        client.initialize(str(workspace), options={"debounceSeconds": 5.0})
+        uri = uri_of(workspace, "pending.py")
+        client.open(uri, CLEAN)
+        assert client.diagnostics(uri, version=1) == []
+        client.change(uri, LEAKY, version=2)
+        line = {"start": {"line": LEAKY_LINE - 1, "character": 9}, "end": {"line": LEAKY_LINE - 1, "character": 9}}
+        actions = code_actions(client, uri, line)  # long before the 5 s delay is over
+        assert [a["title"] for a in actions][:1] == ["Use `.item()`"]
+        assert [d["code"] for d in client.diagnostics(uri, version=2, timeout=2)] == ["TLL001"]
+        assert client.shutdown() == 0
+    finally:
+        client.close()

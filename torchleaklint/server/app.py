@@ -126,14 +126,16 @@ class TorchLeakLintServer(LanguageServer):
             self.lint_now(key)
 
     def current_result(self, key: str) -> Optional[LintResult]:
-        """The last lint of `key` if the buffer has not changed since, else a fresh one."""
+        """The last lint of `key` if the buffer has not changed since, else a fresh one,
+        which is published too (a request that arrives before the debounce delay is over,
+        as code actions do while typing, takes the pending lint's place instead of adding one)."""
         buffer = self.buffer(key)
         if buffer is None:
             return None
         result = self.results.get(key)
         if result is None or result.buffer.text != buffer.text:
-            result = lint_buffer(buffer)
-            self.results[key] = result
+            self.lint_now(key)
+            result = self.results.get(key)
         return result
 
 
