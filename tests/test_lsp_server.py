@@ -487,3 +487,19 @@ def test_a_request_during_the_debounce_delay_lints_once_and_publishes(workspace)
         assert client.shutdown() == 0
     finally:
         client.close()
+
+
+def test_notebook_fix_all_edits_every_cell_it_fixes(client, workspace):
+    notebook = uri_of(workspace, "fixall.ipynb")
+    history = ("losses = []\nfor x, y in loader:\n    loss = F.cross_entropy(model(x), y)\n"
+               "    loss.backward()\n    optimizer.step()\n    losses.append(loss)\n")
+    cells = [NOTEBOOK_CELLS[0], NOTEBOOK_CELLS[2], (2, history)]
+    first, loop, kept = notebook_open(client, notebook, cells)
+    assert [d["code"] for d in client.diagnostics(loop)] == ["TLL001"]
+    assert [d["code"] for d in client.diagnostics(kept)] == ["TLL003"]
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    [action] = code_actions(client, first, whole, only=["source.fixAll"])
+    changes = action["edit"]["changes"]
+    assert sorted(changes) == sorted([loop, kept])
+    assert "total_loss += loss.item()" in apply_text_edits(cells[1][1], changes[loop])
+    assert apply_text_edits(history, changes[kept]) == history.replace("append(loss)", "append(loss.item())")
