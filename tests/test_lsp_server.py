@@ -503,3 +503,21 @@ def test_notebook_fix_all_edits_every_cell_it_fixes(client, workspace):
     assert sorted(changes) == sorted([loop, kept])
     assert "total_loss += loss.item()" in apply_text_edits(cells[1][1], changes[loop])
     assert apply_text_edits(history, changes[kept]) == history.replace("append(loss)", "append(loss.item())")
+
+
+@pytest.mark.parametrize("text", [
+    "x = 1\x00\n",  # a NUL byte
+    "s = '\ud800'\n" + LEAKY,  # a lone surrogate (JSON can carry it as an escape)
+    "x = " + "(" * 5000 + "1" + ")" * 5000 + "\n",  # nested too deeply to parse
+    "\ufeff" + LEAKY,  # a byte order mark
+    "",
+])
+def test_hostile_buffers_get_at_most_one_file_diagnostic_and_the_server_goes_on(client, workspace, text):
+    uri = uri_of(workspace, f"hostile{abs(hash(text)) % 10_000}.py")
+    client.open(uri, text)
+    diagnostics = client.diagnostics(uri, version=1)
+    assert len([d for d in diagnostics if d["code"] == "TLL900"]) <= 1
+    assert code_actions(client, uri, {"start": {"line": 0, "character": 0}, "end": {"line": 99, "character": 0}}) \
+        is not None
+    client.change(uri, LEAKY, version=2)
+    assert [d["code"] for d in client.diagnostics(uri, version=2)] == ["TLL001"]
