@@ -136,7 +136,8 @@ class TorchLeakLintServer(LanguageServer):
         if result is None or result.buffer.text != buffer.text:
             self.lint_now(key)
             result = self.results.get(key)
-        return result
+        # Edits computed on other text than the editor's would corrupt it.
+        return result if result is not None and result.buffer.text == buffer.text else None
 
 
 server = TorchLeakLintServer()
