@@ -64,6 +64,15 @@ def test_initialize_advertises_what_the_server_does(workspace):
         client.close()
 
 
+def test_stdio_flag_that_some_clients_add_is_accepted(workspace):
+    client = LspClient(cwd=str(workspace), argv=[sys.executable, "-m", "torchleaklint", "server", "--stdio"])
+    try:
+        assert client.initialize(str(workspace))["serverInfo"]["name"] == "torchleaklint"
+        assert client.shutdown() == 0
+    finally:
+        client.close()
+
+
 def test_open_publishes_the_findings_of_the_buffer_not_the_file(client, workspace):
     # The file on disk is clean; the editor's unsaved buffer has the leak.
     (workspace / "train.py").write_text(CLEAN)

@@ -248,7 +248,8 @@ def rule(code: Optional[str], show_all: bool) -> None:
 
 
 @main.command("server")
-def server() -> None:
+@click.option("--stdio", is_flag=True, help="Accepted for clients that pass it: stdio is the transport.")
+def server(stdio: bool) -> None:
     """Run the language server (LSP over stdio) for editors; needs `pip install "torchleaklint[lsp]"`."""
     from torchleaklint.server import start
 
