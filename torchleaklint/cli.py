@@ -376,5 +376,14 @@ def rule(code: Optional[str], show_all: bool) -> None:
     click.echo(cls.documentation())
 
 
+@main.command("server")
+@click.option("--stdio", is_flag=True, help="Accepted for clients that pass it: stdio is the transport.")
+def server(stdio: bool) -> None:
+    """Run the language server (LSP over stdio) for editors; needs `pip install "torchleaklint[lsp]"`."""
+    from torchleaklint.server import start
+
+    sys.exit(start())
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
