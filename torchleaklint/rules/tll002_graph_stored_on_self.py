@@ -378,13 +378,7 @@ def _restarts_before_steps(model, reset, func) -> bool:
 
 def _calls_of(model, method) -> List[ast.Call]:
     """Call sites of a method: resolved ones and `self.<name>(...)`."""
-    sites = list(model.call_sites(method))
-    for call in model.calls:
-        func = call.func
-        if isinstance(func, ast.Attribute) and func.attr == method.name and isinstance(func.value, ast.Name) \
-                and func.value.id == "self" and call not in sites:
-            sites.append(call)
-    return sites
+    return model.method_call_sites(method)
 
 
 def _read_by_code_we_cannot_follow(model, read) -> bool:

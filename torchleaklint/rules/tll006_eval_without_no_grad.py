@@ -234,12 +234,9 @@ def _sites_including_self_calls(model, unit) -> List[ast.Call]:
     sites = list(model.call_sites(unit))
     owner = model.class_of(unit)
     if owner is not None:
-        for call in model.calls:
-            func = call.func
-            if isinstance(func, ast.Attribute) and func.attr == unit.name and isinstance(func.value, ast.Name) \
-                    and func.value.id == "self" and call not in sites \
-                    and _inherits_from(model, model.enclosing_class_info(call), owner):
-                sites.append(call)
+        seen = set(map(id, sites))
+        sites += [call for call in model.self_calls(unit.name) if id(call) not in seen
+                  and _inherits_from(model, model.enclosing_class_info(call), owner)]
     return sites
 
 

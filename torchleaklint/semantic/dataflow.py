@@ -438,7 +438,7 @@ class Analyzer:
         """`model.cell` on an nn.Module of unknown class: when exactly one module class of
         this file sets `self.cell` in its init-like methods, that is the value (ambiguous or
         absent: unknown, never a guess)."""
-        owners = self.m.cached(("attribute_owners", attr), lambda: _module_classes_setting(self.m, attr))
+        owners = self.m.cached(("attribute_owners",), lambda: _module_classes_by_attribute(self.m)).get(attr, [])
         if len(owners) != 1:
             return UNKNOWN_V
         return self.m_attribute(owners[0], attr)
@@ -1122,21 +1122,23 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
     return result
 
 
-def _module_classes_setting(model, attr: str) -> List[str]:
-    """The nn.Module classes of this file whose init-like methods store `self.<attr>`."""
+def _module_classes_by_attribute(model) -> Dict[str, List[str]]:
+    """attr -> the nn.Module classes of this file whose init-like methods store `self.<attr>`
+    (one pass over those methods)."""
     from torchleaklint.semantic.model import INIT_METHODS
 
-    out = []
+    index: Dict[str, List[str]] = {}
     for name, info in model.classes.items():
         if not model.is_module_class(info):
             continue
+        stored = set()
         for method_name, method in info.methods.items():
-            if method_name in INIT_METHODS and any(
-                    isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
-                    and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(method)):
-                out.append(name)
-                break
-    return out
+            if method_name in INIT_METHODS:
+                stored |= {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute)
+                           and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == "self"}
+        for attr in stored:
+            index.setdefault(attr, []).append(name)
+    return index
 
 
 def _backward_evidence(model, unit) -> Set[ast.AST]:

@@ -328,6 +328,25 @@ class SemanticModel:
             return self.method(info.name, func.attr) if info is not None else None
         return None
 
+    def self_calls(self, name: str) -> List[ast.Call]:
+        """Every `self.<name>(...)` call of the module (indexed once)."""
+        index = self.cached(("self_calls",), self._index_self_calls)
+        return index.get(name, [])
+
+    def _index_self_calls(self) -> Dict[str, List[ast.Call]]:
+        index: Dict[str, List[ast.Call]] = {}
+        for call in self.calls:
+            func = call.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+                index.setdefault(func.attr, []).append(call)
+        return index
+
+    def method_call_sites(self, method: ast.AST) -> List[ast.Call]:
+        """Resolved call sites of a method and every `self.<name>(...)` call of the module."""
+        sites = list(self.call_sites(method))
+        seen = set(map(id, sites))
+        return sites + [c for c in self.self_calls(method.name) if id(c) not in seen]
+
     def call_sites(self, func: ast.AST) -> List[ast.Call]:
         key = ("call_sites", None)
         if key not in self._memo:
