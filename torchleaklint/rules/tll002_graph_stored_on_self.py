@@ -319,6 +319,11 @@ def _consumed_in_step(model, stmt, target, func, elsewhere) -> bool:
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \
                 and model.feeds(stored, stmt, node.value):
             return True
+    for call in model.backward_calls_in(func):
+        differentiated = model.backward_target(call)
+        if differentiated is not None and (model.feeds(stored, stmt, differentiated) or
+                                           model.graphs_share(stored, differentiated)):
+            return True  # `logits, attn = probe(x)`; `self.attn = attn`; the loss of logits is back-propagated here
     return _argument_back_propagated_by_caller(model, stored, func)
 
 

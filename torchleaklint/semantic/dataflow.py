@@ -67,7 +67,10 @@ _NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
 
 
 def _framework_runs_without_grad(model, unit) -> bool:
-    return unit.name in _NO_GRAD_HOOKS and model.class_of(unit) is not None
+    """Lightning's validation/test/predict steps of a LightningModule (keyed on the base
+    class, never on the method name alone: a plain class's `validation_step` runs with
+    whatever grad mode its caller has)."""
+    return unit.name in _NO_GRAD_HOOKS and model.framework_runs_without_grad(unit)
 
 
 def _called_only_without_grad(model, unit) -> bool:
@@ -112,6 +115,9 @@ class Analyzer:
         return values
 
     def _annotation_value(self, annotation) -> Value:
+        if annotation is None:
+            return UNKNOWN_V
+        annotation = _unwrap_annotation(annotation)
         if annotation is None:
             return UNKNOWN_V
         qual = self.m.qualname(annotation) or dotted(annotation) or ""
@@ -932,6 +938,27 @@ def names_grad_off(expr: ast.AST) -> bool:
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
 
 
+def _unwrap_annotation(annotation: ast.AST) -> Optional[ast.AST]:
+    """`Optional[nn.Module]`, `Union[nn.Module, None]`, `nn.Module | None` and the string
+    forms of them: the one non-None type they name (None when they name several)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.Subscript):
+        name = dotted(annotation.value) or ""
+        if name.rsplit(".", 1)[-1] in ("Optional", "Union"):
+            parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+            kept = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]
+            return _unwrap_annotation(kept[0]) if len(kept) == 1 else None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        parts = [annotation.left, annotation.right]
+        kept = [p for p in parts if not (isinstance(p, ast.Constant) and p.value is None)]
+        return _unwrap_annotation(kept[0]) if len(kept) == 1 else None
+    return annotation
+
+
 def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:
     """The expression a test proves to be a tensor when true: `hasattr(x, "item")`,
     `isinstance(x, torch.Tensor)`, `torch.is_tensor(x)`."""
@@ -1118,6 +1145,9 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     result = out or UNKNOWN_V
+    if result.kind == UNKNOWN and attr in model.cached(("self_module_attributes", class_name),
+                                                       lambda: _duck_typed_module_attributes(model, class_name)):
+        result = Value(MODULE)  # `self.model.eval()` / `self.model.parameters()` in a method
     memo[key] = result
     return result
 
@@ -1139,6 +1169,23 @@ def _module_classes_by_attribute(model) -> Dict[str, List[str]]:
         for attr in stored:
             index.setdefault(attr, []).append(name)
     return index
+
+
+def _duck_typed_module_attributes(model, class_name: str) -> Set[str]:
+    """Attributes on which a method of the class calls what only an nn.Module has
+    (`self.model.eval()`, `self.net.parameters()`): duck typing, as for parameters."""
+    info = model.classes.get(class_name)
+    out: Set[str] = set()
+    if info is None:
+        return out
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in _STRONG_MODULE_METHODS:
+                owner = node.func.value
+                if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
+                    out.add(owner.attr)
+    return out
 
 
 def _backward_evidence(model, unit) -> Set[ast.AST]:
