@@ -66,6 +66,7 @@ class Diagnostic:
     end_line: int = 0
     end_col: int = 0
     fix: Optional[FixSpec] = field(default=None, compare=False)
+    cell: Optional[int] = None  # in a notebook: the cell (1-based); `line` is then cell-relative
 
     @property
     def fix_available(self) -> bool:

@@ -1,4 +1,4 @@
-"""Which files to lint: walk directories for *.py, honoring excludes and .gitignore."""
+"""Which files to lint: walk directories for *.py and *.ipynb, honoring excludes and .gitignore."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import subprocess
 from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
+from torchleaklint.kinds import is_walked
 
 
 class PathError(Exception):
@@ -62,7 +63,7 @@ def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
         visited.add(real)
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d)))
         for name in sorted(filenames):
-            if name.endswith(".py"):
+            if is_walked(name):  # *.py and *.ipynb (torchleaklint.kinds)
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
                     # realpath costs a syscall per path component; the directory's is known

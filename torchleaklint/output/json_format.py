@@ -21,6 +21,9 @@ def as_dict(d) -> dict:
         "fix_available": d.fix is not None,
         "fix_safety": d.fix.safety if d.fix is not None else None,
         "fix_title": d.fix.title if d.fix is not None else None,
+        # In a notebook: the cell (1-based, counting every cell); line and column are then
+        # relative to the cell, as in ruff's JSON. None for other files.
+        "cell": getattr(d, "cell", None),
     }
 
 

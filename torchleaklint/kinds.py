@@ -1,0 +1,60 @@
+"""What kind of source a file is, by its name (and, for a script without an extension, its
+`#!` line): the one place that decides which files torchleaklint reads and how.
+
+A file named on the command line that is none of these kinds is reported (TLL900 "not a
+Python file") rather than parsed as Python and declared clean. To support another kind,
+add its suffixes (or names) to `KINDS` and a reader to the engine.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Tuple
+
+PYTHON = "python"
+NOTEBOOK = "notebook"
+# kind -> file-name suffixes (lower case)
+KINDS = {
+    PYTHON: (".py", ".pyi", ".pyw"),
+    NOTEBOOK: (".ipynb",),
+}
+# Suffixes a directory walk picks up (a `.pyi` stub or `.pyw` only when named).
+WALKED = (".py", ".ipynb")
+
+
+def file_kind(path: str, source=None) -> Optional[str]:
+    """The kind of `path` (one of `KINDS`), or None when torchleaklint does not read it.
+
+    Standard input without a name and pseudo paths (`<string>`) are Python; a file without
+    a suffix is Python when its first line is a Python `#!` line.
+    """
+    if path in ("-", "") or path.startswith("<"):
+        return PYTHON
+    name = os.path.basename(path).lower()
+    for kind, suffixes in KINDS.items():
+        if name.endswith(suffixes):
+            return kind
+    if "." not in name.lstrip(".") and _python_shebang(source):
+        return PYTHON
+    return None
+
+
+def is_walked(name: str) -> bool:
+    """Does a directory walk lint a file of this name?"""
+    return name.lower().endswith(WALKED)
+
+
+def not_python_message(path: str) -> Tuple[str, int, int]:
+    suffix = os.path.splitext(path)[1]
+    what = f"`{suffix}` file" if suffix else "file without a `.py` suffix or a Python `#!` line"
+    return f"not a Python file ({what}); not analyzed", 1, 1
+
+
+def _python_shebang(source) -> bool:
+    if source is None:
+        return False
+    head = source[:200]
+    if isinstance(head, bytes):
+        head = head.decode("latin-1")
+    first = head.split("\n", 1)[0]
+    return first.startswith("#!") and "python" in first
