@@ -220,3 +220,13 @@ def test_a_fixed_notebook_keeps_its_json_style(tmp_path, indent, ensure_ascii):
     expected = json.loads(text)
     expected["cells"][3]["source"][-1] = expected["cells"][3]["source"][-1].replace("loss  #", "loss.item()  #")
     assert after == json.dumps(expected, indent=indent, ensure_ascii=ensure_ascii) + "\n"
+
+
+def test_add_noqa_writes_into_the_cell(leaky, tmp_path):
+    result = run([leaky.name, "--add-noqa", "--no-cache"], tmp_path)
+    assert result.returncode == 0, result.stderr
+    nb = nbformat.read(str(leaky), as_version=4)
+    nbformat.validate(nb)
+    assert nb.cells[3].source.endswith("total_loss += loss  # noqa: TLL001")
+    assert "out = model(x)  # noqa: TLL006" in nb.cells[5].source
+    assert run([leaky.name, "--no-cache"], tmp_path).returncode == 0

@@ -474,6 +474,30 @@ def _indent_unit(text: str) -> str:
     return match.group(1) if match else " "
 
 
+def add_noqa_to_notebook(text: str, codes_by_cell_line, add_to_source) -> Tuple[str, int]:
+    """`--add-noqa` in a notebook: {(cell number, line): codes} added cell by cell with
+    `add_to_source` (the one for Python files), on the masked code so that it tokenizes."""
+    try:
+        notebook = read_notebook(text)
+    except NotebookError:
+        return text, 0
+    by_cell: Dict[int, Dict[int, set]] = {}
+    for key, codes in codes_by_cell_line.items():
+        if isinstance(key, tuple):
+            by_cell.setdefault(key[0], {})[key[1]] = codes
+    new_codes: Dict[int, str] = {}
+    changed = 0
+    for cell in notebook.cells:
+        if cell.number in by_cell and cell.analyzed:
+            masked, count = add_to_source(cell.masked, by_cell[cell.number])
+            restored = _restore_magics(masked, cell)
+            if count and restored is not None:
+                new_codes[cell.index] = restored
+                changed += count
+    new_text = write_cells(notebook, new_codes) if new_codes else text
+    return (new_text, changed) if new_text is not None else (text, 0)
+
+
 # ---------------------------------------------------------------------------- diffs
 def cell_diffs(path: str, old_text: str, new_text: str) -> str:
     """`--diff` for a notebook: a unified diff per changed cell, as ruff shows them."""
