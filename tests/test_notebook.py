@@ -230,3 +230,38 @@ def test_add_noqa_writes_into_the_cell(leaky, tmp_path):
     assert nb.cells[3].source.endswith("total_loss += loss  # noqa: TLL001")
     assert "out = model(x)  # noqa: TLL006" in nb.cells[5].source
     assert run([leaky.name, "--no-cache"], tmp_path).returncode == 0
+
+
+def test_evidence_lines_are_mapped_into_their_cells():
+    """The hook for `Diagnostic.evidence` (items with line/col/message): each item's line
+    becomes relative to its cell, and an item in another cell says which."""
+    import dataclasses
+
+    from torchleaklint.notebook import VirtualModule, map_diagnostic
+
+    @dataclasses.dataclass(frozen=True)
+    class Evidence:
+        line: int
+        col: int
+        message: str
+
+    @dataclasses.dataclass(frozen=True)
+    class Diag:
+        path: str
+        line: int
+        col: int
+        code: str
+        message: str
+        end_line: int = 0
+        end_col: int = 0
+        cell: object = None
+        evidence: tuple = ()
+
+    # virtual lines: 1 marker of cell 2, 2-3 its code, 4 marker of cell 4, 5-7 its code
+    module = VirtualModule("", [(2, 0), (2, 1), (2, 2), (4, 0), (4, 1), (4, 2), (4, 3)])
+    d = Diag("nb.ipynb", 7, 5, "TLL001", "set at line 3, used at line 6", 7, 9,
+             evidence=(Evidence(3, 1, "bound here"), Evidence(6, 2, "read at line 6")))
+    mapped = map_diagnostic(d, module)
+    assert (mapped.cell, mapped.line, mapped.end_line) == (4, 3, 3)
+    assert mapped.message == "set at line 2 of cell 2, used at line 2"
+    assert mapped.evidence == (Evidence(2, 1, "(cell 2) bound here"), Evidence(2, 2, "read at line 2"))

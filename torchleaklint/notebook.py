@@ -324,7 +324,10 @@ def _map_evidence_item(item, module: VirtualModule, cell: int):
     item_cell, item_line = _cell_line(module, line)
     changes = {"line": max(item_line, 1)}
     if hasattr(item, "message") and isinstance(item.message, str):
-        changes["message"] = _map_lines_in_message(item.message, module, item_cell)
+        message = _map_lines_in_message(item.message, module, item_cell)
+        if item_cell != cell and not hasattr(item, "cell"):  # its line is in another cell: say which
+            message = f"(cell {item_cell}) {message}"
+        changes["message"] = message
     if hasattr(item, "cell"):
         changes["cell"] = item_cell
     try:
