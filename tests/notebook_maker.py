@@ -33,7 +33,8 @@ def statement_groups(source: str) -> List[Tuple[int, int]]:
     # Comments and blank lines above a group's first statement go with it.
     for k in range(1, len(starts)):
         line = starts[k]
-        while line - 1 > starts[k - 1] and _is_comment_or_blank(lines[line - 2]) and not _inside_previous(tree, line - 1):
+        while line - 1 > starts[k - 1] and _is_comment_or_blank(lines[line - 2]) \
+                and not _inside_previous(tree, line - 1):
             line -= 1
         starts[k] = line
     ends = [s - 1 for s in starts[1:]] + [len(lines)]

@@ -265,3 +265,13 @@ def test_evidence_lines_are_mapped_into_their_cells():
     assert (mapped.cell, mapped.line, mapped.end_line) == (4, 3, 3)
     assert mapped.message == "set at line 2 of cell 2, used at line 2"
     assert mapped.evidence == (Evidence(2, 1, "(cell 2) bound here"), Evidence(2, 2, "read at line 2"))
+
+
+def test_a_notebook_with_large_outputs_is_analyzed(tmp_path):
+    """Outputs (images, logs) can make a notebook larger than the 5 MB a .py file may have;
+    its code is still analyzed."""
+    nb = notebook_of([IMPORTS, TRAIN])
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", name="stdout", text="x" * 6_000_000)]
+    (tmp_path / "big.ipynb").write_text(write(nb), encoding="utf-8")
+    result = run(["big.ipynb", "--no-cache"], tmp_path)
+    assert "big.ipynb:cell 4:7:5: TLL001" in result.stdout, result.stdout

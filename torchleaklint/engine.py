@@ -18,7 +18,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Finding, Span
-from torchleaklint.kinds import NOTEBOOK, file_kind, not_python_message
+from torchleaklint.kinds import NOTEBOOK, NOTEBOOK_MAX_BYTES, file_kind, max_bytes, not_python_message
 from torchleaklint.noqa import NoqaLines, suppressed
 from torchleaklint.notebook import is_virtual, lint_notebook
 from torchleaklint.rules import all_rules
@@ -66,8 +66,8 @@ def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_li
     """A notebook: its code cells are linted as one module (torchleaklint.notebook)."""
     try:
         if isinstance(source, bytes):
-            if len(source) > MAX_FILE_BYTES:
-                raise SourceError(f"file is larger than {MAX_FILE_BYTES // 1_000_000} MB; skipped")
+            if len(source) > NOTEBOOK_MAX_BYTES:
+                raise SourceError(f"notebook is larger than {NOTEBOOK_MAX_BYTES // 1_000_000} MB; skipped")
             source, _ = decode(source)
     except SourceError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, str(exc), exc.line, exc.col)
@@ -202,7 +202,7 @@ def _file_diagnostic(path, settings, code, message, line, col) -> List[Diagnosti
 
 def lint_file(path: str, settings: Settings, verbose: bool = False) -> List[Diagnostic]:
     try:
-        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, max_bytes(path) + 1)
     except OSError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot read file: {exc.strerror or exc}", 1, 1)
     return lint_source(raw, path, settings, verbose)

@@ -22,6 +22,17 @@ KINDS = {
 WALKED = (".py", ".ipynb")
 
 
+# A notebook's JSON carries its outputs (base64 images, long logs): its code is a small part.
+NOTEBOOK_MAX_BYTES = 50_000_000
+
+
+def max_bytes(path: str) -> int:
+    """How much of `path` is read at most (a larger file is one TLL900, skipped)."""
+    from torchleaklint.source import MAX_FILE_BYTES
+
+    return NOTEBOOK_MAX_BYTES if file_kind(path) == NOTEBOOK else MAX_FILE_BYTES
+
+
 def file_kind(path: str, source=None) -> Optional[str]:
     """The kind of `path` (one of `KINDS`), or None when torchleaklint does not read it.
 
