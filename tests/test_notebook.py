@@ -209,7 +209,7 @@ def test_a_notebook_with_nothing_to_fix_round_trips_byte_for_byte(tmp_path, inde
     assert path.read_bytes() == text.encode("utf-8")
 
 
-@pytest.mark.parametrize("indent, ensure_ascii", [(2, True), (4, False)])
+@pytest.mark.parametrize("indent, ensure_ascii", [(2, True), (4, False), (None, False)])
 def test_a_fixed_notebook_keeps_its_json_style(tmp_path, indent, ensure_ascii):
     as_lists = json.loads(write(notebook_of([IMPORTS, TRAIN + "  # ünï"])))  # sources as lists of lines
     text = json.dumps(as_lists, indent=indent, ensure_ascii=ensure_ascii) + "\n"

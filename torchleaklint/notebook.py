@@ -78,9 +78,20 @@ class Cell:
 class Notebook:
     text: str  # the JSON text as read
     cells: List[Cell]  # the code cells
-    sources: Dict[int, "SourceSpan"]  # cell index -> where its `source` value is in `text`
     python: bool = True  # False for a notebook of another kernel language (R, Julia)
     _newlines: List[int] = field(default_factory=list)
+    _sources: Optional[Dict[int, "SourceSpan"]] = None
+
+    @property
+    def sources(self) -> Dict[int, "SourceSpan"]:
+        """Cell index -> where its `source` value is in `text` (found when first needed:
+        only fixes and the formats that point into the JSON need it)."""
+        if self._sources is None:
+            try:
+                self._sources = _locate_sources(self.text)
+            except (ValueError, IndexError, RecursionError):
+                self._sources = {}
+        return self._sources
 
     def json_line(self, cell_index: int, line: int) -> int:
         """The physical line of `text` that holds line `line` of a cell's source."""
@@ -121,11 +132,7 @@ def read_notebook(text: str) -> Notebook:
         if not isinstance(source, str):
             raise NotebookError(f"not a valid notebook: cell {index + 1} has no source text")
         cells.append(_prepare(Cell(index, source)))
-    try:
-        sources = _locate_sources(text)
-    except (ValueError, IndexError, RecursionError):
-        sources = {}
-    return Notebook(text, cells, sources, python=_is_python(data))
+    return Notebook(text, cells, python=_is_python(data))
 
 
 def _short(exc: Exception) -> str:
