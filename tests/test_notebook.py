@@ -142,6 +142,9 @@ def test_standard_input_reads_notebook_json(tmp_path):
     text = _notebook(IMPORTS, TRAIN)
     linted = run(["--stdin-filename", "train.ipynb", "-", "--no-cache"], tmp_path, stdin=text)
     assert linted.returncode == 1 and "train.ipynb:cell 4:7:5: TLL001" in linted.stdout
+    github = run(["--stdin-filename", "unsaved.ipynb", "--output-format", "github", "-"], tmp_path, stdin=text)
+    line = int(github.stdout.split("line=")[1].split(",")[0])
+    assert text.splitlines()[line - 1].strip() == '"    total_loss += loss"', "the line of what was read"
     fixed = run(["--stdin-filename", "train.ipynb", "--fix", "-"], tmp_path, stdin=text)
     nb = nbformat.reads(fixed.stdout, as_version=4)
     nbformat.validate(nb)

@@ -534,11 +534,15 @@ def _lines(code: str) -> List[str]:
 def physical_line(path: str, d, context: Optional[dict] = None) -> int:
     """The line of the .ipynb file (its JSON text) that holds a notebook diagnostic: what
     SARIF and GitHub annotations point at. Falls back to the cell-relative line."""
-    cache = (context if context is not None else {}).setdefault("_notebooks", {})
+    context = context if context is not None else {}
+    cache = context.setdefault("_notebooks", {})
     if path not in cache:
+        text = context.get("sources", {}).get(path)  # standard input: what was read, not the disk
         try:
-            with open(path, "rb") as handle:
-                cache[path] = read_notebook(handle.read().decode("utf-8-sig"))
+            if text is None:
+                with open(path, "rb") as handle:
+                    text = handle.read().decode("utf-8-sig")
+            cache[path] = read_notebook(text)
         except (OSError, UnicodeDecodeError, NotebookError):
             cache[path] = None
     notebook = cache[path]
