@@ -81,7 +81,9 @@ def _fix_notebook(text: str, path: str, settings, unsafe: bool, diagnostics) -> 
     found = fix_notebook(text, path, settings, unsafe,
                          lambda virtual: fix_text(virtual, path, settings, unsafe=unsafe))
     if found is None:
-        return FileFix(text, list(diagnostics) if diagnostics is not None else [])
+        from torchleaklint.engine import lint_source
+
+        return FileFix(text, list(diagnostics) if diagnostics is not None else lint_source(text, path, settings))
     new_text, remaining, fixed, titles = found
     return FileFix(new_text, remaining, fixed, titles)
 
