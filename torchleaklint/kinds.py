@@ -3,20 +3,23 @@
 
 A file named on the command line that is none of these kinds is reported (TLL900 "not a
 Python file") rather than parsed as Python and declared clean. To support another kind,
-add its suffixes (or names) to `KINDS` and a reader to the engine.
+add its name patterns to `KINDS` (and to `WALKED` if directory walks should pick it up)
+and a reader to the engine.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from typing import Optional, Tuple
 
 PYTHON = "python"
 NOTEBOOK = "notebook"
-# kind -> file-name suffixes (lower case)
+# kind -> file-name patterns (fnmatch, matched against the lower-cased base name), e.g.
+# ("*.yaml", "*.yml") or ("dockerfile", "dockerfile.*", "*.dockerfile") for another kind.
 KINDS = {
-    PYTHON: (".py", ".pyi", ".pyw"),
-    NOTEBOOK: (".ipynb",),
+    PYTHON: ("*.py", "*.pyi", "*.pyw"),
+    NOTEBOOK: ("*.ipynb",),
 }
 # Suffixes a directory walk picks up (a `.pyi` stub or `.pyw` only when named).
 WALKED = (".py", ".ipynb")
@@ -42,8 +45,8 @@ def file_kind(path: str, source=None) -> Optional[str]:
     if path in ("-", "") or path.startswith("<"):
         return PYTHON
     name = os.path.basename(path).lower()
-    for kind, suffixes in KINDS.items():
-        if name.endswith(suffixes):
+    for kind, patterns in KINDS.items():
+        if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
             return kind
     if "." not in name.lstrip(".") and _python_shebang(source):
         return PYTHON
