@@ -61,8 +61,11 @@ def test_fixture_as_notebook_gives_the_same_findings(path):
     assert sorted(found) == sorted(expected)
 
 
-FIXABLE = [p for p in FILES if any(d.fix is not None for d in lint_source(p.read_text(encoding="utf-8"),
-                                                                            _names(p)[0], Settings()))]
+def _has_fix(path) -> bool:
+    return any(d.fix is not None for d in lint_source(path.read_text(encoding="utf-8"), _names(path)[0], Settings()))
+
+
+FIXABLE = [p for p in FILES if _has_fix(p)]
 
 
 @pytest.mark.parametrize("path", FIXABLE, ids=[f"{p.parent.name}/{p.name}" for p in FIXABLE])

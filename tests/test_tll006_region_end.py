@@ -86,8 +86,8 @@ def test_percent_format_region_stops_at_the_cell_marker():
         print("report")
         """)
     fixed = _fix(source)
-    assert "with torch.no_grad():\n    for x in loader:\n        out = model(x)\n    print(out.argmax())\n\n# %% report\n" \
-        "print(\"report\")\n" in fixed
+    assert "with torch.no_grad():\n    for x in loader:\n        out = model(x)\n    print(out.argmax())\n" \
+        "\n# %% report\nprint(\"report\")\n" in fixed
 
 
 def test_no_fix_when_the_eval_ends_its_cell():
@@ -103,7 +103,8 @@ def test_notebook_region_stays_in_its_cell():
     fixed = nbformat.reads(_fix(write(nb), "train.ipynb"), as_version=4)
     nbformat.validate(fixed)
     assert [c.source for c in fixed.cells if c.cell_type == "code"] == [
-        HEAD.rstrip("\n"), "model.eval()\nwith torch.no_grad():\n    for x in loader:\n        print(model(x).argmax())",
+        HEAD.rstrip("\n"),
+        "model.eval()\nwith torch.no_grad():\n    for x in loader:\n        print(model(x).argmax())",
         "print('done')", "def helper(x):\n    return x + 1"]
 
 
