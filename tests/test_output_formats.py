@@ -13,7 +13,7 @@ from cli_run import LEAKY, LEAKY_COL, LEAKY_LINE, run
 
 SARIF_SCHEMA = Path(__file__).resolve().parent / "data" / "sarif-schema-2.1.0.json"
 JSON_FIELDS = {"path", "line", "column", "end_line", "end_column", "code", "message", "fix_available",
-               "fix_safety", "fix_title", "severity", "evidence"}
+               "fix_safety", "fix_title", "severity", "evidence", "cell"}
 
 
 @pytest.fixture

@@ -83,3 +83,20 @@ def test_fix_hook_then_check_hook_passes(hook_repo, project, tmp_path_factory):
     git(["add", "-A"], project)
     checked = pre_commit(["try-repo", str(hook_repo), "torchleaklint", "--all-files"], project, home)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_hook_fails_on_a_leaky_notebook(hook_repo, tmp_path, tmp_path_factory):
+    """A repository that holds only a notebook: the hooks take `jupyter` files (types_or)."""
+    from notebook_maker import notebook_of, write
+
+    project = tmp_path / "notebooks"
+    project.mkdir()
+    train = LEAKY.split("\n\n\n", 1)
+    (project / "train.ipynb").write_text(write(notebook_of([train[0], train[1].rstrip("\n")])), encoding="utf-8")
+    git(["init", "-q"], project)
+    git(["add", "-A"], project)
+    result = pre_commit(["try-repo", str(hook_repo), "torchleaklint", "--all-files"], project,
+                        tmp_path_factory.mktemp("pre-commit-home"))
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "train.ipynb:cell 4:8:9: TLL001" in output, output

@@ -44,6 +44,9 @@ def test_pre_commit_hooks_definition():
     assert hooks["torchleaklint"]["entry"] == "torchleaklint --force-exclude"
     assert hooks["torchleaklint-fix"]["entry"].split() == ["torchleaklint", "--force-exclude", "--fix"]
     for hook in hooks.values():
-        assert (hook["language"], hook["types"], hook["require_serial"]) == ("python", ["python"], False)
+        # notebooks too: pre-commit tags *.ipynb as `jupyter`
+        assert (hook["language"], hook["types_or"], hook["require_serial"]) == \
+            ("python", ["python", "pyi", "jupyter"], False)
     local = next(yaml.safe_load(b) for b in blocks("yaml") if "repo: local" in b)
     assert local["repos"][0]["hooks"][0]["entry"] == hooks["torchleaklint"]["entry"]
+    assert local["repos"][0]["hooks"][0]["types_or"] == ["python", "pyi", "jupyter"]

@@ -16,6 +16,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchleaklint.engine import INTERNAL_ERROR, SYNTAX_ERROR
 from torchleaklint.noqa import NOQA, noqa_codes, noqa_ranges
+from torchleaklint.notebook import add_noqa_to_notebook, is_notebook_path
 from torchleaklint.source import SourceError, decode
 
 
@@ -24,7 +25,8 @@ def add_noqa(diagnostics: Iterable) -> int:
     by_path: Dict[str, Dict[int, Set[str]]] = {}
     for d in diagnostics:
         if d.code not in (SYNTAX_ERROR, INTERNAL_ERROR):
-            by_path.setdefault(d.path, {}).setdefault(d.line, set()).add(d.code)
+            line = (d.cell, d.line) if getattr(d, "cell", None) else d.line  # a notebook: per cell
+            by_path.setdefault(d.path, {}).setdefault(line, set()).add(d.code)
     return sum(_add_to_file(path, codes_by_line) for path, codes_by_line in by_path.items())
 
 
@@ -34,7 +36,10 @@ def _add_to_file(path: str, codes_by_line: Dict[int, Set[str]]) -> int:
             text, encoding = decode(handle.read())
     except (OSError, SourceError):
         return 0
-    new_text, changed = add_noqa_to_source(text, codes_by_line)
+    if is_notebook_path(path):
+        new_text, changed = add_noqa_to_notebook(text, codes_by_line, add_noqa_to_source)
+    else:
+        new_text, changed = add_noqa_to_source(text, codes_by_line)
     if changed:
         _write_atomically(path, new_text.encode(encoding))
     return changed

@@ -96,10 +96,11 @@ class Cache:
     def _lookup_by_content(self, path: str, stat: Stat, entry: Entry) -> Optional[List[Diagnostic]]:
         if entry[0][0] != stat[0]:  # size differs: the content does too
             return None
-        from torchleaklint.source import MAX_FILE_BYTES, read_regular_file
+        from torchleaklint.kinds import max_bytes
+        from torchleaklint.source import read_regular_file
 
         try:
-            raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+            raw = read_regular_file(path, max_bytes(path) + 1)
         except OSError:
             return None
         if content_hash(raw) != entry[1]:

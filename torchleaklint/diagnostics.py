@@ -95,6 +95,7 @@ class Diagnostic:
     fix: Optional[FixSpec] = field(default=None, compare=False)
     severity: str = field(default=ERROR, compare=False)
     evidence: Tuple[Evidence, ...] = field(default=(), compare=False)
+    cell: Optional[int] = None  # in a notebook: the cell (1-based); `line` is then cell-relative
 
     @property
     def fix_available(self) -> bool:

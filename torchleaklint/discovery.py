@@ -1,4 +1,4 @@
-"""Which files to lint: walk directories for *.py, honoring excludes and .gitignore."""
+"""Which files to lint: walk directories for *.py and *.ipynb, honoring excludes and .gitignore."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import subprocess
 from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
+from torchleaklint.kinds import is_walked
 
 
 class PathError(Exception):
@@ -69,7 +70,7 @@ def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
         settings = settings_for(directory, filenames)
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d), is_dir=True))
         for name in sorted(filenames):
-            if name.endswith(".py"):
+            if is_walked(name):  # *.py and *.ipynb (torchleaklint.kinds)
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path, is_dir=False):
                     # realpath costs a syscall per path component; the directory's is known

@@ -18,7 +18,9 @@ from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
-from torchleaklint.noqa import NoqaLines
+from torchleaklint.kinds import NOTEBOOK, NOTEBOOK_MAX_BYTES, file_kind, max_bytes, not_python_message
+from torchleaklint.noqa import NoqaLines, suppressed
+from torchleaklint.notebook import is_virtual, lint_notebook
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
 from torchleaklint.source import (  # noqa: F401  (re-exported: the engine's public names)
@@ -47,12 +49,30 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
     rules = selected_rules(settings, path)
     if not rules:
         return []
+    kind = file_kind(path, source)
+    if kind is None:
+        return _file_diagnostic(path, settings, SYNTAX_ERROR, *not_python_message(path))
+    if kind == NOTEBOOK and not is_virtual(source):
+        return _lint_notebook(source, path, settings, verbose, time_limit)
     try:
         with analysis_time_limit(time_limit):
             return _lint_source(source, path, settings, rules, verbose)
     except AnalysisTimeout:
         return _file_diagnostic(path, settings, SYNTAX_ERROR,
                                 f"analysis took longer than {time_limit:g} s; skipped", 1, 1)
+
+
+def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_limit) -> List[Diagnostic]:
+    """A notebook: its code cells are linted as one module (torchleaklint.notebook)."""
+    try:
+        if isinstance(source, bytes):
+            if len(source) > NOTEBOOK_MAX_BYTES:
+                raise SourceError(f"notebook is larger than {NOTEBOOK_MAX_BYTES // 1_000_000} MB; skipped")
+            source, _ = decode(source)
+    except SourceError as exc:
+        return _file_diagnostic(path, settings, SYNTAX_ERROR, str(exc), exc.line, exc.col)
+    return lint_notebook(source, path, settings,
+                         lambda text: lint_source(text, path, settings, verbose, time_limit))
 
 
 def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) -> List[Diagnostic]:
@@ -209,7 +229,7 @@ def _file_diagnostic(path, settings, code, message, line, col) -> List[Diagnosti
 
 def lint_file(path: str, settings: Settings, verbose: bool = False) -> List[Diagnostic]:
     try:
-        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, max_bytes(path) + 1)
     except OSError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot read file: {exc.strerror or exc}", 1, 1)
     return lint_source(raw, path, settings, verbose)

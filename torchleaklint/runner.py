@@ -16,7 +16,8 @@ from typing import Iterator, List, Optional, Sequence, Tuple
 from torchleaklint.cache import DEFAULT_DIR_NAME, Cache, content_hash, file_stat
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic
-from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
+from torchleaklint.kinds import max_bytes
+from torchleaklint.source import INTERNAL_ERROR, read_regular_file
 
 # Below this many files to analyze, starting worker processes costs more than it saves.
 MIN_FILES_FOR_POOL = 16
@@ -129,7 +130,7 @@ def lint_one(path: str, settings: Settings, verbose: bool = False) -> Tuple[str,
     from torchleaklint.engine import lint_file, lint_source  # the semantic layer: only when analyzing
 
     try:
-        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, max_bytes(path) + 1)  # notebooks: more (their outputs)
     except OSError:
         return path, lint_file(path, settings, verbose), None
     return path, lint_source(raw, path, settings, verbose), content_hash(raw)

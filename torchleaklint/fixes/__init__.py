@@ -21,6 +21,7 @@ import libcst as cst
 from torchleaklint.diagnostics import SAFE, UNSAFE, Diagnostic
 from torchleaklint.fixes.codemods import codemods
 from torchleaklint.fixes.sourcefile import SourceFile, WriteError
+from torchleaklint.notebook import cell_diffs, fix_notebook, is_notebook_path, is_virtual
 from torchleaklint.source import SourceError
 
 MAX_PASSES = 5
@@ -50,6 +51,8 @@ def fix_text(text: str, path: str, settings, unsafe: bool = False,
              diagnostics: Optional[Sequence[Diagnostic]] = None) -> FileFix:
     from torchleaklint.engine import lint_source
 
+    if is_notebook_path(path) and not is_virtual(text):
+        return _fix_notebook(text, path, settings, unsafe, diagnostics)
     current = list(diagnostics) if diagnostics is not None else lint_source(text, path, settings)
     before = Counter(d.code for d in current if applicable(d, unsafe))
     titles = _titles(d.code for d in current if applicable(d, unsafe))
@@ -70,6 +73,19 @@ def fix_text(text: str, path: str, settings, unsafe: bool = False,
     after = Counter(d.code for d in remaining)
     fixed = Counter({code: n - after[code] for code, n in before.items() if n > after[code]})
     return FileFix(text, remaining, fixed, titles)
+
+
+def _fix_notebook(text: str, path: str, settings, unsafe: bool, diagnostics) -> FileFix:
+    """A notebook: the fixes run on its virtual module and go back cell by cell
+    (torchleaklint.notebook); a notebook that cannot be fixed cleanly stays as it is."""
+    found = fix_notebook(text, path, settings, unsafe,
+                         lambda virtual: fix_text(virtual, path, settings, unsafe=unsafe))
+    if found is None:
+        from torchleaklint.engine import lint_source
+
+        return FileFix(text, list(diagnostics) if diagnostics is not None else lint_source(text, path, settings))
+    new_text, remaining, fixed, titles = found
+    return FileFix(new_text, remaining, fixed, titles)
 
 
 def _titles(codes) -> Dict[str, str]:
@@ -142,7 +158,8 @@ def apply_fixes_to_results(results, settings, unsafe: bool = False, write: bool 
                 out.append((path, diagnostics))
                 continue
         else:
-            sys.stdout.write(unified_diff(path, source.text, result.text))
+            diff = cell_diffs if is_notebook_path(path) else unified_diff  # a notebook: per cell
+            sys.stdout.write(diff(path, source.text, result.text))
         changed = True
         fixed_total += sum(result.fixed.values())
         report.append((path, result.fixed, result.titles))

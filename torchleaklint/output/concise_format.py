@@ -11,9 +11,15 @@ def fix_marker(d, unsafe_fixes: bool = False) -> str:
     return " [*]"
 
 
+def position(d) -> str:
+    """`line:col`, or `cell N:line:col` in a notebook (as ruff shows them)."""
+    cell = getattr(d, "cell", None)
+    return f"cell {cell}:{d.line}:{d.col}" if cell else f"{d.line}:{d.col}"
+
+
 def line(d, show_fix_marker: bool = True, unsafe_fixes: bool = False) -> str:
     marker = fix_marker(d, unsafe_fixes) if show_fix_marker else ""
-    return f"{d.path}:{d.line}:{d.col}: {d.code}{marker} {d.message}"
+    return f"{d.path}:{position(d)}: {d.code}{marker} {d.message}"
 
 
 def render(diagnostics, context=None) -> str:

@@ -12,8 +12,16 @@ from torchleaklint.output.sources import source_lines
 def render(diagnostics, context=None) -> str:
     context = context or {}
     unsafe = bool(context.get("unsafe_fixes"))
-    blocks = [_block(d, source_lines(d.path, context), unsafe) for d in diagnostics]
+    blocks = [_block(d, _lines_of(d, context), unsafe) for d in diagnostics]
     return "".join(block + "\n" for block in blocks)
+
+
+def _lines_of(d, context) -> Optional[List[str]]:
+    if getattr(d, "cell", None):  # a notebook: quote the cell, not the JSON
+        from torchleaklint.notebook import cell_source_lines
+
+        return cell_source_lines(d.path, d.cell, context)
+    return source_lines(d.path, context)
 
 
 def _block(d, lines: Optional[List[str]], unsafe_fixes: bool) -> str:

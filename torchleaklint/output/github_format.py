@@ -14,15 +14,24 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def line(d) -> str:
-    props = {"file": d.path, "line": d.line, "col": d.col}
-    if d.end_line:
+def line(d, context=None) -> str:
+    cell = getattr(d, "cell", None)
+    if cell:  # a notebook: annotate the line of the .ipynb file that holds the cell's line
+        from torchleaklint.notebook import physical_line
+
+        props = {"file": d.path, "line": physical_line(d.path, d, context)}
+        message = f"cell {cell}, line {d.line}, column {d.col}: {d.message}"
+    else:
+        props = {"file": d.path, "line": d.line, "col": d.col}
+        message = d.message
+    if d.end_line and not cell:
         props.update(endLine=d.end_line, endColumn=d.end_col)
     props["title"] = d.code
     rendered = ",".join(f"{key}={_escape_property(str(value))}" for key, value in props.items())
     command = "warning" if getattr(d, "severity", "error") == "warning" else "error"
-    return f"::{command} {rendered}::{_escape_data(d.message)}"
+    return f"::{command} {rendered}::{_escape_data(message)}"
 
 
 def render(diagnostics, context=None) -> str:
-    return "".join(line(d) + "\n" for d in diagnostics)
+    context = {} if context is None else context
+    return "".join(line(d, context) + "\n" for d in diagnostics)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from torchleaklint.output.concise_format import fix_marker
+from torchleaklint.output.concise_format import fix_marker, position
 
 
 def _group(path, diagnostics, unsafe_fixes: bool) -> str:
-    positions = [f"{d.line}:{d.col}" for d in diagnostics]
+    positions = [position(d) for d in diagnostics]
     width = max(len(p) for p in positions)
     body = "".join(f"  {pos.ljust(width)} {d.code}{fix_marker(d, unsafe_fixes)} {d.message}\n"
                    for pos, d in zip(positions, diagnostics))

@@ -23,6 +23,9 @@ def as_dict(d) -> dict:
         "fix_title": d.fix.title if d.fix is not None else None,
         "severity": d.severity,
         "evidence": [{"line": e.line, "column": e.col, "message": e.message} for e in d.evidence],
+        # In a notebook: the cell (1-based, counting every cell); line and column are then
+        # relative to the cell, as in ruff's JSON. None for other files.
+        "cell": getattr(d, "cell", None),
     }
 
 

@@ -34,7 +34,7 @@ def render(diagnostics, context=None) -> str:
             "rules": descriptors,
         }},
         "columnKind": "unicodeCodePoints",
-        "results": [_result(d, index, base) for d in diagnostics],
+        "results": [_result(d, index, base, context) for d in diagnostics],
     }
     log = {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
@@ -66,9 +66,15 @@ def _section(markdown: str, heading: str) -> str:
     return " ".join(match.group(1).split()) if match else ""
 
 
-def _result(d, index: Dict[str, int], base: str) -> Dict:
-    region = {"startLine": d.line, "startColumn": d.col}
-    if d.end_line:
+def _result(d, index: Dict[str, int], base: str, context=None) -> Dict:
+    cell = getattr(d, "cell", None)
+    if cell:  # a notebook: the line of the .ipynb file that holds the cell's line
+        from torchleaklint.notebook import physical_line
+
+        region = {"startLine": physical_line(d.path, d, context)}
+    else:
+        region = {"startLine": d.line, "startColumn": d.col}
+    if d.end_line and not cell:
         region.update(endLine=d.end_line, endColumn=d.end_col)
     uri = artifact_uri(d.path, base)
     result = {
@@ -84,6 +90,8 @@ def _result(d, index: Dict[str, int], base: str) -> Dict:
         result["codeFlows"] = [_code_flow(d, uri)]
     if d.code in index:
         result["ruleIndex"] = index[d.code]
+    if cell:  # where in the notebook, as a reader of the notebook counts
+        result["properties"] = {"cell": cell, "cellLine": d.line, "cellColumn": d.col}
     return result
 
 

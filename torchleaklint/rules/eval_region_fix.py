@@ -17,9 +17,12 @@ have built is used afterwards:
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
 from torchleaklint.semantic.model import FUNCTION_TYPES, SCOPE_TYPES
+from torchleaklint.semantic.imports import dotted
 
 Position = Tuple[int, int]
 _BLOCK_FIELDS = ("body", "orelse", "finalbody")
@@ -38,17 +41,65 @@ def _end(node) -> Position:
 
 def region_statements(model, eval_stmt: ast.stmt, end: Position) -> List[ast.stmt]:
     """The statements after `eval_stmt` in its block that end before `end` (the region's
-    `model.train()`), stopping at the first that does not."""
+    `model.train()`), stopping at the first that does not, at a `def` or `class` (code
+    defined for later, not evaluation), and at a cell boundary (a `# %%` line of a
+    percent-format script, or a notebook cell: see `cell_markers`)."""
     block = _block_of(model, eval_stmt)
     if block is None:
         return []
     index = next(i for i, s in enumerate(block) if s is eval_stmt)
+    markers = cell_markers(model)
     out = []
+    previous_end = _end(eval_stmt)[0]
     for stmt in block[index + 1:]:
-        if _end(stmt) > end:
+        if _end(stmt) > end or isinstance(stmt, _DEFINITIONS) or _marker_between(markers, previous_end, stmt):
             break
         out.append(stmt)
+        previous_end = _end(stmt)[0]
     return out
+
+
+def smallest_first(statements: List[ast.stmt], receiver: Optional[str]) -> List[List[ast.stmt]]:
+    """The regions to try, smallest first: up to the last statement that calls the
+    evaluated model (the loop), then the whole region."""
+    last = max((i for i, stmt in enumerate(statements) if _calls_model(stmt, receiver)), default=None)
+    if last is None or last == len(statements) - 1:
+        return [statements]
+    return [statements[:last + 1], statements]
+
+
+def _calls_model(stmt: ast.stmt, receiver: Optional[str]) -> bool:
+    for node in _scope_walk(stmt):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "forward":
+                func = func.value
+            if receiver is not None and dotted(func) == receiver:
+                return True
+    return False
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_CELL_MARKER = re.compile(r"#\s*%%")
+
+
+def cell_markers(model) -> List[int]:
+    """Lines that start a cell: `# %%` at the start of a line (percent format: VS Code,
+    Spyder, Jupytext; torchleaklint's notebook reader writes one before each cell)."""
+    found = getattr(model, "_cell_marker_lines", None)
+    if found is None:
+        source = model.source or ""
+        found = [n for n, line in enumerate(source.splitlines(), 1) if _CELL_MARKER.match(line)] \
+            if "%%" in source else []
+        model._cell_marker_lines = found
+    return found
+
+
+def _marker_between(markers: List[int], after_line: int, stmt: ast.stmt) -> bool:
+    """A cell marker after line `after_line` and before `stmt` (or its decorators)."""
+    first = min([stmt.lineno] + [d.lineno for d in getattr(stmt, "decorator_list", [])])
+    i = bisect.bisect_right(markers, after_line)
+    return i < len(markers) and markers[i] < first
 
 
 def _block_of(model, stmt: ast.stmt) -> Optional[List[ast.stmt]]:

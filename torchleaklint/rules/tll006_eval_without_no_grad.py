@@ -8,7 +8,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.rules.eval_region_fix import region_statements, wrap_is_safe
+from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.model import FUNCTION_TYPES
@@ -168,17 +168,22 @@ class EvalWithoutNoGrad(Rule):
         if context[4] is None:
             return None
         eval_stmt = model.statement_of(context[4])
-        statements = region_statements(model, eval_stmt, context[3])
-        if not statements or not (_pos(statements[0]) <= _pos(call) and _end(call) <= _end(statements[-1])):
-            return None
-        if _has_gradient_code(model, unit, _pos(statements[0]), _end(statements[-1])):
+        region = region_statements(model, eval_stmt, context[3])
+        if not region or not (_pos(region[0]) <= _pos(call) and _end(call) <= _end(region[-1])):
             return None
         eval_named = isinstance(unit, FUNCTION_TYPES) and _eval_name(unit.name)
-        if not wrap_is_safe(model, unit, statements, eval_named):
+        statements = next((s for s in smallest_first(region, context[1])
+                           if _end(call) <= _end(s[-1]) and self._wraps_safely(model, unit, s, eval_named)), None)
+        if statements is None:
             return None
         return FixSpec(codemod="wrap_in_no_grad", safety=SAFE, title=_WRAP_TITLE, target=Span.of(eval_stmt),
                        params=(("torch_alias", _torch_alias(model)), ("first", _span(statements[0])),
                                ("last", _span(statements[-1]))))
+
+    @staticmethod
+    def _wraps_safely(model, unit, statements, eval_named: bool) -> bool:
+        return not _has_gradient_code(model, unit, _pos(statements[0]), _end(statements[-1])) and \
+            wrap_is_safe(model, unit, statements, eval_named)
 
 
 def _evaluation_by_name(model, func) -> bool:
