@@ -98,6 +98,9 @@ def _runs_per_step(model, call) -> Optional[str]:
         if model.is_step_loop(loop):
             if _under_one_off_condition(model, call, loop):
                 return None
+            cadence = _cadence(model, call, loop)
+            if cadence is not None:
+                return f"every few steps (under `if {cadence}:` in the loop at line {loop.lineno})"
             return f"every step (in the loop at line {loop.lineno})"
     unit = model.unit_of(call)
     if not isinstance(unit, FUNCTION_TYPES):
@@ -120,6 +123,18 @@ def _under_one_off_condition(model, call, loop) -> bool:
                 and _equality_on_a_counter(anc.test, _names_changing_in(loop)):
             return True
     return False
+
+
+def _cadence(model, call, loop) -> Optional[str]:
+    """The `step % N == 0` test guarding the call inside the loop, as source, if any."""
+    for anc in model.ancestors(call):
+        if anc is loop:
+            return None
+        if isinstance(anc, ast.If) and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
+                                           for n in ast.walk(anc.test)):
+            text = ast.unparse(anc.test)
+            return text if len(text) <= 40 else text[:37] + "..."
+    return None
 
 
 def _names_changing_in(loop) -> set:

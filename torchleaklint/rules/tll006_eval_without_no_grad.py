@@ -109,7 +109,8 @@ class EvalWithoutNoGrad(Rule):
         for region in _eval_regions(model):
             receiver, start, end = region[1], region[2], region[3]
             for call in calls.get(region[0], []):
-                if start <= _pos(call) < end and _calls_receiver(call, receiver):
+                if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
+                        not _other_branch(model, region[4], call):
                     yield call, region
         for func in model.functions:
             if not _eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
@@ -133,6 +134,8 @@ class EvalWithoutNoGrad(Rule):
         start, end = context[2], context[3]
         if context[1] is None and _result_back_propagated(model, unit):
             return True  # a `predict` that training back-propagates through is training code
+        if _receiver_frozen_before(model, call, unit):
+            return True  # every parameter has requires_grad off: the forward records no graph
         return _has_gradient_code(model, unit, start, end)
 
     def _evidence(self, call, unit, context) -> list:
@@ -367,15 +370,77 @@ _NOT_A_FORWARD = frozenset({
 })
 
 
+_NOT_A_FORWARD_PREFIXES = ("_", "set_", "get_num", "register_", "load_", "save_", "remove_", "add_", "print",
+                           "freeze", "unfreeze", "reset", "init_", "enable_", "disable_", "to_")
+
+
 def _calls_receiver(call, receiver: str) -> bool:
-    """A forward of the evaluated model: calling it, or any of its methods that runs one
-    (`net.encode(x)`, `agent.get_action(obs)`, `decoder.sample(z)`), not the housekeeping
-    ones (`net.parameters()`, `net.to(d)`, `net.load_state_dict(...)`)."""
+    """A forward of the evaluated model: calling it, or any of its methods that runs one on
+    an input (`net.encode(x)`, `agent.get_action(obs)`, `decoder.sample(64)`), not the
+    housekeeping ones (`net.parameters()`, `net.to(d)`, `net.remove_weight_norm()`,
+    `net.get_feat_modules()`), nor a method called with no input at all."""
     func = call.func
     if dotted(func) == receiver:
         return True
-    return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and \
-        func.attr not in _NOT_A_FORWARD and not func.attr.startswith(("_", "set_", "get_num", "register_", "load_"))
+    return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and bool(call.args or call.keywords) \
+        and func.attr not in _NOT_A_FORWARD and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES)
+
+
+def _other_branch(model, eval_call, call) -> bool:
+    """`if a: model.eval() ... else: model(x)`: the call runs on a path where the switch
+    did not."""
+    if eval_call is None:
+        return False
+    child = eval_call
+    for anc in model.ancestors(eval_call):
+        if isinstance(anc, ast.If) and model.is_inside(call, anc):
+            in_body = any(stmt is child for stmt in anc.body)
+            call_in_body = any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body)
+            if in_body != call_in_body and not any(call is n for n in ast.walk(anc.test)):
+                return True
+        if isinstance(anc, FUNCTION_TYPES):
+            return False
+        child = anc
+    return False
+
+
+def _receiver_frozen_before(model, call, unit) -> bool:
+    """`model.requires_grad_(False)`, or `for p in model.parameters(): p.requires_grad = False`
+    (or `p.requires_grad_(False)`), earlier in the function, on the called model."""
+    func = call.func.value if isinstance(call.func, ast.Attribute) and dotted(call.func) is not None \
+        and dotted(call.func.value) is not None and not isinstance(call.func.value, ast.Call) else call.func
+    receiver = dotted(func)
+    if receiver is None or not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        return False
+    here = _pos(call)
+    for node in ast.walk(unit):
+        if not hasattr(node, "lineno") or _pos(node) >= here:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
+                and dotted(node.func.value) == receiver and _false_flag(node):
+            return True
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
+                and node.iter.func.attr == "parameters" and dotted(node.iter.func.value) == receiver \
+                and isinstance(node.target, ast.Name) and _freezes(node, node.target.id):
+            return True
+    return False
+
+
+def _false_flag(call) -> bool:
+    flag = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "requires_grad"), None)
+    return isinstance(flag, ast.Constant) and flag.value is False
+
+
+def _freezes(loop, name: str) -> bool:
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
+                                                and dotted(t.value) == name for t in node.targets) \
+                and isinstance(node.value, ast.Constant) and node.value.value is False:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
+                and dotted(node.func.value) == name and _false_flag(node):
+            return True
+    return False
 
 
 def _eval_name(name: str) -> bool:
