@@ -100,6 +100,21 @@ def _row(code, c) -> str:
             f"{precision} |")
 
 
+def section() -> str:
+    """The markdown section for docs/realworld.md."""
+    first = (CASES / "first_score.md").read_text(encoding="utf-8") if (CASES / "first_score.md").exists() else ""
+    blind = [line for line in first.splitlines() if line.startswith("|")]
+    out = ["## Blind cases: recall on leaks written from public reports", "",
+           "`fixtures/blind_cases/` holds single-file cases and small multi-module projects written from",
+           "public bug reports by someone who had not seen the linter's code or output, scored once",
+           "(the blind figure, kept verbatim in `fixtures/blind_cases/first_score.md`), then kept as",
+           "fixtures: every figure after that is in-sample.", "", "Blind (first score):", ""]
+    out += blind or ["(first_score.md missing)"]
+    out += ["", "Current code (in-sample):", "", render("single-file cases", measure_single(), False),
+            render("multi-module projects", measure_projects(), False)]
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--details", action="store_true", help="list every miss and wrong finding")

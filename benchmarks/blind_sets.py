@@ -93,6 +93,31 @@ def render(result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
+def section(corpus: Path) -> str:
+    """The markdown section for docs/realworld.md: each set's blind figure (its triage, made
+    once on the release named in its set.toml) beside the current code's in-sample one."""
+    results = [measure(corpus, name) for name in sets()]
+    out = ["## Blind sets: precision on code the team had not seen", "",
+           "Each set is a list of public repositories pinned by commit (`benchmarks/blind/<set>/repos.toml`),",
+           "linted once with the release named below and triaged by a reader who had not seen the",
+           "linter's code (`triage.toml`, one verdict and note per finding; `summary.md` is the",
+           "triager's own summary). **The blind figure is the one measured then.** The current code's",
+           "figure on the same set is in-sample as soon as the set's false positives guided a fix, and",
+           "is labeled so. Regenerate with `python benchmarks/realworld.py ... --blind-corpus DIR`", "",
+           "| set | repositories | lines | release | blind precision (first run) | current code (in-sample) | untriaged now |",
+           "|---|---:|---:|---|---:|---:|---:|"]
+    for r in results:
+        info = load_toml(BLIND / r["set"] / "set.toml")
+        tr, t = r["triaged"], r["total"]
+        out.append(f"| {r['set']} | {r['repos']} | {r['lines']:,} | {info.get('release', '?')} | "
+                   f"{precision(tr)} ({tr['tp']} tp / {tr['fp']} fp / {tr['debatable']} debatable) | "
+                   f"{precision(t)} ({t['tp']} / {t['fp']} / {t['debatable']}) | {t['untriaged']} |")
+    out.append("")
+    for r in results:
+        out.append(render(r))
+    return "\n".join(out) + "\n"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))

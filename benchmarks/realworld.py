@@ -118,6 +118,8 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
     parser.add_argument("--write-doc", type=Path, help="write the markdown report here")
     parser.add_argument("--untriaged-toml", type=Path, help="append TOML stubs for untriaged findings here")
+    parser.add_argument("--blind-corpus", type=Path,
+                        help="with --write-doc: also measure the blind sets (benchmarks/blind/) checked out here")
     args = parser.parse_args()
 
     repos = load_toml(MANIFEST).get("repo", [])
@@ -149,6 +151,11 @@ def main() -> int:
     report += render_extras(findings, load_fixed())
     if args.write_doc:
         report += "\n" + known_leaks_section()
+        import blind_cases
+        import blind_sets
+
+        prefix = blind_sets.section(args.blind_corpus) if args.blind_corpus else ""
+        report = prefix + "\n" + blind_cases.section() + "\n" + report
     print(report)
     if args.write_doc:
         args.write_doc.write_text(report, encoding="utf-8")

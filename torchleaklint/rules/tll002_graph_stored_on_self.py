@@ -49,9 +49,13 @@ class GraphStoredOnSelf(Rule):
     ```
 
     Not reported: detached values, updates under `torch.no_grad()` (running statistics,
-    an EMA done right), assignments in `__init__`/`reset`-like methods, a loss stored on
-    `self` that the same step back-propagates (the style-transfer `self.loss = ...`
-    idiom), and state that another method of the class detaches (`detach_state()`).
+    an EMA done right), assignments in `__init__`/`reset`/`setup_*`/`init_*` methods, a
+    value the same step back-propagates (the style-transfer `self.loss = ...` idiom, an
+    attention map on the path of the returned output, `AverageMeter.update(loss)` when the
+    caller back-propagates `loss`), a read of `self.x` after this call's own store (it reads
+    this step's value), state that another method of the class detaches (`detach_state()`,
+    element by element too) or restarts before each step (`init_states()`), and state read
+    by code this module hands to a library (a closure), whose use cannot be seen.
 
     ## Fix safety
     Unsafe. The fix stores `.detach()` of the value and makes the method return the

@@ -68,11 +68,26 @@ class EvalWithoutNoGrad(Rule):
         return correct
     ```
 
+    The evaluated model runs a forward when it is called or when any of its methods is
+    called on an input (`net.encode(x)`, `agent.get_action(obs)`); `net = Net().eval()`
+    starts an evaluation region too.
+
     Not reported: evaluation that needs gradients on purpose (`.backward()`,
     `torch.autograd.grad`, `requires_grad_()` in the evaluation code: adversarial
     examples, saliency maps, influence functions), PyTorch Lightning
-    `validation_step`/`test_step`/`predict_step` and HuggingFace `Trainer` hooks (the
-    framework disables gradients), and `test_*` unit tests in test files.
+    `validation_step`/`test_step`/`predict_step` of a `LightningModule` and HuggingFace
+    `Trainer` hooks (the framework disables gradients), and `test_*` unit tests in test files.
+    Nor anything a link of the claim cannot be proven for: an evaluation-named method whose
+    callers are not in view (they may run it under their own `no_grad`), or one whose result
+    a training path back-propagates; a call on the other branch of the `if` that switched to
+    evaluation; a model whose parameters were all frozen just before; a constructor call
+    (`agent = Model(envs)`); housekeeping methods (`net.remove_weight_norm()`); code under a
+    context or decorator named for turning autograd off that cannot be resolved
+    (`torch.no_grad()` through `from utils import *`, a project's `@smart_inference_mode()`).
+
+    ## Known problems
+    Callers in other modules are not followed yet, so an evaluation method called only from
+    another file is not reported.
 
     ## Fix safety
     Safe. When the whole function is evaluation and contains no gradient code, the fix

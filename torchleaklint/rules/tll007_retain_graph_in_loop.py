@@ -55,7 +55,10 @@ class RetainGraphInLoop(Rule):
     computed values (`retain_graph=i < n - 1`), `torch.autograd.grad(...,
     retain_graph=True)` (higher-order and Jacobian code needs it), and loops that build no
     new graph (no forward, no optimizer step) but back-propagate several outputs of one
-    graph computed before the loop.
+    graph computed before the loop. A later backward counts only when its graph shares a
+    computation with the retained one (graph provenance): a backward of a separate forward,
+    or of a loss computed from detached inputs, does not need the retained graph, so the
+    first one is still reported.
 
     ## Fix safety
     No automatic fix: whether the graph must be kept, and which state to detach instead,

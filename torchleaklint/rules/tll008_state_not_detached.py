@@ -58,9 +58,17 @@ class StateNotDetached(Rule):
         optimizer.step()
     ```
 
+    The state may travel through locals and expressions: `y = net(torch.cat([x, h]))` then
+    `h = y[:, -1]`, or `hidden = (h.detach(), c)` after `out, (h, c) = lstm(x, hidden)`
+    (`c` is still carried). What counts is reaching definitions: the value read in one
+    iteration is the one bound in the previous iteration, and the chain passes a call.
+
     Not reported: state detached anywhere in the loop before reuse, state re-initialized
-    every iteration, loops without a backward (inference, sampling), and running totals
-    (`total += loss`, `torch.cat((preds, out))`), which TLL001 reports.
+    every iteration (or rebound earlier in the same iteration), loops without a backward
+    (inference, sampling), an inner unroll differentiated with
+    `autograd.grad(..., create_graph=True)` (kept on purpose: second-order MAML), results
+    of calls whose value is unknown, and running totals (`total += loss`,
+    `torch.cat((preds, out))`), which TLL001 reports.
 
     ## Fix safety
     Unsafe. The fix inserts `hidden = hidden.detach()` (each element for a tuple state) at
