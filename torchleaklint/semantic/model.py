@@ -589,6 +589,10 @@ class SemanticModel:
                 return True
         return False
 
+    def _switches_a_model_mode(self, unit: ast.AST) -> bool:
+        return any(isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train") and
+                   self.value(c.func.value).kind == MODULE for c in self._calls_within(unit, skip_loops=False))
+
     def _iterates_tensors(self, iterable: ast.AST) -> bool:
         """`zip(hidden, done)` over a tensor: the time steps or rows of one graph, not batches."""
         parts = iterable.args if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
@@ -603,6 +607,8 @@ class SemanticModel:
         target = _item_target(loop)
         if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2:
             return True
+        if self._switches_a_model_mode(self.unit_of(loop)):
+            return True  # `net.eval()` / `net.train()` in the function: a pass over data
         for call in self._calls_within(loop, skip_loops=True):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
