@@ -124,6 +124,9 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
 
     cache = None if no_cache else open_cache(settings, cache_dir)
     results = list(lint_paths(files, settings, jobs=jobs, cache=cache, verbose=verbose))
+    from torchleaklint.environment import drop_walked_parse_errors  # YAML found by a walk: quiet
+
+    results = drop_walked_parse_errors(results, [p for p in paths if not os.path.isdir(p)])
     fixed_count = 0
     if fix or diff:
         from torchleaklint.fixes import apply_fixes_to_results

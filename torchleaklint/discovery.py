@@ -1,4 +1,5 @@
-"""Which files to lint: walk directories for *.py, honoring excludes and .gitignore."""
+"""Which files to lint: walk directories for *.py (and environment files when an environment
+rule is selected), honoring excludes and .gitignore."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import subprocess
 from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
+from torchleaklint.environment import environment_kind, environment_rules_selected
 
 
 class PathError(Exception):
@@ -53,6 +55,7 @@ def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
     """(path, real path) of each Python file under `root`, and of each unreadable directory."""
     visited: Set[str] = set()
     unreadable: List[str] = []
+    environment = environment_rules_selected(settings)  # walk for YAML/Dockerfiles/... too
     for directory, dirnames, filenames in os.walk(root, followlinks=True,
                                                   onerror=lambda err: unreadable.append(err.filename)):
         real = os.path.realpath(directory)
@@ -62,7 +65,7 @@ def _walk(root: str, settings: Settings) -> Iterator[Tuple[str, str]]:
         visited.add(real)
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d)))
         for name in sorted(filenames):
-            if name.endswith(".py"):
+            if name.endswith(".py") or (environment and environment_kind(name) is not None):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path):
                     # realpath costs a syscall per path component; the directory's is known
