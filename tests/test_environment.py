@@ -236,3 +236,13 @@ def test_sizes():
     assert size_bytes("512Mi", kubernetes=True) == 512 * 1024 ** 2
     assert size_bytes("1G", kubernetes=True) == 10 ** 9
     assert size_bytes("${SHM}") is None
+
+
+def test_add_noqa_in_environment_files(tmp_path):
+    compose = _write(tmp_path, "docker-compose.yml", TRAINER)
+    dockerfile = _write(tmp_path, "Dockerfile", "FROM x\nENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\n")
+    result = run_cli([str(compose), str(dockerfile), "--no-cache", "--add-noqa"])
+    assert result.returncode == 0
+    assert "  trainer:  # noqa: TLL101\n" in compose.read_text()
+    assert dockerfile.read_text() == "FROM x\n# noqa: TLL102\nENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\n"
+    assert lint_file(str(compose), Settings()) == [] and lint_file(str(dockerfile), Settings()) == []

@@ -34,7 +34,15 @@ def _add_to_file(path: str, codes_by_line: Dict[int, Set[str]]) -> int:
             text, encoding = decode(handle.read())
     except (OSError, SourceError):
         return 0
-    new_text, changed = add_noqa_to_source(text, codes_by_line)
+    from torchleaklint.environment import environment_kind
+
+    kind = environment_kind(path)
+    if kind is not None:  # YAML, Dockerfile, shell, .env: no Python tokens
+        from torchleaklint.environment.noqa import add_noqa_to_environment
+
+        new_text, changed = add_noqa_to_environment(text, codes_by_line, kind)
+    else:
+        new_text, changed = add_noqa_to_source(text, codes_by_line)
     if changed:
         _write_atomically(path, new_text.encode(encoding))
     return changed
