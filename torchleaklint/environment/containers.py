@@ -94,6 +94,9 @@ def compose_services(env, doc: Node) -> Iterator[Container]:
 
 
 def _compose_evidence(env, service: MappingNode) -> Optional[str]:
+    command = y.get(service, "entrypoint") or y.get(service, "command")
+    if isinstance(command, SequenceNode) and evidence.runs_only_utilities(y.strings(command)):
+        return None
     found = evidence.first((
         evidence.ml_image(y.scalar(y.get(service, "image"))),
         _compose_gpu(service),
@@ -229,6 +232,9 @@ def _kubernetes_shm(container: MappingNode, volumes, shm: Shm) -> None:
 
 
 def _kubernetes_evidence(container: MappingNode) -> Optional[str]:
+    command = y.strings(y.get(container, "command")) + y.strings(y.get(container, "args"))
+    if evidence.runs_only_utilities(command):
+        return None
     return evidence.first((
         evidence.ml_image(y.scalar(y.get(container, "image"))),
         _kubernetes_gpu(container),
@@ -273,6 +279,7 @@ def _docker_run(command: Command, variables=None) -> Optional[Container]:
     if not rest or rest[0].value != "run":
         return None
     shm = Shm()
+    entrypoint = None
     gpu = "`nvidia-docker`" if base == "nvidia-docker" else None
     image, tail = None, []
     options = _options(rest[1:])
@@ -286,12 +293,17 @@ def _docker_run(command: Command, variables=None) -> Optional[Container]:
             shm.host_ipc = True
         elif name == "--gpus":
             gpu = gpu or "GPU request `--gpus`"
-        elif name == "--runtime" and value == "nvidia":
-            gpu = gpu or "`--runtime=nvidia`"
+        elif name == "--runtime" and value in ("nvidia", "habana"):
+            gpu = gpu or f"`--runtime={value}`"
+        elif name == "--entrypoint":
+            entrypoint = value
         elif name == "--device" and "nvidia.com/gpu" in value:
             gpu = gpu or "GPU request `--device nvidia.com/gpu`"
     image, tail = options["image"], options["tail"]
     image_name = _expand(image.value, variables or {}) if image else None
+    command = ([entrypoint] if entrypoint else []) + [w.value for w in tail]
+    if command and evidence.runs_only_utilities(command):
+        return None
     found = evidence.first((evidence.ml_image(image_name), gpu,
                             evidence.ml_launcher([w.value for w in tail])))
     return Container("docker run", image_name or "?", program.line, program.col + 1,
@@ -299,8 +311,11 @@ def _docker_run(command: Command, variables=None) -> Optional[Container]:
 
 
 def _expand(value: str, variables) -> str:
-    match = re.fullmatch(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?", value)
-    return variables.get(match.group(1), value) if match else value
+    """`$NAME` / `${NAME}` replaced by values assigned earlier in the script (unknown ones kept)."""
+    if "$" not in value:
+        return value
+    return re.sub(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)",
+                  lambda m: variables.get(m.group(1) or m.group(2), m.group(0)), value)
 
 
 def _options(words: List[Word]):
@@ -371,6 +386,10 @@ def _ci_container(node: MappingNode, lines: List[str]) -> Optional[Container]:
     if run is None:
         return None
     run.source, run.name, run.line, run.col, run.end_col = "ci container", image, line, col, col + len("image")
-    if "--gpus" in options and not run.evidence:
-        run.evidence = "GPU request `--gpus`"
+    # A CI job container runs the job's steps, mostly builds and CPU tests: only an
+    # accelerator request in its options makes it an ML workload.
+    accelerator = any(opt in options for opt in ("--gpus", "--runtime=nvidia", "--runtime=habana", "--runtime nvidia",
+                                                 "--runtime habana", "--device"))
+    if not accelerator:
+        return None
     return run

@@ -17,6 +17,12 @@ from typing import Iterable, List, Optional, Sequence
 from torchleaklint.environment.shell_reader import commands
 
 _ML_IMAGE_PARTS = ("pytorch/pytorch", "nvcr.io/nvidia/pytorch", "rayproject/ray", "torch")
+_BUILD_IMAGE_PARTS = ("manylinux", "builder")
+# Programs that do no ML work: a container that runs only these (a driver check, an image
+# pre-pull, a packaging step, a sleep loop) is not an ML workload, whatever its image.
+UTILITIES = {"nvidia-smi", "echo", "printf", "sleep", "true", "false", "done", "cat", "ls", "env", "printenv", "pwd",
+             "mkdir", "mv", "cp", "rm", "tail", "torch-model-archiver", "ds_report", "hl-smi", "rocm-smi", "nproc",
+             "date", "hostname", "exit", "wait", "trap", ":"}
 _TORCH_PACKAGES = r"(?:torch|pytorch|torchvision|torchaudio|ray|lightning|pytorch-lightning)"
 _INSTALL = re.compile(
     r"\b(?:pip[0-9.]*|uv\s+pip|conda|mamba|micromamba|poetry|uv)\s+(?:install|add)\b[^\n;&|]*?"
@@ -34,6 +40,8 @@ def ml_image(image: Optional[str]) -> Optional[str]:
     if not image:
         return None
     lower = image.lower()
+    if any(part in lower for part in _BUILD_IMAGE_PARTS):  # compiles wheels/ops; never trains
+        return None
     if any(part in lower for part in _ML_IMAGE_PARTS):
         return f"image `{image}`"
     return None
@@ -74,6 +82,32 @@ def ml_launcher_in_script(script: str) -> Optional[str]:
         if found:
             return found
     return None
+
+
+def runs_only_utilities(words: Sequence[str]) -> bool:
+    """Whether a known command (program and arguments, e.g. Kubernetes command + args) runs
+    nothing but utilities: `nvidia-smi`, `bash -c "while true; do sleep 30; done"`, `echo`."""
+    programs = _programs(list(words), depth=0)
+    return bool(programs) and all(p in UTILITIES for p in programs)
+
+
+def _programs(words: List[str], depth: int) -> List[str]:
+    if not words or depth > 3:
+        return []
+    base = words[0].rsplit("/", 1)[-1]
+    if base in ("bash", "sh", "zsh"):
+        rest = [w for w in words[1:] if w != "--"]
+        flags = [w for w in rest if w.startswith("-")]
+        if any("c" in f.lstrip("-") for f in flags if not f.startswith("--")):
+            scripts = [w for w in rest if not w.startswith("-")]
+            out = []
+            for command in commands(scripts[0]) if scripts else []:
+                index = command.program_index()
+                if index is not None:
+                    out.extend(_programs(command.values[index:], depth + 1))
+            return out
+        return _programs([w for w in rest if not w.startswith("-")], depth + 1)
+    return [base]
 
 
 def first(reasons: Iterable[Optional[str]]) -> Optional[str]:
