@@ -99,7 +99,7 @@ def _compose_evidence(env, service: MappingNode) -> Optional[str]:
         return None
     found = evidence.first((
         evidence.ml_image(y.scalar(y.get(service, "image"))),
-        _compose_gpu(service),
+        evidence.gpu_for_ml(_compose_gpu(service), y.scalar(y.get(service, "image"))),
         _launcher(y.get(service, "command")),
         _launcher(y.get(service, "entrypoint")),
     ))
@@ -237,7 +237,7 @@ def _kubernetes_evidence(container: MappingNode) -> Optional[str]:
         return None
     return evidence.first((
         evidence.ml_image(y.scalar(y.get(container, "image"))),
-        _kubernetes_gpu(container),
+        evidence.gpu_for_ml(_kubernetes_gpu(container), y.scalar(y.get(container, "image"))),
         evidence.ml_launcher(y.strings(y.get(container, "command")) + y.strings(y.get(container, "args"))),
     ))
 
@@ -304,7 +304,7 @@ def _docker_run(command: Command, variables=None) -> Optional[Container]:
     command = ([entrypoint] if entrypoint else []) + [w.value for w in tail]
     if command and evidence.runs_only_utilities(command):
         return None
-    found = evidence.first((evidence.ml_image(image_name), gpu,
+    found = evidence.first((evidence.ml_image(image_name), evidence.gpu_for_ml(gpu, image_name),
                             evidence.ml_launcher([w.value for w in tail])))
     return Container("docker run", image_name or "?", program.line, program.col + 1,
                      program.col + 1 + len(program.raw), found, shm)

@@ -84,6 +84,22 @@ def ml_launcher_in_script(script: str) -> Optional[str]:
     return None
 
 
+# GPU users that are not PyTorch/Ray workloads: media servers transcoding, llama.cpp-based
+# servers, TensorFlow, the NVIDIA device plugin and monitoring. A GPU request by one of these
+# images is no evidence of DataLoader workers, NCCL or a Ray object store.
+_NON_TORCH_GPU_IMAGES = ("jellyfin", "plex", "emby", "frigate", "handbrake", "ffmpeg", "ollama", "llama.cpp",
+                         "llama-cpp", "localai", "tensorflow", "dcgm", "device-plugin", "gpu-operator",
+                         "gpu-feature-discovery", "nvidia/cuda", "cuda-sample", "gpu-burn", "immich", "photoprism",
+                         "tdarr", "unmanic", "xmrig", "nicehash")
+
+
+def gpu_for_ml(reason: Optional[str], image: Optional[str]) -> Optional[str]:
+    """A GPU request counts as ML evidence unless the image is a known non-PyTorch GPU user."""
+    if reason and image and any(part in image.lower() for part in _NON_TORCH_GPU_IMAGES):
+        return None
+    return reason
+
+
 def runs_only_utilities(words: Sequence[str]) -> bool:
     """Whether a known command (program and arguments, e.g. Kubernetes command + args) runs
     nothing but utilities: `nvidia-smi`, `bash -c "while true; do sleep 30; done"`, `echo`."""
