@@ -44,6 +44,7 @@ def test_pre_commit_hooks_definition():
     assert hooks["torchleaklint"]["entry"] == "torchleaklint --force-exclude"
     assert hooks["torchleaklint-fix"]["entry"].split() == ["torchleaklint", "--force-exclude", "--fix"]
     for hook in hooks.values():
-        assert (hook["language"], hook["types"], hook["require_serial"]) == ("python", ["python"], False)
+        assert (hook["language"], hook["require_serial"]) == ("python", False)
+        assert {"python", "yaml", "dockerfile", "shell"} <= set(hook["types_or"])  # environment files too
     local = next(yaml.safe_load(b) for b in blocks("yaml") if "repo: local" in b)
     assert local["repos"][0]["hooks"][0]["entry"] == hooks["torchleaklint"]["entry"]

@@ -34,7 +34,9 @@ class AllocConfAfterCudaInit(Rule):
 
     ## Known problems
     Only calls in the same function or module body, before the assignment and not inside
-    a branch, count; CUDA initialized in another function or module is not seen, and a
+    a branch, count; a function (or module) that starts child processes (`subprocess`,
+    `multiprocessing`, `torch.multiprocessing.spawn`) is not reported, since the children read
+    the variable when they initialize CUDA; CUDA initialized in another function or module is not seen, and a
     device chosen at run time (`.to(device)`) is not read. Importing torch, creating
     `torch.device("cuda")`, `torch.cuda.is_available()` and `device_count()` do not
     initialize CUDA and are fine.
@@ -72,7 +74,7 @@ class AllocConfAfterCudaInit(Rule):
             if not setting.process:
                 continue
             init = self._initialized_before(model, setting.node)
-            if init is not None:
+            if init is not None and not _starts_processes(model, model.unit_of(setting.node)):
                 target = _describe_target(setting)
                 yield self.finding(setting.node, (
                     f"{target} is set after CUDA was initialized (`{ast.unparse(init)[:60]}` on line "
@@ -102,6 +104,27 @@ class AllocConfAfterCudaInit(Rule):
                     return found
             statement = parent if isinstance(parent, ast.stmt) else model.statement_of(parent)
         return None
+
+
+_PROCESS_STARTERS = ("subprocess.", "os.system", "os.exec", "os.spawn", "os.posix_spawn", "multiprocessing.",
+                     "torch.multiprocessing.", "torch.distributed.launcher", "torch.distributed.run")
+
+
+def _starts_processes(model, unit) -> bool:
+    """The same function (or module) starts child processes: setting the variable then
+    configures them, and the children read it when they initialize CUDA."""
+    stack = [unit]
+    while stack:
+        node = stack.pop()
+        if node is not unit and isinstance(node, _SCOPES):
+            continue  # a nested function runs only if called
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Call):
+            qualname = model.qualname(node.func) or ""
+            if qualname.startswith(_PROCESS_STARTERS) or (
+                    isinstance(node.func, ast.Attribute) and node.func.attr in ("spawn", "Popen", "start_processes")):
+                return True
+    return False
 
 
 def _block_of(parent: ast.AST, statement: ast.stmt) -> Optional[List[ast.stmt]]:
