@@ -12,7 +12,9 @@ processes it is the largest of the process and its workers).
 
 Tools: ast (bare `ast.parse` of every file, 1 process), tll-j1 (torchleaklint -j 1
 --no-cache), tll (default jobs, --no-cache), tll-warm (cache primed, nothing changed),
-flake8 (default), and, when installed, ruff (default and --select ALL, --no-cache),
+tll-dir / tll-dir-noenv (the corpus
+walked as a directory, cold, with and without the environment rules TLL101/TLL102, which
+make the walk read YAML, Dockerfiles, shell scripts and .env files too), flake8 (default), and, when installed, ruff (default and --select ALL, --no-cache),
 torchfix and fixit.
 """
 
@@ -91,6 +93,12 @@ def tool_commands(file_list: str, files: List[str], cache_dir: str,
         "tll-j1": tll + ["-j", "1", "--no-cache"],
         "tll": tll + ["--no-cache"],
         "tll-warm": tll + ["--cache-dir", cache_dir],
+        # The corpus walked as a directory, cold: with the environment rules (YAML, Dockerfiles,
+        # shell scripts and .env files read too) and without them (the walk reads .py only).
+        "tll-dir": module_command("torchleaklint") + ["check", "--exit-zero", "-q", "--no-cache",
+                                                      "--no-respect-gitignore", "."],
+        "tll-dir-noenv": module_command("torchleaklint") + ["check", "--exit-zero", "-q", "--no-cache",
+                                                            "--no-respect-gitignore", "--ignore", "TLL101,TLL102", "."],
         "flake8": [python, "-c", FLAKE8_WITHOUT_TLL, "--isolated", "--exit-zero", *files] if _has("flake8") else None,
         "ruff": [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "-q", *files] if ruff else None,
         "ruff-all": [ruff, "check", "--isolated", "--no-cache", "--exit-zero", "-q", "--select", "ALL", *files]
@@ -137,6 +145,7 @@ def run_once(command: List[str], cwd: Path, env: dict, timeout: float, ok_codes=
     process.returncode = os.waitstatus_to_exitcode(status)
     if process.returncode not in ok_codes:
         raise RuntimeError(f"{' '.join(command[:4])} ... exited with {process.returncode}")
+    run_once.cpu_seconds = usage.ru_utime + usage.ru_stime  # the process and its workers
     return wall, usage.ru_maxrss / 1024
 
 
@@ -172,15 +181,18 @@ def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float, peers
             run_once(commands["tll-warm"], corpus, env, timeout)  # prime the cache
         times: Dict[str, List[float]] = {t: [] for t in active}
         rss: Dict[str, float] = {t: 0.0 for t in active}
+        cpu: Dict[str, List[float]] = {t: [] for t in active}
         for round_ in range(repeat):
             for tool in active:
                 if round_ and times[tool] and times[tool][0] > SLOW_SECONDS:
                     continue
                 wall, peak = run_once(commands[tool], corpus, env, timeout, OK_CODES.get(tool, (0,)))
+                cpu[tool].append(run_once.cpu_seconds)
                 times[tool].append(wall)
                 rss[tool] = max(rss[tool], peak)
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    results = {t: {"median": statistics.median(v), "min": min(v), "runs": len(v), "rss_mb": rss[t]}
+    results = {t: {"median": statistics.median(v), "min": min(v), "runs": len(v), "rss_mb": rss[t],
+                   "cpu_median": statistics.median(cpu[t])}
                for t, v in times.items()}
     return {"corpus": str(corpus), "files": len(files), "bytes": size, "repeat": repeat,
             "machine": machine(), "load_average_after": load, "prefilter": prefilter(corpus, files), "missing": [t for t in tools if commands[t] is None],
@@ -211,9 +223,17 @@ def goals(results: dict) -> List[dict]:
             return results[a]["median"] / results[b]["median"]
         return None
 
+    def cpu_ratio(a, b):
+        if a in results and b in results and results[b].get("cpu_median"):
+            return results[a]["cpu_median"] / results[b]["cpu_median"]
+        return None
+
     checks = [("cold (default jobs) <= 0.5 x flake8", ratio("tll", "flake8"), 0.5),
               ("warm <= 0.1 x cold (default jobs)", ratio("tll-warm", "tll"), 0.1),
-              ("-j 1 cold <= 4 x bare ast.parse", ratio("tll-j1", "ast"), 4.0)]
+              ("-j 1 cold <= 4 x bare ast.parse", ratio("tll-j1", "ast"), 4.0),
+              ("environment files add < 10% to a cold directory run", ratio("tll-dir", "tll-dir-noenv"), 1.1),
+              ("environment files add < 10% CPU time to a cold directory run",
+               cpu_ratio("tll-dir", "tll-dir-noenv"), 1.1)]
     return [{"goal": name, "ratio": value, "limit": limit, "met": value <= limit}
             for name, value, limit in checks if value is not None]
 
@@ -227,14 +247,15 @@ def report(data: dict) -> str:
              f"prefilter: {data['prefilter']['skipped']} of {data['prefilter']['files']} files skipped unparsed "
              f"({100 * data['prefilter']['skipped'] / data['prefilter']['files']:.0f}%; rules {', '.join(data['prefilter']['rules'])})",
              "",
-             f"{'tool':<10} {'median s':>9} {'min s':>8} {'x ast':>7} {'x flake8':>9} {'peak RSS MB':>12}"]
+             f"{'tool':<10} {'median s':>9} {'min s':>8} {'x ast':>7} {'x flake8':>9} {'peak RSS MB':>12} {'CPU s':>7}"]
     results = data["results"]
     base_ast = results.get("ast", {}).get("median")
     base_flake8 = results.get("flake8", {}).get("median")
     for tool, r in results.items():
         x_ast = f"{r['median'] / base_ast:7.2f}" if base_ast else f"{'-':>7}"
         x_f8 = f"{r['median'] / base_flake8:9.3f}" if base_flake8 else f"{'-':>9}"
-        lines.append(f"{tool:<10} {r['median']:9.3f} {r['min']:8.3f} {x_ast} {x_f8} {r['rss_mb']:12.1f}")
+        lines.append(f"{tool:<10} {r['median']:9.3f} {r['min']:8.3f} {x_ast} {x_f8} {r['rss_mb']:12.1f}"
+                     f" {r.get('cpu_median', 0):7.2f}")
     if data["missing"]:
         lines.append(f"not installed: {', '.join(data['missing'])}")
     lines.append("")

@@ -28,5 +28,7 @@ def test_fixture(path):
 def test_fixture_corpus_covers_every_rule():
     from torchleaklint.rules import all_rules
 
-    marked = {code for path in FILES for _, code in markers(path)[0]}
+    from fixture_markers import environment_fixture_files
+
+    marked = {code for path in FILES + environment_fixture_files() for _, code in markers(path)[0]}
     assert set(all_rules()) <= marked, f"rules without a positive fixture: {set(all_rules()) - marked}"

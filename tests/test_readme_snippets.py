@@ -44,9 +44,9 @@ def test_pre_commit_hooks_definition():
     assert hooks["torchleaklint"]["entry"] == "torchleaklint --force-exclude"
     assert hooks["torchleaklint-fix"]["entry"].split() == ["torchleaklint", "--force-exclude", "--fix"]
     for hook in hooks.values():
-        # notebooks too: pre-commit tags *.ipynb as `jupyter`
-        assert (hook["language"], hook["types_or"], hook["require_serial"]) == \
-            ("python", ["python", "pyi", "jupyter"], False)
+        # notebooks and environment files too: pre-commit tags *.ipynb as `jupyter`
+        assert (hook["language"], hook["require_serial"]) == ("python", False)
+        assert {"python", "pyi", "jupyter", "yaml", "dockerfile", "shell"} <= set(hook["types_or"])
     local = next(yaml.safe_load(b) for b in blocks("yaml") if "repo: local" in b)
     assert local["repos"][0]["hooks"][0]["entry"] == hooks["torchleaklint"]["entry"]
-    assert local["repos"][0]["hooks"][0]["types_or"] == ["python", "pyi", "jupyter"]
+    assert local["repos"][0]["hooks"][0]["types_or"] == hooks["torchleaklint"]["types_or"]

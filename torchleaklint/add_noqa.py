@@ -36,8 +36,15 @@ def _add_to_file(path: str, codes_by_line: Dict[int, Set[str]]) -> int:
             text, encoding = decode(handle.read())
     except (OSError, SourceError):
         return 0
+    from torchleaklint.environment import environment_kind
+
+    kind = environment_kind(path)
     if is_notebook_path(path):
         new_text, changed = add_noqa_to_notebook(text, codes_by_line, add_noqa_to_source)
+    elif kind is not None:  # YAML, Dockerfile, shell, .env: no Python tokens
+        from torchleaklint.environment.noqa import add_noqa_to_environment
+
+        new_text, changed = add_noqa_to_environment(text, codes_by_line, kind)
     else:
         new_text, changed = add_noqa_to_source(text, codes_by_line)
     if changed:

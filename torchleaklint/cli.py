@@ -141,9 +141,10 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
         click.echo("warning: No Python files found under the given path(s)", err=True)
 
     try:
+        explicit = [p for p in paths if p != "-" and not os.path.isdir(p)]
         _lint_and_report(files, resolver, timer, output_format, output_file, fix, unsafe_fixes, fix_only,
                          exit_non_zero_on_fix, diff, show_fixes, exit_zero, jobs, no_cache, cache_dir, quiet,
-                         silent, verbose, color, progress, statistics, add_noqa)
+                         silent, verbose, color, progress, statistics, add_noqa, explicit)
     finally:  # each way out ends in sys.exit
         if verbose:
             timer.report()
@@ -151,7 +152,8 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
 
 def _lint_and_report(files, resolver, timer, output_format, output_file, fix, unsafe_fixes, fix_only,
                      exit_non_zero_on_fix, diff, show_fixes, exit_zero, jobs, no_cache, cache_dir, quiet, silent,
-                     verbose, color, progress, statistics, add_noqa) -> None:
+                     verbose, color, progress, statistics, add_noqa, explicit=()) -> None:
+    from torchleaklint.environment import drop_walked_parse_errors
     from torchleaklint.runner import lint_paths, open_cache
 
     try:
@@ -166,6 +168,7 @@ def _lint_and_report(files, resolver, timer, output_format, output_file, fix, un
         with timer.phase("lint"):
             cache = None if no_cache else open_cache(settings, cache_dir)
             found = list(tracker.track(lint_paths(group, settings, jobs=jobs, cache=cache, verbose=verbose)))
+        found = drop_walked_parse_errors(found, explicit)  # YAML found by a walk: quiet
         timer.note(f"files: {len(group)} ({settings.config_path or 'defaults'})")
         if fix or diff:
             tracker.close()

@@ -1,4 +1,5 @@
-"""Which files to lint: walk directories for *.py and *.ipynb, honoring excludes and .gitignore."""
+"""Which files to lint: walk directories for *.py and *.ipynb (and environment files when an
+environment rule is selected), honoring excludes and .gitignore."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Dict, Iterator, List, Sequence, Set, Tuple
 
 from torchleaklint.config import Settings
 from torchleaklint.kinds import is_walked
+from torchleaklint.environment import environment_kind, environment_rules_selected
 
 
 class PathError(Exception):
@@ -68,9 +70,10 @@ def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
             continue
         visited.add(real)
         settings = settings_for(directory, filenames)
+        environment = environment_rules_selected(settings)  # walk for YAML/Dockerfiles/... too
         dirnames[:] = sorted(d for d in dirnames if not settings.is_excluded(os.path.join(directory, d), is_dir=True))
         for name in sorted(filenames):
-            if is_walked(name):  # *.py and *.ipynb (torchleaklint.kinds)
+            if is_walked(name) or (environment and environment_kind(name) is not None):
                 path = os.path.join(directory, name)
                 if not settings.is_excluded(path, is_dir=False):
                     # realpath costs a syscall per path component; the directory's is known

@@ -18,6 +18,7 @@ from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
+from torchleaklint.environment import PYTHON, environment_kind
 from torchleaklint.kinds import NOTEBOOK, NOTEBOOK_MAX_BYTES, file_kind, max_bytes, not_python_message
 from torchleaklint.noqa import NoqaLines, suppressed
 from torchleaklint.notebook import is_virtual, lint_notebook
@@ -85,7 +86,12 @@ def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) ->
             text = source
     except SourceError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, str(exc), exc.line, exc.col)
-    rules = [rule for rule in rules if rule.applies_to(text)]
+    kind = environment_kind(path)
+    if kind is not None:  # Compose/Kubernetes/CI YAML, Dockerfile, shell, .env: its own reader
+        from torchleaklint.environment.engine import lint_environment
+
+        return lint_environment(text, path, kind, settings, rules, verbose)
+    rules = [rule for rule in rules if PYTHON in rule.kinds and rule.applies_to(text)]
     if not rules and not settings.enabled_for_path(SYNTAX_ERROR, path):
         return []
     try:
@@ -110,7 +116,7 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
                verbose: bool = False) -> List[Diagnostic]:
     """Run rules over a parsed tree (the flake8 plugin enters here with flake8's tree)."""
     if rules is None:
-        rules = [r for r in selected_rules(settings, path) if r.applies_to(text)]
+        rules = [r for r in selected_rules(settings, path) if PYTHON in r.kinds and r.applies_to(text)]
     lines = split_lines(text)
     noqa_lines = NoqaLines(text, lines)
     try:

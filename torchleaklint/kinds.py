@@ -15,6 +15,7 @@ from typing import Optional, Tuple
 
 PYTHON = "python"
 NOTEBOOK = "notebook"
+ENVIRONMENT = "environment"  # read by torchleaklint.environment when an environment rule is selected
 # kind -> file-name patterns (fnmatch, matched against the lower-cased base name), e.g.
 # ("*.yaml", "*.yml") or ("dockerfile", "dockerfile.*", "*.dockerfile") for another kind.
 KINDS = {
@@ -48,6 +49,10 @@ def file_kind(path: str, source=None) -> Optional[str]:
     for kind, patterns in KINDS.items():
         if any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns):
             return kind
+    from torchleaklint.environment import environment_kind
+
+    if environment_kind(path) is not None:
+        return ENVIRONMENT  # Compose/Kubernetes/CI YAML, Dockerfile, shell, .env (torchleaklint.environment)
     if "." not in name.lstrip(".") and _python_shebang(source):
         return PYTHON
     return None

@@ -128,12 +128,16 @@ def _lint_chunk(args) -> List[tuple]:
 def lint_one(path: str, settings: Settings, verbose: bool = False) -> Tuple[str, List[Diagnostic], Optional[bytes]]:
     """(path, diagnostics, hash of the content linted); no hash when the file is unreadable."""
     from torchleaklint.engine import lint_file, lint_source  # the semantic layer: only when analyzing
+    from torchleaklint.environment.engine import reads_other_files
 
     try:
         raw = read_regular_file(path, max_bytes(path) + 1)  # notebooks: more (their outputs)
     except OSError:
         return path, lint_file(path, settings, verbose), None
-    return path, lint_source(raw, path, settings, verbose), content_hash(raw)
+    diagnostics = lint_source(raw, path, settings, verbose)
+    if reads_other_files(path):  # e.g. a Compose build context: not keyed by this file alone
+        return path, diagnostics, None
+    return path, diagnostics, content_hash(raw)
 
 
 def open_cache(settings: Settings, directory: Optional[str] = None) -> Cache:

@@ -19,6 +19,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import libcst as cst
 
 from torchleaklint.diagnostics import SAFE, UNSAFE, Diagnostic
+from torchleaklint.environment import environment_kind
+from torchleaklint.environment.alloc_conf import TEXT_EDIT
+from torchleaklint.environment.fixes import apply_text_edits
 from torchleaklint.fixes.codemods import codemods
 from torchleaklint.fixes.sourcefile import SourceFile, WriteError
 from torchleaklint.notebook import cell_diffs, fix_notebook, is_notebook_path, is_virtual
@@ -58,13 +61,16 @@ def fix_text(text: str, path: str, settings, unsafe: bool = False,
     titles = _titles(d.code for d in current if applicable(d, unsafe))
     for _ in range(MAX_PASSES):
         changed = False
-        for name in _ordered(codemods()):
+        for name in (TEXT_EDIT,) + tuple(_ordered(codemods())):
             if current is None:
                 current = lint_source(text, path, settings)
             specs = [d.fix for d in current if applicable(d, unsafe) and d.fix.codemod == name]
             if not specs:
                 continue
-            new = _apply(codemods()[name], text, specs)
+            if name == TEXT_EDIT:  # environment files and option swaps: plain text edits
+                new = apply_text_edits(text, specs, python=environment_kind(path) is None)
+            else:
+                new = _apply(codemods()[name], text, specs)
             if new is not None and new != text:
                 text, current, changed = new, None, True
         if not changed:

@@ -25,6 +25,10 @@ class Rule:
     tokens: ClassVar[Tuple[str, ...]] = ()
     severity: ClassVar[str] = WARNING  # the default; a finding may say otherwise
     options: ClassVar[Dict[str, object]] = {}
+    # Which kinds of file the rule reads: "python", or environment kinds (see
+    # torchleaklint.environment); `env_tokens` prefilters environment files as `tokens` does Python.
+    kinds: ClassVar[Tuple[str, ...]] = ("python",)
+    env_tokens: ClassVar[Tuple[str, ...]] = ()
 
     def __init__(self, settings=None):
         self.settings = settings
@@ -41,6 +45,12 @@ class Rule:
 
     def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def applies_to_environment(self, kind: str, text: str) -> bool:
+        return any(token in text for token in self.env_tokens)
+
+    def check_environment(self, env) -> Iterable:  # environment rules: EnvFinding objects
+        return ()
 
     def finding(self, node, message, fix=None, severity=None, evidence=()) -> Finding:
         """`evidence`: (node, message) pairs or `Step`s, the chain of facts in order."""

@@ -1,0 +1,234 @@
+"""ML workload evidence for a container (specification: "ML workload evidence").
+
+A container is an ML workload when its image is a PyTorch or Ray stack, it requests a GPU,
+its command starts a distributed launcher, or it is built from a context in the same
+repository whose Dockerfile or requirements install torch or ray, or whose Python uses
+`DataLoader(num_workers>0)`, `torch.distributed` or ray. Each function returns a short
+reason (used in messages) or None.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Iterable, List, Optional, Sequence
+
+from torchleaklint.environment.shell_reader import commands
+
+_ML_IMAGE_PARTS = ("pytorch/pytorch", "nvcr.io/nvidia/pytorch", "rayproject/ray", "torch")
+_BUILD_IMAGE_PARTS = ("manylinux", "builder")
+# Programs that do no ML work: a container that runs only these (a driver check, an image
+# pre-pull, a packaging step, a sleep loop) is not an ML workload, whatever its image.
+UTILITIES = {"nvidia-smi", "echo", "printf", "sleep", "true", "false", "done", "cat", "ls", "env", "printenv", "pwd",
+             "mkdir", "mv", "cp", "rm", "tail", "torch-model-archiver", "ds_report", "hl-smi", "rocm-smi", "nproc",
+             "date", "hostname", "exit", "wait", "trap", ":"}
+_TORCH_PACKAGES = r"(?:torch|pytorch|torchvision|torchaudio|ray|lightning|pytorch-lightning)"
+_INSTALL = re.compile(
+    r"\b(?:pip[0-9.]*|uv\s+pip|conda|mamba|micromamba|poetry|uv)\s+(?:install|add)\b[^\n;&|]*?"
+    r"(?<![\w./-])" + _TORCH_PACKAGES + r"(?![\w-])", re.IGNORECASE)
+_REQUIREMENT = re.compile(r"^\s*" + _TORCH_PACKAGES + r"\s*(?:\[|[=<>~!;@ ]|$)", re.IGNORECASE | re.MULTILINE)
+_REQUIREMENTS_FILE = re.compile(r"-r\s+(\S+)|--requirement[= ](\S+)")
+_NUM_WORKERS = re.compile(r"num_workers\s*=\s*(?:[1-9]|os\.cpu_count|multiprocessing\.cpu_count|mp\.cpu_count)")
+_RAY_IMPORT = re.compile(r"^\s*(?:import\s+ray\b|from\s+ray(?:\.\w+)*\s+import\b)", re.MULTILINE)
+_MAX_CONTEXT_FILES = 2000
+_MAX_READ = 1_000_000
+_SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "build", "dist", ".tox", "site-packages"}
+
+
+def ml_image(image: Optional[str]) -> Optional[str]:
+    if not image:
+        return None
+    lower = image.lower()
+    if any(part in lower for part in _BUILD_IMAGE_PARTS):  # compiles wheels/ops; never trains
+        return None
+    if any(part in lower for part in _ML_IMAGE_PARTS):
+        return f"image `{image}`"
+    return None
+
+
+_PYTHON = re.compile(r"^(?:.*/)?python[0-9.]*$")
+
+
+def ml_launcher(words: Sequence[str]) -> Optional[str]:
+    """The launcher a command starts (torchrun, torch.distributed.run, deepspeed,
+    accelerate launch, ray start), also inside `bash -c "..."`."""
+    for i, word in enumerate(words):
+        base = word.rsplit("/", 1)[-1]
+        rest = list(words[i + 1:])
+        if base in ("torchrun", "deepspeed"):
+            return f"`{base}`"
+        if base == "accelerate" and rest[:1] == ["launch"]:
+            return "`accelerate launch`"
+        if base == "ray" and rest[:1] == ["start"]:
+            return "`ray start`"
+        if _PYTHON.match(word) and len(rest) >= 2 and rest[0] == "-m" and rest[1].startswith(
+                ("torch.distributed.run", "torch.distributed.launch")):
+            return f"`python -m {rest[1]}`"
+        if base in ("bash", "sh", "zsh") and "-c" in rest[:3]:
+            script_index = rest.index("-c") + 1
+            if script_index < len(rest):
+                return ml_launcher_in_script(rest[script_index])
+            return None
+        if base in ("sudo", "env", "exec", "nohup", "time") or "=" in word:
+            continue
+        return None
+    return None
+
+
+def ml_launcher_in_script(script: str) -> Optional[str]:
+    for command in commands(script):
+        found = ml_launcher(command.values)
+        if found:
+            return found
+    return None
+
+
+# GPU users that are not PyTorch/Ray workloads: media servers transcoding, llama.cpp-based
+# servers, TensorFlow, the NVIDIA device plugin and monitoring. A GPU request by one of these
+# images is no evidence of DataLoader workers, NCCL or a Ray object store.
+_NON_TORCH_GPU_IMAGES = ("jellyfin", "plex", "emby", "frigate", "handbrake", "ffmpeg", "ollama", "llama.cpp",
+                         "llama-cpp", "localai", "tensorflow", "dcgm", "device-plugin", "gpu-operator",
+                         "gpu-feature-discovery", "nvidia/cuda", "cuda-sample", "gpu-burn", "immich", "photoprism",
+                         "tdarr", "unmanic", "xmrig", "nicehash")
+
+
+def gpu_for_ml(reason: Optional[str], image: Optional[str]) -> Optional[str]:
+    """A GPU request counts as ML evidence unless the image is a known non-PyTorch GPU user."""
+    if reason and image and any(part in image.lower() for part in _NON_TORCH_GPU_IMAGES):
+        return None
+    return reason
+
+
+def runs_only_utilities(words: Sequence[str]) -> bool:
+    """Whether a known command (program and arguments, e.g. Kubernetes command + args) runs
+    nothing but utilities: `nvidia-smi`, `bash -c "while true; do sleep 30; done"`, `echo`."""
+    programs = _programs(list(words), depth=0)
+    return bool(programs) and all(p in UTILITIES for p in programs)
+
+
+def _programs(words: List[str], depth: int) -> List[str]:
+    if not words or depth > 3:
+        return []
+    base = words[0].rsplit("/", 1)[-1]
+    if base in ("bash", "sh", "zsh"):
+        rest = [w for w in words[1:] if w != "--"]
+        flags = [w for w in rest if w.startswith("-")]
+        if any("c" in f.lstrip("-") for f in flags if not f.startswith("--")):
+            scripts = [w for w in rest if not w.startswith("-")]
+            out = []
+            for command in commands(scripts[0]) if scripts else []:
+                index = command.program_index()
+                if index is not None:
+                    out.extend(_programs(command.values[index:], depth + 1))
+            return out
+        return _programs([w for w in rest if not w.startswith("-")], depth + 1)
+    return [base]
+
+
+def first(reasons: Iterable[Optional[str]]) -> Optional[str]:
+    for reason in reasons:
+        if reason:
+            return reason
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def build_context(context: str, dockerfile: Optional[str] = None) -> Optional[str]:
+    """Evidence found in a build context directory of the same repository."""
+    if not os.path.isdir(context):
+        return None
+    dockerfile_path = os.path.join(context, dockerfile or "Dockerfile")
+    found = _dockerfile_evidence(dockerfile_path, context)
+    if found:
+        return found
+    for requirements in _requirements_files(context):
+        if _REQUIREMENT.search(_read(requirements)):
+            return f"`{os.path.relpath(requirements, context)}` in the build context installs torch/ray"
+    return _python_evidence(context)
+
+
+def _dockerfile_evidence(path: str, context: str) -> Optional[str]:
+    text = _read(path)
+    if not text:
+        return None
+    from torchleaklint.environment.dockerfile_reader import from_image, instructions
+
+    name = os.path.basename(path)
+    for instruction in instructions(text):
+        if instruction.keyword == "FROM":
+            image = from_image(instruction)
+            if ml_image(image):
+                return f"its {name} builds on `{image}`"
+        elif instruction.keyword == "RUN":
+            args = instruction.args.replace("\\\n", " ")
+            if _INSTALL.search(args):
+                return f"its {name} installs torch/ray"
+            for match in _REQUIREMENTS_FILE.finditer(args):
+                requirement = os.path.join(context, os.path.basename(match.group(1) or match.group(2)))
+                if _REQUIREMENT.search(_read(requirement)):
+                    return f"its {name} installs `{os.path.basename(requirement)}` (torch/ray)"
+    return None
+
+
+def _requirements_files(context: str) -> List[str]:
+    out = []
+    for directory in (context, os.path.join(context, "requirements")):
+        try:
+            names = sorted(os.listdir(directory))
+        except OSError:
+            continue
+        out.extend(os.path.join(directory, n) for n in names
+                   if n.endswith(".txt") and (n.startswith("requirements") or directory != context))
+    return out
+
+
+def _python_evidence(context: str) -> Optional[str]:
+    seen = 0
+    for directory, dirnames, filenames in os.walk(context):
+        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            seen += 1
+            if seen > _MAX_CONTEXT_FILES:
+                return None
+            path = os.path.join(directory, name)
+            text = _read(path)
+            rel = os.path.relpath(path, context)
+            if "torch.distributed" in text or "from torch import distributed" in text:
+                return f"`{rel}` in the build context uses torch.distributed"
+            if "DataLoader" in text and _NUM_WORKERS.search(text):
+                return f"`{rel}` in the build context uses DataLoader workers"
+            if "ray" in text and _RAY_IMPORT.search(text):
+                return f"`{rel}` in the build context uses ray"
+    return None
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(_MAX_READ).decode("utf-8", "replace")
+    except OSError:
+        return ""
+
+
+_UNITS = {"": 1, "b": 1, "k": 1024, "kb": 1024, "m": 1024 ** 2, "mb": 1024 ** 2, "g": 1024 ** 3, "gb": 1024 ** 3,
+          "t": 1024 ** 4, "tb": 1024 ** 4,
+          "ki": 1024, "mi": 1024 ** 2, "gi": 1024 ** 3, "ti": 1024 ** 4}
+_K8S_DECIMAL = {"k": 10 ** 3, "m": 10 ** 6, "g": 10 ** 9, "t": 10 ** 12}
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+ONE_GB = 10 ** 9
+
+
+def size_bytes(text: str, kubernetes: bool = False) -> Optional[float]:
+    """Bytes of a Docker (`512m`, `2gb`, bytes) or Kubernetes (`512Mi`, `1G`) size; None
+    when it is not a literal size (a variable, a template)."""
+    match = _SIZE.match(str(text))
+    if not match:
+        return None
+    number, unit = float(match.group(1)), match.group(2)
+    if kubernetes and unit in ("k", "M", "G", "T"):
+        return number * _K8S_DECIMAL[unit.lower()]
+    factor = _UNITS.get(unit.lower())
+    return None if factor is None else number * factor

@@ -1,0 +1,176 @@
+"""TLL101: an ML container gets Docker's 64 MB `/dev/shm`."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from torchleaklint.environment import SHELL, YAML
+from torchleaklint.environment.model import EnvFinding
+from torchleaklint.rules.base import Rule
+
+_SIZE_ADVICE = "Ray recommends at least 30% of the container's memory"
+_WHAT_FAILS = ("DataLoader workers, NCCL and Ray's object store use /dev/shm, and when it fills the job dies "
+               "with `Bus error`, `free(): double free` or a lost Ray worker")
+
+
+class ContainerShmTooSmall(Rule):
+    """An ML container runs with Docker's default 64 MB `/dev/shm`.
+
+    ## What it does
+    Finds containers of an ML workload whose `/dev/shm` keeps Docker's default size:
+    a Compose service without `shm_size` or `ipc: host` (a `build: {shm_size: ...}` alone
+    sizes only the build container), a Kubernetes workload container (Pod, Deployment,
+    StatefulSet, Job, CronJob, DaemonSet, ReplicaSet, Kubeflow PyTorchJob/TFJob/MPIJob and
+    trainer runtimes, JobSet, LeaderWorkerSet) without a volume backed by
+    `emptyDir: {medium: Memory}` mounted at `/dev/shm`, a `docker run` / `podman run` in a
+    shell script or CI step, or a CI job container, without `--shm-size` or `--ipc=host`;
+    and an explicit size under 1 GB.
+
+    A container counts as an ML workload when its image is a PyTorch or Ray stack
+    (`pytorch/pytorch`, `nvcr.io/nvidia/pytorch`, `rayproject/ray*`, a name containing
+    `torch`), it requests a GPU (`nvidia.com/gpu`, Compose GPU device reservations,
+    `runtime: nvidia`, `gpus:`, `--gpus`), its command starts `torchrun`,
+    `python -m torch.distributed.run`, `deepspeed`, `accelerate launch` or `ray start`, or
+    (Compose) its build context in the same repository has a Dockerfile or requirements
+    that install torch or ray, or Python that uses `DataLoader(num_workers>0)`,
+    `torch.distributed` or ray.
+
+    ## Why is this bad?
+    Docker gives every container 64 MB of `/dev/shm`. DataLoader worker processes hand
+    batches to the main process through it, NCCL puts its buffers there, and Ray's object
+    store lives there (Ray warns: "The object store is using /tmp instead of /dev/shm
+    because /dev/shm has only 67108864 bytes available"). When it fills, the job dies
+    with `Bus error`, `unhandled system error`, `free(): double free` or
+    `RayActorError ... connection error code 2`, usually hours in, and nothing points at
+    the container.
+
+    ## Known problems
+    Not reported: KubeRay `RayCluster`/`RayJob`/`RayService` (the operator mounts
+    `/dev/shm` itself), containers sharing the host's IPC namespace (`ipc: host`,
+    `hostIPC: true`, `--ipc=host`) or the host's `/dev/shm`, containers without ML evidence,
+    and YAML templates (Helm) that do not parse. Host IPC is enough memory but security
+    linters object to it; prefer an explicit size. The rule cannot know the container's
+    memory limit, so it asks for 1 GB at least; the message gives the lines to add.
+
+    ## Example
+    ```yaml
+    services:
+      trainer:
+        image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+        command: torchrun --nproc-per-node 4 train.py
+    ```
+
+    ## Use instead
+    ```yaml
+    services:
+      trainer:
+        image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+        command: torchrun --nproc-per-node 4 train.py
+        shm_size: "8gb"
+    ```
+
+    In Kubernetes, mount a memory-backed volume:
+    ```yaml
+    volumes:
+      - name: dshm
+        emptyDir: {medium: Memory, sizeLimit: 8Gi}
+    # and in the container:
+    volumeMounts:
+      - name: dshm
+        mountPath: /dev/shm
+    ```
+
+    ## Fix safety
+    No automatic fix: the right size depends on the container's memory (Ray recommends at
+    least 30% of it). Suppress with `# noqa: TLL101` as a comment on the reported line.
+
+    ## References
+    - Docker: `docker run --shm-size`; Compose `shm_size`
+    - PyTorch: "Please note that PyTorch uses shared memory to share data between processes"
+      (the `docker run` note in pytorch/pytorch's README)
+    - Ray: "Ray on Kubernetes: /dev/shm" (KubeRay mounts a memory-backed volume)
+    """
+
+    code = "TLL101"
+    name = "container-shm-too-small"
+    summary = "ML container runs with Docker's default 64 MB `/dev/shm`"
+    kinds = (YAML, SHELL)
+    env_tokens = ("container", "services", "docker", "podman")
+
+    def check(self, model):  # reads no Python
+        return ()
+
+    def check_environment(self, env) -> Iterator[EnvFinding]:
+        from torchleaklint.environment import containers as c
+
+        if env.kind == SHELL:
+            found = c.docker_runs(env.shell_commands())
+        else:
+            found = self._yaml_containers(env)
+        for container in found:
+            finding = self._finding(container)
+            if finding is not None:
+                yield finding
+
+    def _yaml_containers(self, env):
+        from torchleaklint.environment import containers as c
+
+        for doc in env.documents():
+            kind = c.document_kind(doc, env.path, env.is_ci_path)
+            if kind == "compose":
+                yield from c.compose_services(env, doc)
+            elif kind == "kubernetes":
+                yield from c.kubernetes_containers(doc)
+            elif kind == "ci":
+                yield from c.ci_containers(doc, env.lines)
+
+    def _finding(self, container):
+        from torchleaklint.environment.evidence import ONE_GB, size_bytes
+
+        shm = container.shm
+        if not container.evidence or shm.host_ipc:
+            return None
+        if shm.size is not None:
+            size = size_bytes(shm.size, kubernetes=container.source == "kubernetes")
+            if size is None or size >= ONE_GB:
+                return None
+            line, col = shm.size_at or (container.line, container.col)
+            return EnvFinding(line, col, f"{self._subject(container)} sets /dev/shm to `{shm.size}`, under 1 GB, "
+                              f"for an ML workload ({container.evidence}): {_WHAT_FAILS}; give it several GB "
+                              f"({_SIZE_ADVICE})", line, col + len(shm.size))
+        if shm.unlimited_memory_volume:
+            return None
+        message = f"{self._subject(container)} runs an ML workload ({container.evidence}) with " + \
+            self._default_shm(container) + f": {_WHAT_FAILS}; {self._advice(container)}"
+        return EnvFinding(container.line, container.col, message, container.line, container.end_col)
+
+    @staticmethod
+    def _subject(container) -> str:
+        if container.source == "compose":
+            return f"Compose service `{container.name}`"
+        if container.source == "kubernetes":
+            return f"container `{container.name}` of {container.owner}"
+        if container.source == "ci container":
+            return f"CI job container `{container.name}`"
+        return f"`docker run` of `{container.name}`"
+
+    @staticmethod
+    def _default_shm(container) -> str:
+        if container.shm.not_memory_backed:
+            return "a /dev/shm volume that is not memory-backed (`emptyDir: {medium: Memory}`)"
+        if container.shm.build_only:
+            return "Docker's default 64 MB /dev/shm (`build.shm_size` sizes only the build container)"
+        if container.source == "kubernetes":
+            return "the container runtime's default 64 MB /dev/shm"
+        return "Docker's default 64 MB /dev/shm"
+
+    @staticmethod
+    def _advice(container) -> str:
+        if container.source == "compose":
+            return f'add `shm_size: "8gb"` to the service ({_SIZE_ADVICE})'
+        if container.source == "kubernetes":
+            return ("add a volume `{name: dshm, emptyDir: {medium: Memory, sizeLimit: 8Gi}}` to the pod and "
+                    f"`{{name: dshm, mountPath: /dev/shm}}` to the container's volumeMounts ({_SIZE_ADVICE})")
+        if container.source == "ci container":
+            return f"add `--shm-size=8g` to the container's options ({_SIZE_ADVICE})"
+        return f"add `--shm-size=8g` ({_SIZE_ADVICE})"
