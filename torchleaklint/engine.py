@@ -21,7 +21,7 @@ from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
 from torchleaklint.environment import PYTHON, environment_kind
 from torchleaklint.kinds import NOTEBOOK, NOTEBOOK_MAX_BYTES, file_kind, max_bytes, not_python_message
 from torchleaklint.noqa import NoqaLines, suppressed
-from torchleaklint.notebook import is_virtual, lint_notebook
+from torchleaklint.notebook import is_notebook_json, lint_notebook
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel
 from torchleaklint.source import (  # noqa: F401  (re-exported: the engine's public names)
@@ -53,7 +53,7 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
     kind = file_kind(path, source)
     if kind is None:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, *not_python_message(path))
-    if kind == NOTEBOOK and not is_virtual(source):
+    if kind == NOTEBOOK and is_notebook_json(source):
         return _lint_notebook(source, path, settings, verbose, time_limit)
     try:
         with analysis_time_limit(time_limit):

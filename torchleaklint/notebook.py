@@ -47,6 +47,16 @@ def is_notebook_path(path: str) -> bool:
     return path.lower().endswith(NOTEBOOK_SUFFIX)
 
 
+def is_notebook_json(source) -> bool:
+    """Is `source` a notebook's JSON (it starts with `{`), not its cells already
+    joined into Python (the virtual module fixes re-lint, or what an editor's notebook sync
+    hands the language server)?"""
+    if is_virtual(source):
+        return False
+    head = source[:4096].lstrip()
+    return not head or head[:1] in ("{", "[", b"{", b"[")  # empty or broken JSON: reported as such
+
+
 def is_virtual(source) -> bool:
     """Is `source` a notebook's virtual module (what fixes re-lint) rather than its JSON?"""
     return isinstance(source, str) and source.startswith(MARKER_PREFIX)

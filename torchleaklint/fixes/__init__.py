@@ -24,7 +24,7 @@ from torchleaklint.environment.alloc_conf import TEXT_EDIT
 from torchleaklint.environment.fixes import apply_text_edits
 from torchleaklint.fixes.codemods import codemods
 from torchleaklint.fixes.sourcefile import SourceFile, WriteError
-from torchleaklint.notebook import cell_diffs, fix_notebook, is_notebook_path, is_virtual
+from torchleaklint.notebook import cell_diffs, fix_notebook, is_notebook_json, is_notebook_path
 from torchleaklint.source import SourceError
 
 MAX_PASSES = 5
@@ -54,7 +54,7 @@ def fix_text(text: str, path: str, settings, unsafe: bool = False,
              diagnostics: Optional[Sequence[Diagnostic]] = None) -> FileFix:
     from torchleaklint.engine import lint_source
 
-    if is_notebook_path(path) and not is_virtual(text):
+    if is_notebook_path(path) and is_notebook_json(text):
         return _fix_notebook(text, path, settings, unsafe, diagnostics)
     current = list(diagnostics) if diagnostics is not None else lint_source(text, path, settings)
     before = Counter(d.code for d in current if applicable(d, unsafe))
