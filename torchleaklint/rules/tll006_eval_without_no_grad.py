@@ -114,7 +114,7 @@ class EvalWithoutNoGrad(Rule):
             unit = model.unit_of(call)
             if self._exempt(model, call, unit, context):
                 continue
-            yield self.finding(call, self._message(call, unit, context), self._fix(model, call, unit, context),
+            yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
                                severity=ERROR, evidence=self._evidence(call, unit, context))
 
     # An evaluation context is (kind, receiver, start, end, eval_call): "region" after
@@ -161,14 +161,17 @@ class EvalWithoutNoGrad(Rule):
         return [start, (call, "this forward runs with autograd on (no `torch.no_grad()` / "
                               "`inference_mode()` around it), so it records a graph and keeps its activations")]
 
-    def _message(self, call, unit, context) -> str:
+    def _message(self, model, call, unit, context) -> str:
         shown = _short(call)
         if context[1] is not None:
             where = f"after `{ast.unparse(context[4])}` at line {context[4].lineno}"
         else:
             where = f"in `{unit.name}`"
         advice = "wrap the evaluation in `with torch.no_grad():`"
-        if isinstance(unit, FUNCTION_TYPES):
+        # decorating is advice only for a function that is evaluation from top to bottom: on
+        # one that also trains, `@torch.no_grad()` would stop training
+        if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
+                not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
             advice = f"decorate `{unit.name}` with `@torch.no_grad()` or wrap the evaluation in `with torch.no_grad():`"
         return (f"`{shown}` runs in evaluation ({where}) with autograd enabled: it records a graph nobody "
                 f"back-propagates, keeping activations alive and doubling evaluation memory; {advice}")
@@ -214,10 +217,27 @@ def _evaluation_by_name(model, func) -> bool:
     if "train" in func.name.lower():
         return False
     owner = model.class_of(func)
-    if owner is None:
-        return True
     sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
-    return any(not _inside_forward(model, site) for site in sites)
+    if owner is None and not sites:
+        return True  # a script's `evaluate(model, loader)`: evaluation by what it is
+    return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site) for site in sites)
+
+
+def _feeds_a_loss(model, site) -> bool:
+    """The call's result goes into a loss: the caller back-propagates it, is named for one
+    (`calculate_ls_loss`, `pretrain_loss`), or returns what it computes from the result to
+    its own caller (a helper of the training forward: `_item_prediction` in a loss)."""
+    caller = model.unit_of(site)
+    if not isinstance(caller, FUNCTION_TYPES):
+        return False
+    if "loss" in caller.name.lower() or "train" in caller.name.lower():
+        return True
+    if any(model.is_training_backward(c) for c in model.backward_calls_in(caller)):
+        return True
+    stmt = model.statement_of(site)
+    return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
+               and model.carries_graph(node.value)
+               and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
 
 
 def _inside_forward(model, site) -> bool:

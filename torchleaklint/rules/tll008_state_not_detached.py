@@ -297,6 +297,11 @@ def _detached_in(model, loop, stmt, name) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
                 and _root_name(node.func.value) == name:
             return True  # `h.detach_()`, `hidden[0].detach_()`
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == name \
+                and isinstance(node.target, ast.Name) and any(
+                    isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "detach_"
+                    and _root_name(c.func.value) == node.target.id for c in ast.walk(node)):
+            return True  # `for s in state: s.detach_()`
     return False
 
 
