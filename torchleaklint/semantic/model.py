@@ -966,6 +966,8 @@ class SemanticModel:
             return True
         if isinstance(parent, ast.Attribute) and torch_api.is_nondiff_attribute(parent.attr):
             return True
+        if isinstance(parent, ast.Attribute) and parent.attr in ("size", "dim", "numel", "nelement", "element_size"):
+            return True  # `x.size(0)`: a number
         if isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
             return True
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \

@@ -246,6 +246,7 @@ class ReachingDefinitions:
     def _loop(self, loop, entry: State, head) -> Optional[State]:
         self._push_loop(loop)
         at_head = dict(entry)
+        back = None
         try:
             for _ in range(_MAX_LOOP_PASSES):
                 self._jumps[loop] = {"break": [], "continue": []}
@@ -258,8 +259,12 @@ class ReachingDefinitions:
             breaks = self._jumps.pop(loop)["break"]
         finally:
             self._pop_loop()
-        # the loop ends when its test fails (or its iterable is exhausted) at the head
-        exit_state = head(dict(at_head)) if isinstance(loop, ast.While) else dict(at_head)
+        # The loop ends when its test fails (or its iterable is exhausted) at the head. A
+        # loop over batches or steps is taken to run at least once: a value that could only
+        # reach past it by the loop running zero times is not taken as carried (no finding
+        # may rest on an empty loader).
+        after_body = dict(back) if back is not None else dict(at_head)
+        exit_state = head(after_body) if isinstance(loop, ast.While) else after_body
         after = self._block(loop.orelse, exit_state)
         return _join_all([after] + breaks)
 
