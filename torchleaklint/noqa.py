@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 # flake8's own pattern (flake8/defaults.py): codes separated by commas and/or spaces.
 NOQA = re.compile(r"# noqa(?::[\s]?(?P<codes>([A-Z]+[0-9]+(?:[,\s]+)?)+))?", re.IGNORECASE)
 _SEP = re.compile(r"[,\s]+")
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def noqa_codes(line: str) -> Optional[Set[str]]:
@@ -39,6 +40,10 @@ def noqa_ranges(text: str) -> List[Tuple[int, int]]:
     or SyntaxError on code that does not tokenize."""
     ranges = []
     first, last = None, None
+    # The tokenize module ends no logical line at a lone \r (CPython's parser does): it
+    # would join every line of a CR-only file into one range, and a `# noqa` on one line
+    # would suppress its neighbours. \n in its place keeps every line number and column.
+    text = _LONE_CR.sub("\n", text) if "\r" in text else text
     for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
         if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
@@ -59,10 +64,13 @@ class NoqaLines:
         self.text = text
         self.lines = lines
         self._joined: Optional[Dict[int, str]] = None
+        self._mentions_noqa: Optional[bool] = None  # asked once: every finding asks (issue 19)
 
     def for_line(self, line: int) -> str:
         physical = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        if "noqa" not in self.text.lower():
+        if self._mentions_noqa is None:
+            self._mentions_noqa = "noqa" in self.text.lower()
+        if not self._mentions_noqa:
             return physical
         if self._joined is None:
             self._joined = self._join()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -299,32 +300,43 @@ def _in_grad_mode_block(model, call) -> bool:
 
 def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
     """Gradients computed on purpose between start and end: a backward, `autograd.grad`,
-    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`."""
+    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`. The unit is walked
+    once (every finding asks): a range query on the sorted positions of its gradient code."""
+    positions = model.cached(("tll006_gradient_code", unit), lambda: _gradient_code_positions(model, unit))
+    first = bisect.bisect_left(positions, start)
+    return first < len(positions) and positions[first] < end
+
+
+def _gradient_code_positions(model, unit) -> List[Position]:
     body = unit.body if hasattr(unit, "body") else []
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if not hasattr(node, "lineno") or not (start <= _pos(node) < end):
-                continue
-            if isinstance(node, ast.Call):
-                func = node.func
-                if model.backward_target(node) is not None:
-                    return True
-                if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
-                    return True
-                qual = model.qualname(func) or ""
-                if qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE \
-                        or torch_api.grad_context(qual) == "on":
-                    return True
-            elif isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
-                return True
-            elif isinstance(node, ast.keyword) and node.arg == "requires_grad":
-                return True
-    return False
+    return sorted(_pos(node) for stmt in body for node in ast.walk(stmt)
+                  if hasattr(node, "lineno") and _is_gradient_code(model, node))
+
+
+def _is_gradient_code(model, node) -> bool:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if model.backward_target(node) is not None:
+            return True
+        if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
+            return True
+        qual = model.qualname(func) or ""
+        return bool(qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE
+                    or torch_api.grad_context(qual) == "on")
+    if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
+        return True
+    return isinstance(node, ast.keyword) and node.arg == "requires_grad"
 
 
 def _whole_function_is_eval(model, func, context) -> bool:
     """The function evaluates from its first statement on; a `model.train()` that only
-    restores the mode at the end (nothing but a plain `return` after it) is allowed."""
+    restores the mode at the end (nothing but a plain `return` after it) is allowed.
+    Memoized: every finding in the function asks."""
+    key = ("tll006_whole_function_is_eval", func, context[1] is None, context[4])
+    return model.cached(key, lambda: _whole_function_is_eval_uncached(model, func, context))
+
+
+def _whole_function_is_eval_uncached(model, func, context) -> bool:
     body = func.body
     for index, stmt in enumerate(body):
         if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(stmt)):
