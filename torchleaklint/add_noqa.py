@@ -16,7 +16,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from torchleaklint.engine import INTERNAL_ERROR, SYNTAX_ERROR
 from torchleaklint.noqa import NOQA, noqa_codes, noqa_ranges
-from torchleaklint.source import SourceError, decode
+from torchleaklint.source import MAX_FILE_BYTES, SourceError, decode, read_regular_file
 
 
 def add_noqa(diagnostics: Iterable) -> int:
@@ -30,8 +30,7 @@ def add_noqa(diagnostics: Iterable) -> int:
 
 def _add_to_file(path: str, codes_by_line: Dict[int, Set[str]]) -> int:
     try:
-        with open(path, "rb") as handle:
-            text, encoding = decode(handle.read())
+        text, encoding = decode(read_regular_file(path, MAX_FILE_BYTES + 1))  # a FIFO is refused, not waited on
     except (OSError, SourceError):
         return 0
     new_text, changed = add_noqa_to_source(text, codes_by_line)
