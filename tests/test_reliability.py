@@ -47,7 +47,7 @@ SCHEDULER = textwrap.dedent("""\
 
 def cli(cwd, *args, **kwargs):
     return subprocess.run([sys.executable, "-m", "torchleaklint", "--no-respect-gitignore", *args], cwd=cwd,
-                          env=ENV, capture_output=True, text=True, timeout=300, **kwargs)
+                          env=ENV, capture_output=True, text=True, **{"timeout": 300, **kwargs})
 
 
 def _tree(root: Path, count: int, text: str = SCHEDULER) -> list:
@@ -368,6 +368,15 @@ def test_a_crafted_json_cache_drops_bad_entries_and_never_crashes(tmp_path):
     proc = cli(tmp_path, "train.py")
     assert proc.returncode == 1 and "Traceback" not in proc.stderr
     assert proc.stdout.count("TLL004") == 1
+
+
+def test_a_fifo_in_place_of_the_cache_file_is_refused_not_waited_on(tmp_path):
+    _, settings = _project(tmp_path, SCHEDULER)
+    cache_path = open_cache(settings).path
+    cache_path.parent.mkdir(parents=True)
+    os.mkfifo(cache_path)
+    proc = cli(tmp_path, "train.py", timeout=60)
+    assert proc.returncode == 1 and "TLL004" in proc.stdout
 
 
 # ------------------------------------------------------------------ output

@@ -35,7 +35,7 @@ from typing import Dict, List, Optional, Tuple
 
 from torchleaklint import __version__
 from torchleaklint.diagnostics import Diagnostic, FixSpec, Span
-from torchleaklint.source import INTERNAL_ERROR, SYNTAX_ERROR
+from torchleaklint.source import INTERNAL_ERROR, SYNTAX_ERROR, read_regular_file
 
 DEFAULT_DIR_NAME = ".torchleaklint_cache"
 FORMAT = "torchleaklint-cache-2"
@@ -121,7 +121,7 @@ class Cache:
         return self._lookup_by_content(path, stat, entry)
 
     def _lookup_by_content(self, path: str, stat: Stat, entry: Entry) -> Optional[List[Diagnostic]]:
-        from torchleaklint.source import MAX_FILE_BYTES, read_regular_file
+        from torchleaklint.source import MAX_FILE_BYTES
 
         read_at = time.time_ns()
         try:
@@ -211,8 +211,7 @@ class _Invalid(Exception):
 
 def _load(path: Path) -> Dict[str, Entry]:
     try:
-        with open(path, "rb") as handle:
-            blob = handle.read(MAX_CACHE_BYTES + 1)
+        blob = read_regular_file(str(path), MAX_CACHE_BYTES + 1)  # a FIFO planted there is refused
         header, _, payload = blob.partition(b"\n")
         # The checksum catches a torn or damaged file; it is no protection against a crafted
         # one (anyone can compute it): that is what checking every entry is for.
