@@ -17,7 +17,8 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from torchleaklint.engine import INTERNAL_ERROR, SYNTAX_ERROR
 from torchleaklint.noqa import NOQA, noqa_codes, noqa_ranges
 from torchleaklint.notebook import add_noqa_to_notebook, is_notebook_path
-from torchleaklint.source import SourceError, decode
+from torchleaklint.kinds import max_bytes
+from torchleaklint.source import SourceError, decode, read_regular_file
 
 
 def add_noqa(diagnostics: Iterable) -> int:
@@ -32,8 +33,7 @@ def add_noqa(diagnostics: Iterable) -> int:
 
 def _add_to_file(path: str, codes_by_line: Dict[int, Set[str]]) -> int:
     try:
-        with open(path, "rb") as handle:
-            text, encoding = decode(handle.read())
+        text, encoding = decode(read_regular_file(path, max_bytes(path) + 1))  # a FIFO is refused, not waited on
     except (OSError, SourceError):
         return 0
     from torchleaklint.environment import environment_kind

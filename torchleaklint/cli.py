@@ -33,6 +33,17 @@ class DefaultCommandGroup(click.Group):
             args = ["check"] + list(args)
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except OSError as exc:
+            from torchleaklint.output_errors import OUTPUT_ERRNOS, report_unwritable_output
+
+            if exc.errno not in OUTPUT_ERRNOS:
+                raise
+            report_unwritable_output(exc)
+            sys.exit(EXIT_ERROR)
+
 
 @click.group(cls=DefaultCommandGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:

@@ -62,10 +62,13 @@ def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
     """(path, real path) of each Python file under `root`, and of each unreadable directory."""
     visited: Set[str] = set()
     unreadable: List[str] = []
+    root_real = os.path.realpath(root)
     for directory, dirnames, filenames in os.walk(root, followlinks=True,
                                                   onerror=lambda err: unreadable.append(err.filename)):
         real = os.path.realpath(directory)
-        if real in visited:  # a symlink loop, or a second link to the same directory
+        if real in visited or not _inside(real, root_real):
+            # a symlink loop, a second link to the same directory, or a link out of the
+            # named tree (`--fix .` must not rewrite files elsewhere)
             dirnames[:] = []
             continue
         visited.add(real)
@@ -81,6 +84,10 @@ def _walk(root: str, settings_for) -> Iterator[Tuple[str, str]]:
     for path in unreadable:
         if path:
             yield path, os.path.realpath(path)
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def git_ignored(files: Sequence[str]) -> Set[str]:

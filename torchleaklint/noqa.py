@@ -17,6 +17,7 @@ _SEP = re.compile(r"[,\s]+")
 FLAKE8_FILE_NOQA = re.compile(r"\s*# flake8[:=]\s*noqa", re.IGNORECASE)
 FILE_NOQA = re.compile(r"[ \t\f]*#\s*torchleaklint\s*:\s*noqa(?P<rest>[^\r\n]*)$", re.IGNORECASE)
 _FILE_CODES = re.compile(r":\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*)[,\s]*$", re.IGNORECASE)
+_LONE_CR = re.compile(r"\r(?!\n)")
 
 
 def noqa_codes(line: str) -> Optional[Set[str]]:
@@ -70,6 +71,10 @@ def noqa_ranges(text: str) -> List[Tuple[int, int]]:
     or SyntaxError on code that does not tokenize."""
     ranges = []
     first, last = None, None
+    # The tokenize module ends no logical line at a lone \r (CPython's parser does): it
+    # would join every line of a CR-only file into one range, and a `# noqa` on one line
+    # would suppress its neighbours. \n in its place keeps every line number and column.
+    text = _LONE_CR.sub("\n", text) if "\r" in text else text
     for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
         if token.type in (tokenize.ENDMARKER, tokenize.DEDENT):
             continue
@@ -92,11 +97,14 @@ class NoqaLines:
         self._joined: Optional[Dict[int, str]] = None
         self._file_codes: Optional[Set[str]] = None
         self._file_read = False
+        self._mentions_noqa: Optional[bool] = None  # asked once: every finding asks (issue 19)
 
     def suppresses(self, code: str, line: int) -> bool:
         """Is a finding of `code` at `line` silenced, by its line's `# noqa` or by a
         file-level directive?"""
-        if "noqa" not in self.text.lower():
+        if self._mentions_noqa is None:
+            self._mentions_noqa = "noqa" in self.text.lower()
+        if not self._mentions_noqa:
             return False
         if not self._file_read:
             self._file_codes, self._file_read = file_noqa(self.lines), True
@@ -107,7 +115,9 @@ class NoqaLines:
 
     def for_line(self, line: int) -> str:
         physical = self.lines[line - 1] if 0 < line <= len(self.lines) else ""
-        if "noqa" not in self.text.lower():
+        if self._mentions_noqa is None:
+            self._mentions_noqa = "noqa" in self.text.lower()
+        if not self._mentions_noqa:
             return physical
         if self._joined is None:
             self._joined = self._join()

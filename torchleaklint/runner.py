@@ -11,6 +11,7 @@ import gc
 import os
 import signal
 import sys
+import time
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from torchleaklint.cache import DEFAULT_DIR_NAME, Cache, content_hash, file_stat
@@ -47,6 +48,7 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
     jobs = jobs or default_jobs()
     cached = {}
     stats = {}
+    read_at = time.time_ns()  # before any stat or read: the cache's racily-clean rule compares with it
     if cache is not None:
         for path in files:
             stats[path] = stat = file_stat(path)
@@ -55,12 +57,12 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
                 cached[path] = found
     todo = [path for path in files if path not in cached]
     with _rare_gc():
-        yield from _merge(files, cached, _analyze(todo, settings, jobs, verbose), stats, cache)
+        yield from _merge(files, cached, _analyze(todo, settings, jobs, verbose), stats, cache, read_at)
     if cache is not None:
         cache.save()
 
 
-def _merge(files, cached, fresh, stats, cache) -> Iterator[Result]:
+def _merge(files, cached, fresh, stats, cache, read_at=None) -> Iterator[Result]:
     for path in files:
         if path in cached:
             yield path, cached[path]
@@ -68,7 +70,7 @@ def _merge(files, cached, fresh, stats, cache) -> Iterator[Result]:
         fresh_path, diagnostics, digest = next(fresh)
         assert fresh_path == path
         if cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
-            cache.record(path, stats[path], digest, diagnostics)
+            cache.record(path, stats[path], digest, diagnostics, read_at)
         yield path, diagnostics
 
 

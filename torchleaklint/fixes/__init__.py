@@ -23,7 +23,7 @@ from torchleaklint.environment import environment_kind
 from torchleaklint.environment.alloc_conf import TEXT_EDIT
 from torchleaklint.environment.fixes import apply_text_edits
 from torchleaklint.fixes.codemods import codemods
-from torchleaklint.fixes.sourcefile import SourceFile, WriteError
+from torchleaklint.fixes.sourcefile import ChangedWhileFixing, SourceFile, WriteError
 from torchleaklint.notebook import cell_diffs, fix_notebook, is_notebook_json, is_notebook_path
 from torchleaklint.source import SourceError
 
@@ -51,7 +51,12 @@ class FileFix:
 
 
 def fix_text(text: str, path: str, settings, unsafe: bool = False,
-             diagnostics: Optional[Sequence[Diagnostic]] = None) -> FileFix:
+             diagnostics: Optional[Sequence[Diagnostic]] = None, verbose: bool = False) -> FileFix:
+    """Fix `text`. `diagnostics`, when given, must have been computed on exactly `text`.
+
+    A codemod whose output still holds as many of its findings as it was asked to fix did
+    not work: its output is thrown away and it is not tried again on this file (with
+    `verbose`, reported as the bug it is), so fixing always converges."""
     from torchleaklint.engine import lint_source
 
     if is_notebook_path(path) and is_notebook_json(text):
@@ -59,20 +64,32 @@ def fix_text(text: str, path: str, settings, unsafe: bool = False,
     current = list(diagnostics) if diagnostics is not None else lint_source(text, path, settings)
     before = Counter(d.code for d in current if applicable(d, unsafe))
     titles = _titles(d.code for d in current if applicable(d, unsafe))
+    failed = set()
     for _ in range(MAX_PASSES):
         changed = False
         for name in (TEXT_EDIT,) + tuple(_ordered(codemods())):
+            if name in failed:
+                continue
             if current is None:
                 current = lint_source(text, path, settings)
-            specs = [d.fix for d in current if applicable(d, unsafe) and d.fix.codemod == name]
-            if not specs:
+            mine = [d for d in current if applicable(d, unsafe) and d.fix.codemod == name]
+            if not mine:
                 continue
+            specs = [d.fix for d in mine]
             if name == TEXT_EDIT:  # environment files and option swaps: plain text edits
                 new = apply_text_edits(text, specs, python=environment_kind(path) is None)
             else:
                 new = _apply(codemods()[name], text, specs)
-            if new is not None and new != text:
-                text, current, changed = new, None, True
+            if new is None or new == text:
+                continue
+            after = lint_source(new, path, settings)
+            if sum(1 for d in after if applicable(d, unsafe) and d.fix.codemod == name) >= len(mine):
+                failed.add(name)
+                if verbose:
+                    _error(f"bug: the {name} fix for {', '.join(sorted({d.code for d in mine}))} in {path} "
+                           f"did not remove its finding; not applied (please report)")
+                continue
+            text, current, changed = new, after, True
         if not changed:
             break
     remaining = current if current is not None else lint_source(text, path, settings)
@@ -152,13 +169,20 @@ def apply_fixes_to_results(results, settings, unsafe: bool = False, write: bool 
             _error(f"cannot read {path} to fix it: {exc}")
             out.append((path, diagnostics))
             continue
-        result = fix_text(source.text, path, settings, unsafe, diagnostics)
+        # Fixes are computed on exactly the text read now: the file may have changed since
+        # it was linted (an editor, a concurrent fixer), and a cached result is not trusted
+        # with the user's lines. Only files with something to fix pay for this.
+        result = fix_text(source.text, path, settings, unsafe, verbose=verbose)
         if result.text == source.text:
             out.append((path, diagnostics))
             continue
         if write:
             try:
                 source.write(result.text)
+            except ChangedWhileFixing as exc:
+                sys.stderr.write(f"torchleaklint: warning: {exc}\n")
+                out.append((path, diagnostics))
+                continue
             except WriteError as exc:
                 _error(f"not fixed: {exc}")
                 out.append((path, diagnostics))

@@ -114,4 +114,6 @@ def artifact_uri(path: str, base: str) -> str:
         relative = absolute.relative_to(os.path.abspath(base))
     except ValueError:
         return absolute.as_uri()
-    return quote(relative.as_posix())
+    # A file name that is not UTF-8 (kept by Python as surrogate escapes) becomes its own
+    # bytes, percent-encoded: a valid URI naming exactly that file.
+    return quote(relative.as_posix().encode("utf-8", "surrogateescape"))

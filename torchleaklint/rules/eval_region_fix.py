@@ -43,11 +43,17 @@ def region_statements(model, eval_stmt: ast.stmt, end: Position) -> List[ast.stm
     """The statements after `eval_stmt` in its block that end before `end` (the region's
     `model.train()`), stopping at the first that does not, at a `def` or `class` (code
     defined for later, not evaluation), and at a cell boundary (a `# %%` line of a
-    percent-format script, or a notebook cell: see `cell_markers`)."""
+    percent-format script, or a notebook cell: see `cell_markers`). Every finding of a region
+    asks again: the answer is memoized, as is every per-unit index below, so that the
+    analysis of a region stays linear in the size of its function (issue 19)."""
+    return model.cached(("region_statements", eval_stmt, end), lambda: _region_statements(model, eval_stmt, end))
+
+
+def _region_statements(model, eval_stmt: ast.stmt, end: Position) -> List[ast.stmt]:
     block = _block_of(model, eval_stmt)
     if block is None:
         return []
-    index = next(i for i, s in enumerate(block) if s is eval_stmt)
+    index = _block_index(model, block).positions[id(eval_stmt)]
     markers = cell_markers(model)
     out = []
     previous_end = _end(eval_stmt)[0]
@@ -106,12 +112,43 @@ def _block_of(model, stmt: ast.stmt) -> Optional[List[ast.stmt]]:
     parent = model.parent(stmt)
     for name in _BLOCK_FIELDS:
         block = getattr(parent, name, None)
-        if isinstance(block, list) and any(s is stmt for s in block):
+        if isinstance(block, list) and id(stmt) in _block_index(model, block).positions:
             return block
     return None
 
 
+class _BlockIndex:
+    """One block's statements: the index of each (by id) and, per name, the indices of
+    the statements that plainly rebind it (`_rebound_names`), in order."""
+
+    def __init__(self, block: List[ast.stmt]):
+        self.block = block
+        self.positions = {id(stmt): i for i, stmt in enumerate(block)}
+        self.rebinds: Dict[str, List[int]] = {}
+        for i, stmt in enumerate(block):
+            for name in _rebound_names(stmt):
+                self.rebinds.setdefault(name, []).append(i)
+
+    def rebinding_before(self, index: int, name: str, after: Optional[Position]) -> bool:
+        """A statement before `index` rebinds `name` (at or after position `after`)."""
+        indices = self.rebinds.get(name, ())
+        below = bisect.bisect_left(indices, index)
+        if not below:
+            return False
+        latest = self.block[indices[below - 1]]  # the latest one is the one most likely after `after`
+        return after is None or _pos(latest) >= after
+
+
+def _block_index(model, block: List[ast.stmt]) -> _BlockIndex:
+    return model.cached(("region_block_index", id(block)), lambda: _BlockIndex(block))
+
+
 def wrap_is_safe(model, unit, statements: List[ast.stmt], eval_named: bool) -> bool:
+    key = ("region_wrap_is_safe", statements[0], statements[-1], eval_named)
+    return model.cached(key, lambda: _wrap_is_safe(model, unit, statements, eval_named))
+
+
+def _wrap_is_safe(model, unit, statements: List[ast.stmt], eval_named: bool) -> bool:
     first, last = _pos(statements[0]), _end(statements[-1])
     nodes = [n for stmt in statements for n in _scope_walk(stmt)]
     if any(isinstance(n, _SUSPENDS) for n in nodes):
@@ -191,13 +228,11 @@ def _read_later(model, unit, name: str, first: Position, last: Position) -> bool
     """Is `name` read where a value bound between first and last may reach: after the
     wrapped code, or anywhere in a loop around it, without a rebinding in between?"""
     region_loops = None
-    for node in ast.walk(unit):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
-            continue
+    for node in _loads_by_name(model, unit).get(name, ()):
         if first <= _pos(node) and _end(node) <= last:
             continue
         if region_loops is None:
-            region_loops = _loops_at(model, unit, first, last)
+            region_loops = model.cached(("region_loops", unit, first), lambda: _loops_at(model, unit, first, last))
         loop = next((lp for lp in model.loops_around(node) if lp in region_loops), None)
         after = _pos(node) >= last
         if not after and loop is None:
@@ -205,6 +240,18 @@ def _read_later(model, unit, name: str, first: Position, last: Position) -> bool
         if not _rebound_before(model, node, name, loop, None if not after else last):
             return True
     return False
+
+
+def _loads_by_name(model, unit) -> Dict[str, List[ast.Name]]:
+    """Every read of a name in `unit` (nested scopes included), by name, in walk order."""
+    def compute():
+        out: Dict[str, List[ast.Name]] = {}
+        for node in ast.walk(unit):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                out.setdefault(node.id, []).append(node)
+        return out
+
+    return model.cached(("region_loads_by_name", unit), compute)
 
 
 def _loops_at(model, unit, first: Position, last: Position) -> List[ast.AST]:
@@ -224,29 +271,33 @@ def _rebound_before(model, read: ast.Name, name: str, loop, after: Optional[Posi
         parent = model.parent(node)
         if parent is None:
             return False
-        if isinstance(parent, (ast.For, ast.AsyncFor)) and any(s is node for s in parent.body) and \
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and id(node) in _block_index(model, parent.body).positions and \
                 name in {_root_name(x) for x in _leaves(parent.target) if isinstance(x, ast.Name)} and \
                 (after is None or _pos(parent) >= after):
             return True
         for field in _BLOCK_FIELDS:
             block = getattr(parent, field, None)
-            if not isinstance(block, list) or not any(s is node for s in block):
+            if not isinstance(block, list):
                 continue
-            for earlier in block[:next(i for i, s in enumerate(block) if s is node)]:
-                if _rebinds(earlier, name) and (after is None or _pos(earlier) >= after):
-                    return True
+            index = _block_index(model, block)
+            if id(node) in index.positions and index.rebinding_before(index.positions[id(node)], name, after):
+                return True
         if parent is loop or isinstance(parent, FUNCTION_TYPES + (ast.Module, ast.Lambda, ast.ClassDef)):
             return False
         node = parent
 
 
-def _rebinds(stmt, name: str) -> bool:
-    """`name = <value not reading name>` (also in a tuple target)."""
+def _rebound_names(stmt) -> List[str]:
+    """The names `stmt` plainly rebinds: `name = <value not reading name>` (also in a tuple
+    target)."""
     if isinstance(stmt, ast.Assign):
         targets, value = stmt.targets, stmt.value
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
         targets, value = [stmt.target], stmt.value
     else:
-        return False
-    bound = any(isinstance(leaf, ast.Name) and leaf.id == name for t in targets for leaf in _leaves(t))
-    return bound and not any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+        return []
+    bound = [leaf.id for t in targets for leaf in _leaves(t) if isinstance(leaf, ast.Name)]
+    if not bound:
+        return []
+    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    return [name for name in bound if name not in read]

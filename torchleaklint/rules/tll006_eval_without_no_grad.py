@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
@@ -193,8 +194,11 @@ class EvalWithoutNoGrad(Rule):
         if not region or not (_pos(region[0]) <= _pos(call) and _end(call) <= _end(region[-1])):
             return None
         eval_named = isinstance(unit, FUNCTION_TYPES) and _eval_name(unit.name)
-        statements = next((s for s in smallest_first(region, context[1])
-                           if _end(call) <= _end(s[-1]) and self._wraps_safely(model, unit, s, eval_named)), None)
+        # once per region, not once per finding: a region can hold thousands of forwards
+        candidates = model.cached(("smallest_first", id(region), context[1]), lambda: smallest_first(region, context[1]))
+        statements = next((s for s in candidates if _end(call) <= _end(s[-1]) and model.cached(
+            ("wraps_safely", id(s[0]), id(s[-1]), eval_named), lambda s=s: self._wraps_safely(model, unit, s, eval_named))),
+            None)
         if statements is None:
             return None
         return FixSpec(codemod="wrap_in_no_grad", safety=SAFE, title=_WRAP_TITLE, target=Span.of(eval_stmt),
@@ -447,18 +451,25 @@ def _receiver_frozen_before(model, call, unit) -> bool:
     receiver = dotted(func)
     if receiver is None or not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
         return False
-    here = _pos(call)
+    first = model.cached(("frozen_at", unit), lambda: _freeze_positions(unit)).get(receiver)
+    return first is not None and first < _pos(call)
+
+
+def _freeze_positions(unit) -> Dict[str, Position]:
+    """receiver -> the first position in `unit` where all its parameters are frozen (one walk)."""
+    out: Dict[str, Position] = {}
     for node in ast.walk(unit):
-        if not hasattr(node, "lineno") or _pos(node) >= here:
-            continue
+        receiver = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
-                and dotted(node.func.value) == receiver and _false_flag(node):
-            return True
-        if isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
-                and node.iter.func.attr == "parameters" and dotted(node.iter.func.value) == receiver \
-                and isinstance(node.target, ast.Name) and _freezes(node, node.target.id):
-            return True
-    return False
+                and _false_flag(node):
+            receiver = dotted(node.func.value)
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
+                and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
+                and _freezes(node, node.target.id):
+            receiver = dotted(node.iter.func.value)
+        if receiver is not None and (receiver not in out or _pos(node) < out[receiver]):
+            out[receiver] = _pos(node)
+    return out
 
 
 def _false_flag(call) -> bool:
@@ -528,32 +539,43 @@ def _in_grad_mode_block(model, call) -> bool:
 
 def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
     """Gradients computed on purpose between start and end: a backward, `autograd.grad`,
-    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`."""
+    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`. The unit is walked
+    once (every finding asks): a range query on the sorted positions of its gradient code."""
+    positions = model.cached(("tll006_gradient_code", unit), lambda: _gradient_code_positions(model, unit))
+    first = bisect.bisect_left(positions, start)
+    return first < len(positions) and positions[first] < end
+
+
+def _gradient_code_positions(model, unit) -> List[Position]:
     body = unit.body if hasattr(unit, "body") else []
-    for stmt in body:
-        for node in ast.walk(stmt):
-            if not hasattr(node, "lineno") or not (start <= _pos(node) < end):
-                continue
-            if isinstance(node, ast.Call):
-                func = node.func
-                if model.backward_target(node) is not None:
-                    return True
-                if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
-                    return True
-                qual = model.qualname(func) or ""
-                if qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE \
-                        or torch_api.grad_context(qual) == "on":
-                    return True
-            elif isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
-                return True
-            elif isinstance(node, ast.keyword) and node.arg == "requires_grad":
-                return True
-    return False
+    return sorted(_pos(node) for stmt in body for node in ast.walk(stmt)
+                  if hasattr(node, "lineno") and _is_gradient_code(model, node))
+
+
+def _is_gradient_code(model, node) -> bool:
+    if isinstance(node, ast.Call):
+        func = node.func
+        if model.backward_target(node) is not None:
+            return True
+        if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
+            return True
+        qual = model.qualname(func) or ""
+        return bool(qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE
+                    or torch_api.grad_context(qual) == "on")
+    if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
+        return True
+    return isinstance(node, ast.keyword) and node.arg == "requires_grad"
 
 
 def _whole_function_is_eval(model, func, context) -> bool:
     """The function evaluates from its first statement on; a `model.train()` that only
-    restores the mode at the end (nothing but a plain `return` after it) is allowed."""
+    restores the mode at the end (nothing but a plain `return` after it) is allowed.
+    Memoized: every finding in the function asks."""
+    key = ("tll006_whole_function_is_eval", func, context[1] is None, context[4])
+    return model.cached(key, lambda: _whole_function_is_eval_uncached(model, func, context))
+
+
+def _whole_function_is_eval_uncached(model, func, context) -> bool:
     body = func.body
     for index, stmt in enumerate(body):
         if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(stmt)):

@@ -280,6 +280,21 @@ class Analyzer:
 
     stmt_TryStar = stmt_Try
 
+    def stmt_Match(self, s) -> None:
+        """Each case runs from the state before the `match` (or none runs). Without this the
+        case bodies went unanalyzed: a `with torch.no_grad():` there was invisible, and the
+        TLL006 region fix was applied again on every pass (issue 19)."""
+        self.expr(s.subject)
+        before = dict(self.env)
+        env = dict(before)  # no case matched
+        for case in s.cases:
+            self.env = dict(before)
+            if case.guard is not None:
+                self.expr(case.guard)
+            self.block(case.body)
+            env = _join_env(env, self.env)
+        self.env = env
+
     def stmt_With(self, s) -> None:
         switched = 0
         for item in s.items:
