@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Set, Tuple
 
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import short_source
 
 MAX_ORIGIN_HOPS = 6
@@ -139,11 +140,30 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
     return out
 
 
-def _data_reads(model, expr: ast.AST) -> List[ast.Name]:
-    """Names read as data in `expr`: not the callee of a call, not under a graph killer."""
+def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
+    """Names and attributes (`self.graph0`) read as data in `expr`: not the callee of a
+    call, not under a graph killer. An attribute read stands for itself (its reaching
+    definition is the store of this call, if any), not for its owner."""
     callees = {id(call.func) for call in ast.walk(expr) if isinstance(call, ast.Call)}
-    return [n for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-            and id(n) not in callees and not model.value_killed_at(n)]
+    out = []
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if id(node) in callees:
+            if isinstance(node, ast.Attribute):
+                stack.append(node.value)  # `x.reshape(...)`: the receiver is data, the method is not
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if not model.value_killed_at(node):
+                out.append(node)
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and dotted(node) is not None \
+                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            if not model.value_killed_at(node):
+                out.append(node)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
 
 
 def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
