@@ -82,12 +82,14 @@ class Cache:
         self.entries: Dict[str, Entry] = _load(self.path)
         self._changed: Dict[str, Entry] = {}
 
-    def lookup(self, path: str, stat: Optional[Stat]) -> Optional[List[Diagnostic]]:
-        """Cached diagnostics for `path` if its stat matches; None on a miss."""
+    def lookup(self, path: str, stat: Optional[Stat], deps: Optional[str] = None) -> Optional[List[Diagnostic]]:
+        """Cached diagnostics for `path` if its stat matches; None on a miss. `deps` (whole-
+        project runs) is the fingerprint of the summaries of other modules the file's check
+        read (`torchleaklint.project.fingerprint`): an entry recorded with another is a miss."""
         if stat is None:
             return None
         entry = self.entries.get(os.path.abspath(path))
-        if entry is None:
+        if entry is None or (entry[3] if len(entry) > 3 else None) != deps:
             return None
         if entry[0] == stat:
             return unpack(path, entry[2])
@@ -104,13 +106,14 @@ class Cache:
             return None
         if content_hash(raw) != entry[1]:
             return None
-        self.record(path, stat, entry[1], unpack(path, entry[2]))
+        self.record(path, stat, entry[1], unpack(path, entry[2]), entry[3] if len(entry) > 3 else None)
         return unpack(path, entry[2])
 
-    def record(self, path: str, stat: Optional[Stat], digest: Optional[bytes], diagnostics: List[Diagnostic]) -> None:
+    def record(self, path: str, stat: Optional[Stat], digest: Optional[bytes], diagnostics: List[Diagnostic],
+               deps: Optional[str] = None) -> None:
         if stat is None or digest is None:
             return
-        entry = (stat, digest, pack(diagnostics))
+        entry = (stat, digest, pack(diagnostics)) + ((deps,) if deps is not None else ())
         key = os.path.abspath(path)
         self.entries[key] = entry
         self._changed[key] = entry

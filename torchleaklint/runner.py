@@ -44,6 +44,13 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
     """(path, diagnostics) for each of `files`, in order. Cached results are reused and
     new ones recorded; the cache is saved when the iteration completes."""
     jobs = jobs or default_jobs()
+    from torchleaklint import project
+
+    if getattr(settings, "project_analysis", True) and project.enabled(list(files)):
+        from torchleaklint.project.run import lint_project  # follows imports across the run's modules
+
+        yield from lint_project(files, settings, jobs, cache, verbose)
+        return
     cached = {}
     stats = {}
     if cache is not None:

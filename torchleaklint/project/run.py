@@ -1,0 +1,222 @@
+"""Lint the files of a run as one project: summarize every module, then check each file with
+the summaries of what it imports, iterating (a bounded number of rounds) until the
+summaries stop changing.
+
+Round 1 summarizes and checks every file that is not cached, with no other module's summary.
+A file whose check read no summary and that no other module calls is done; the others are
+checked again with the summaries of round 1, and so on while a summary they read changes
+(at most MAX_ROUNDS rounds: cycles between modules converge or stop there).
+
+Summaries persist in a JSON store next to the diagnostics cache (`project-<key>.json`),
+keyed by file, validated by stat then content hash. A file's cached diagnostics are reused
+only when its dependency fingerprint (the digests of the summaries its check read, and the
+call sites other modules have of its functions) is unchanged: editing one module re-checks
+it and the files whose imported summaries changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from torchleaklint.cache import content_hash, file_stat
+from torchleaklint.project import Project, ProjectView, analyze_file, summarize_file
+from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
+
+MAX_ROUNDS = 3
+MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
+STORE_VERSION = "1"
+
+
+class SummaryStore:
+    def __init__(self, directory: Optional[str], settings):
+        self.path = None
+        self.entries: Dict[str, dict] = {}
+        if directory is not None:
+            from torchleaklint import __version__
+            from torchleaklint.cache import package_source_hash
+
+            key = hashlib.sha256(repr((__version__, STORE_VERSION, package_source_hash(),
+                                       settings.fingerprint())).encode()).hexdigest()[:24]
+            self.path = os.path.join(directory, __version__, f"project-{key}.json")
+            try:
+                with open(self.path, encoding="utf-8") as handle:
+                    data = json.load(handle)
+                self.entries = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self.entries = {}
+        self.changed = False
+
+    def get(self, path: str, stat) -> Optional[dict]:
+        entry = self.entries.get(path)
+        if entry is not None and stat is not None and tuple(entry.get("stat", ())) == tuple(stat):
+            return entry
+        return None
+
+    def put(self, path: str, stat, digest: Optional[bytes], summary, reads) -> None:
+        self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
+                              "summary": summary, "reads": list(reads)}
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self.entries, handle, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except OSError:
+            return
+
+
+def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
+    from torchleaklint.runner import _rare_gc
+
+    store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
+    absolute = {path: os.path.abspath(path) for path in files}
+    stats = {path: file_stat(path) for path in files}
+    summaries: Dict[str, dict] = {}
+    reads: Dict[str, List[str]] = {}
+    results: Dict[str, list] = {}
+    digests: Dict[str, Optional[bytes]] = {}
+    todo = []
+    for path in files:
+        entry = store.get(absolute[path], stats[path])
+        if entry is not None and entry.get("summary") is not None:
+            summaries[absolute[path]] = entry["summary"]
+            reads[path] = entry["reads"]
+        else:
+            todo.append(path)
+    with _rare_gc():
+        fresh = set()
+        for path, diagnostics, summary, read, digest in _analyze(todo, settings, jobs, verbose, None):
+            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            fresh.add(path)
+        _summarize_imported(summaries, settings)
+        project = Project(summaries)
+        used: Dict[str, str] = {}
+        pending = []
+        for path in files:
+            fp = project.fingerprint(path, reads.get(path, ()))
+            if path in fresh:
+                summary = summaries.get(absolute[path]) or {}
+                if not summary.get("imports") and not project.sites().get(absolute[path]):
+                    used[path] = fp
+                    continue
+            elif cache is not None:
+                found = cache.lookup(path, stats[path], deps=fp)
+                if found is not None:
+                    results[path], used[path] = found, fp
+                    continue
+            pending.append(path)
+        for _ in range(MAX_ROUNDS - 1):
+            if not pending:
+                break
+            changed = False
+            for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project):
+                old = project.digest(absolute[path])
+                _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+                used[path] = project.fingerprint(path, read)
+                changed = changed or (summary is not None and _digest(summary) != old)
+            if not changed:
+                break
+            project = Project(summaries)
+            pending = [p for p in files if p in used and project.fingerprint(p, reads.get(p, ())) != used[p]]
+    for path in files:
+        diagnostics = results[path]
+        if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
+            cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
+            store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()))
+        yield path, diagnostics
+    if cache is not None:
+        cache.save()
+        store.save()
+
+
+def _digest(summary) -> str:
+    from torchleaklint.project import summary_digest
+
+    return summary_digest(summary)
+
+
+def _keep(path, abspath, summary, read, diagnostics, digest, summaries, reads, results, digests) -> None:
+    if summary is not None:
+        summaries[abspath] = summary
+    reads[path] = list(read)
+    results[path] = diagnostics
+    if digest is not None:
+        digests[path] = digest
+
+
+def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
+    """Summaries of first-party modules the run imports but does not lint (a single file,
+    stdin): read from disk, a few levels deep."""
+    frontier = {p for s in summaries.values() for p in s.get("imports", ()) if p not in summaries}
+    for _ in range(MAX_IMPORT_DEPTH):
+        if not frontier:
+            return
+        found = set()
+        for path in sorted(frontier):
+            try:
+                raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+            except OSError:
+                continue
+            summary, _ = summarize_file(path, raw, settings)
+            if summary is not None:
+                summaries[path] = summary
+                found.update(p for p in summary.get("imports", ()) if p not in summaries)
+        frontier = found - set(summaries)
+
+
+def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project]):
+    from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
+
+    if jobs == 1 or len(paths) < MIN_FILES_FOR_POOL:
+        for path in paths:
+            yield analyze_one(path, settings, verbose, project)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(jobs, len(paths))
+    size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    summaries = project.summaries if project is not None else None
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
+                             initargs=(os.getpid(), summaries)) as pool:
+        for results in pool.map(_analyze_chunk, [(chunk, settings, verbose) for chunk in chunks]):
+            yield from results
+
+
+_WORKER_PROJECT: Optional[Project] = None
+
+
+def _init_project_worker(parent: int, summaries) -> None:
+    from torchleaklint.runner import _init_worker
+
+    global _WORKER_PROJECT
+    _init_worker(parent)
+    _WORKER_PROJECT = Project(summaries) if summaries is not None else None
+
+
+def _analyze_chunk(args):
+    chunk, settings, verbose = args
+    return [analyze_one(path, settings, verbose, _WORKER_PROJECT) for path in chunk]
+
+
+def analyze_one(path: str, settings, verbose: bool, project: Optional[Project]):
+    """(path, diagnostics, summary, reads, content hash) of one file."""
+    from torchleaklint.engine import lint_file
+
+    try:
+        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+    except OSError:
+        return path, lint_file(path, settings, verbose), None, [], None
+    view = project.view(path) if project is not None else ProjectView(path)
+    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose)
+    return path, diagnostics, summary, read, content_hash(raw)
