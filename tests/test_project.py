@@ -229,3 +229,29 @@ def test_cache_rechecks_dependents_only(tmp_path):
     # utils.py did not change, but the call site it depends on did: its entry is not reused
     assert not [k for k in second if k[0] == "utils.py"]
     assert run(tmp_path, ".") == second
+
+
+def test_stdin_buffer_reads_the_project_on_disk(tmp_path):
+    write(tmp_path, METER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    source = (tmp_path / "utils.py").read_bytes()
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-cache", "--stdin-filename", "utils.py", "-"],
+                          cwd=tmp_path, env=env, input=source, capture_output=True)
+    assert b"utils.py:7:9: TLL002" in proc.stdout and b"train.py:13" in proc.stdout
+    # without a name there is no project: the buffer is analyzed alone
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-cache", "-"],
+                          cwd=tmp_path, env=env, input=source, capture_output=True)
+    assert b"TLL002" not in proc.stdout
+
+
+def test_flake8_plugin_follows_imports(tmp_path):
+    write(tmp_path, METER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TLL", "utils.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert "utils.py:7:9: TLL002" in proc.stdout, proc.stderr
+
+
+def test_project_analysis_can_be_turned_off(tmp_path):
+    write(tmp_path, METER)
+    assert not run(tmp_path, "--no-cache", "--no-project-analysis", ".")

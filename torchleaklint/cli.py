@@ -65,6 +65,8 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes to lint with (default: the number of CPUs).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--project-analysis/--no-project-analysis", default=None,
+              help="Follow imports, calls and classes across the modules of the project (default: on).")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="TORCHLEAKLINT_CACHE_DIR",
               help="Cache directory (default: .torchleaklint_cache in the project root).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
@@ -77,7 +79,7 @@ def _codes(value: Optional[str]) -> Optional[Tuple[str, ...]]:
 def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_step_methods, config_path,
           output_format, fix, unsafe_fixes, diff, show_fixes, exit_zero, force_exclude, respect_gitignore,
           jobs, no_cache, cache_dir, quiet, verbose, stdin_filename, statistics, add_noqa, show_settings,
-          version) -> None:
+          version, project_analysis=None) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
@@ -104,6 +106,8 @@ def check(paths, select, ignore, extend_select, exclude, extend_exclude, per_ste
             overrides["exclude"] = tuple(p.strip() for p in exclude.split(",") if p.strip())
         if extend_exclude:
             overrides["extend_exclude"] = settings.extend_exclude + tuple(p.strip() for p in extend_exclude.split(","))
+        if project_analysis is not None:
+            overrides["project_analysis"] = project_analysis
         if per_step_methods:
             overrides["per_step_methods"] = tuple(p.strip() for p in per_step_methods.split(",") if p.strip())
         settings = with_overrides(settings, **overrides)

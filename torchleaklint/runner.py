@@ -46,7 +46,7 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
     jobs = jobs or default_jobs()
     from torchleaklint import project
 
-    if getattr(settings, "project_analysis", True) and project.enabled(list(files)):
+    if settings.project_analysis and project.enabled(list(files)):
         from torchleaklint.project.run import lint_project  # follows imports across the run's modules
 
         yield from lint_project(files, settings, jobs, cache, verbose)

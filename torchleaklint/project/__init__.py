@@ -64,6 +64,9 @@ class Project:
                         entry = sub_summary.get("classes", {}).get(sub)
                         if sub_path != path and entry and method in entry["methods"]:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
+        for by_function in index.values():
+            for sites in by_function.values():
+                sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))
         self._sites = index
         return index
 

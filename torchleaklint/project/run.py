@@ -21,11 +21,13 @@ import json
 import os
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
-from torchleaklint.cache import content_hash, file_stat
-from torchleaklint.project import Project, ProjectView, analyze_file, summarize_file
+from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
+from torchleaklint.project import Project, ProjectView, analyze_file, modules, summarize_file
 from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
 
 MAX_ROUNDS = 3
+MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
+_SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
 STORE_VERSION = "1"
 
@@ -220,3 +222,61 @@ def analyze_one(path: str, settings, verbose: bool, project: Optional[Project]):
     view = project.view(path) if project is not None else ProjectView(path)
     diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose)
     return path, diagnostics, summary, read, content_hash(raw)
+
+
+def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
+    """The project as an editor buffer (stdin, the flake8 plugin) sees it: the summaries of
+    the modules it imports, read from disk, and the call sites other modules have of its
+    functions, from the summaries the last run stored (those whose file is unchanged).
+    None when `path` is not a file of a project on disk."""
+    if not settings.project_analysis or not path or path == "-" or not os.path.exists(os.path.dirname(os.path.abspath(path)) or "."):
+        return None
+    absolute = os.path.abspath(path)
+    if not modules.project_root(os.path.dirname(absolute)):
+        return None
+    directory = settings.cache_dir or os.path.join(settings.project_root, DEFAULT_DIR_NAME)
+    store = SummaryStore(directory, settings)
+    summaries = {}
+    for file, entry in store.entries.items():
+        if file != absolute and entry.get("summary") is not None and store.get(file, file_stat(file)) is not None:
+            summaries[file] = entry["summary"]
+    root = modules.project_root(os.path.dirname(absolute))
+    if not summaries and root in _SCANNED:  # this process summarized the project already
+        summaries = {f: s for f, (stat, s) in _SCANNED[root].items() if f != absolute and file_stat(f) == stat}
+    if not summaries:  # no run stored its summaries: a small project is summarized now
+        for file in _project_files(root, MAX_BUFFER_SCAN):
+            try:  # the buffer itself: its unsaved text
+                content = raw if file == absolute else read_regular_file(file, MAX_FILE_BYTES + 1)
+                summary, _ = summarize_file(file, content, settings)
+            except OSError:
+                continue
+            if summary is not None:
+                summaries[file] = summary
+        first = Project(dict(summaries))  # a second round sees the first's summaries
+        for file in [f for f, s in summaries.items() if s.get("imports") and f != absolute]:
+            try:
+                summary, _ = summarize_file(file, read_regular_file(file, MAX_FILE_BYTES + 1), settings, first.view(file))
+            except OSError:
+                continue
+            if summary is not None:
+                summaries[file] = summary
+        _SCANNED[root] = {f: (file_stat(f), s) for f, s in summaries.items()}
+    own, _ = summarize_file(absolute, raw, settings, ProjectView(absolute, summaries))
+    if own is None:
+        return None
+    summaries[absolute] = own
+    _summarize_imported(summaries, settings)
+    return Project(summaries).view(absolute)
+
+
+def _project_files(root: str, limit: int) -> List[str]:
+    """The .py files of a small project (none when it has more than `limit`)."""
+    out = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("venv", "node_modules", "__pycache__"))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                out.append(os.path.join(directory, name))
+                if len(out) > limit:
+                    return []
+    return out

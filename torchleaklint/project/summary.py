@@ -28,7 +28,7 @@ import ast
 from typing import Dict, List, Optional
 
 from torchleaklint.semantic.values import (
-    CLASS, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
+    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
 )
 
 SUMMARY_VERSION = 1
@@ -146,6 +146,10 @@ def _function(model, func, module: str, info) -> dict:
         ret_g = encode(analyze_unit(model, func, graph_params, 1).returns, module)
         if ret_g != out["ret"]:
             out["ret_g"] = ret_g
+    if flow.returns is not None and flow.returns.kind == DATA:
+        weight = _returned_weight(model, func)
+        if weight is not None:
+            out["weight"] = weight
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
     if model.backward_calls_in(func):
@@ -154,6 +158,19 @@ def _function(model, func, module: str, info) -> dict:
     if keeps:
         out["keeps"] = keeps
     return out
+
+
+def _returned_weight(model, func) -> Optional[dict]:
+    """What makes the returned data too big for a Tune config (`a DataFrame loaded by
+    pd.read_parquet(...)`), as TLL005 would say it of the returned expression."""
+    from torchleaklint.semantic.tune import weight_of
+
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func:
+            found = weight_of(model, node.value)
+            if found is not None:
+                return {"what": found.what, "kind": found.kind}
+    return None
 
 
 def _keeps(func, params) -> Dict[str, str]:

@@ -206,9 +206,23 @@ class ProjectView:
         found = self.imported_summary(class_qual)
         return (found[1] or {}).get("kind", "") if found and found[0] == "class" else ""
 
+    def local_value(self, value):
+        """A value another module passes in, with this module's own classes named as they
+        are here (`policy.Policy` -> `Policy` inside policy.py)."""
+        name = value.name
+        prefix = (modules.module_name(self.path) or "\0") + "."
+        if name and name.startswith(prefix) and "." not in name[len(prefix):]:
+            from dataclasses import replace
+
+            return replace(value, name=name[len(prefix):])
+        return value
+
     def external_sites(self, objpath: str) -> List[dict]:
         """Call sites in other modules of this module's function or method `objpath`."""
         return self.sites.get(objpath, [])
+
+    def definition_label(self, path: str, line: int) -> str:
+        return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"
 
     def label(self, site: dict) -> str:
         """`train.py:15` for a call site in another file, relative to this file's directory."""

@@ -182,13 +182,14 @@ class Analyzer:
         names = [p.arg for p in params]
         offset = 1 if self.cls is not None and not _is_static(unit) else 0
         out: Dict[str, Value] = {}
+        local = self.m.project.local_value
         for site in self.m.external_sites(unit):
             for i, arg in enumerate(site["a"]):
                 if i + offset < len(names):
-                    out[names[i + offset]] = join(out.get(names[i + offset]), decode(arg))
+                    out[names[i + offset]] = join(out.get(names[i + offset]), local(decode(arg)))
             for name, arg in site["kw"].items():
                 if name in names:
-                    out[name] = join(out.get(name), decode(arg))
+                    out[name] = join(out.get(name), local(decode(arg)))
         return out
 
     # ------------------------------------------------------------ statements
