@@ -23,6 +23,10 @@ __all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_dig
 
 
 def summary_digest(summary: Optional[dict]) -> str:
+    """Digest of what another module's check reads of a summary: not the calls it makes (those
+    reach the called module's fingerprint as its call sites) nor its import list."""
+    if summary is not None:
+        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports")}
     text = json.dumps(summary, sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
@@ -97,6 +101,14 @@ class Project:
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
+def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:
+    """What a file's summary was computed from: the summaries of the modules it imports and
+    read (not the call sites of other modules: summaries only look forward, along imports)."""
+    path = os.path.abspath(path)
+    deps = set(reads) | set((project.summaries.get(path) or {}).get("imports", ()))
+    return ",".join(f"{p}={project.digest(p)}" for p in sorted(deps) if p != path)
+
+
 def fingerprint(project: Project, path: str, reads: Iterable[str]) -> str:
     return project.fingerprint(path, reads)
 
@@ -148,14 +160,26 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
         return None, None
 
 
-def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bool = False):
-    """(diagnostics, summary, files whose summaries the check read) for one file."""
+def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bool = False,
+                 provisional: bool = False):
+    """(diagnostics, summary, files whose summaries the check read) for one file.
+    `provisional` (the first round, before any summary exists): a file importing first-party
+    modules is only summarized (diagnostics None), as its check must wait for their summaries."""
     from torchleaklint.engine import lint_source
 
     found = []
-    summary, model = summarize_file(path, raw, settings, view, before=lambda model: found.append(
-        lint_source(raw, path, settings, verbose, project=view, model=model)))
-    diagnostics = found[0] if found else lint_source(raw, path, settings, verbose, project=view)
+
+    def check(model):
+        if not (provisional and view.has_first_party_imports()):
+            found.append(lint_source(raw, path, settings, verbose, project=view, model=model))
+
+    summary, model = summarize_file(path, raw, settings, view, before=check)
+    if found:
+        diagnostics = found[0]
+    elif model is not None:
+        diagnostics = None
+    else:
+        diagnostics = lint_source(raw, path, settings, verbose, project=view)
     return diagnostics, summary, sorted(view.reads)
 
 

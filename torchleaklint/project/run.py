@@ -1,17 +1,19 @@
 """Lint the files of a run as one project: summarize every module, then check each file with
-the summaries of what it imports, iterating (a bounded number of rounds) until the
-summaries stop changing.
+the summaries of what it imports.
 
-Round 1 summarizes and checks every file that is not cached, with no other module's summary.
-A file whose check read no summary and that no other module calls is done; the others are
-checked again with the summaries of round 1, and so on while a summary they read changes
-(at most MAX_ROUNDS rounds: cycles between modules converge or stop there).
+Round 1 summarizes every file that is not cached with no other module's summary (a file
+importing no first-party module is checked at the same time). Later rounds summarize again,
+with the summaries of the previous round, the files whose imported summaries changed, until
+none did or MAX_ROUNDS (cycles converge or stop there). Summaries only look forward, along
+imports: a summary never depends on who calls the module. Then every file whose result is
+not known is checked once, with the final summaries and the call sites other modules have
+of its functions.
 
 Summaries persist in a JSON store next to the diagnostics cache (`project-<key>.json`),
-keyed by file, validated by stat then content hash. A file's cached diagnostics are reused
-only when its dependency fingerprint (the digests of the summaries its check read, and the
-call sites other modules have of its functions) is unchanged: editing one module re-checks
-it and the files whose imported summaries changed.
+keyed by file, validated by stat. A file's cached diagnostics are reused only when its
+dependency fingerprint (the digests of the summaries its check read, and the call sites
+other modules have of its functions) is unchanged: editing one module re-checks it and the
+files whose imported summaries changed.
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
-from torchleaklint.project import Project, ProjectView, analyze_file, modules, summarize_file
+from torchleaklint.project import Project, ProjectView, analyze_file, modules, summarize_file, summary_inputs
 from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
 
+# Summary rounds: the first without other modules' summaries, then again for the files whose
+# dependencies' summaries changed, until none did; chains deeper than this stop there.
 MAX_ROUNDS = 3
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
@@ -57,9 +62,9 @@ class SummaryStore:
             return entry
         return None
 
-    def put(self, path: str, stat, digest: Optional[bytes], summary, reads) -> None:
+    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None) -> None:
         self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                              "summary": summary, "reads": list(reads)}
+                              "summary": summary, "reads": list(reads), "fp": fp}
         self.changed = True
 
     def save(self) -> None:
@@ -84,7 +89,8 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
     absolute = {path: os.path.abspath(path) for path in files}
     stats = {path: file_stat(path) for path in files}
     summaries: Dict[str, dict] = {}
-    reads: Dict[str, List[str]] = {}
+    reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
+    summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
     results: Dict[str, list] = {}
     digests: Dict[str, Optional[bytes]] = {}
     todo = []
@@ -93,48 +99,57 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
         if entry is not None and entry.get("summary") is not None:
             summaries[absolute[path]] = entry["summary"]
             reads[path] = entry["reads"]
+            summarized_at[path] = entry.get("fp")
         else:
             todo.append(path)
     with _rare_gc():
+        # round 1: summaries without other modules' (files importing none are also checked)
         fresh = set()
         for path, diagnostics, summary, read, digest in _analyze(todo, settings, jobs, verbose, None):
             _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            summarized_at[path] = summary_inputs(Project({}), path, read)
             fresh.add(path)
         _summarize_imported(summaries, settings)
         project = Project(summaries)
-        used: Dict[str, str] = {}
+        # further rounds: summarize again, with the others' summaries, every file whose
+        # dependencies changed, until nothing changes (or MAX_ROUNDS)
+        for _ in range(MAX_ROUNDS - 1):
+            again = [p for p in files if summarized_at.get(p) != summary_inputs(project, p, reads.get(p, ()))]
+            if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+                print(f"summary round: {len(again)} files", file=sys.stderr)
+            if not again:
+                break
+            for path, _, summary, read, digest in _analyze(again, settings, jobs, verbose, project, check=False):
+                _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                summarized_at[path] = summary_inputs(project, path, read)
+            project = Project(summaries)
+        # the check: with the final summaries, of every file whose result is not known
+        used: Dict[str, Optional[str]] = {}
         pending = []
         for path in files:
             fp = project.fingerprint(path, reads.get(path, ()))
-            if path in fresh:
-                summary = summaries.get(absolute[path]) or {}
-                if not summary.get("imports") and not project.sites().get(absolute[path]):
-                    used[path] = fp
-                    continue
-            elif cache is not None:
+            if path in fresh and results.get(path) is not None and fp is None:
+                used[path] = fp  # depends on no other module: round 1's check is final
+                continue
+            if cache is not None and path not in fresh:
                 found = cache.lookup(path, stats[path], deps=fp)
                 if found is not None:
                     results[path], used[path] = found, fp
                     continue
             pending.append(path)
-        for _ in range(MAX_ROUNDS - 1):
-            if not pending:
-                break
-            changed = False
-            for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project):
-                old = project.digest(absolute[path])
-                _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
-                used[path] = project.fingerprint(path, read)
-                changed = changed or (summary is not None and _digest(summary) != old)
-            if not changed:
-                break
-            project = Project(summaries)
-            pending = [p for p in files if p in used and project.fingerprint(p, reads.get(p, ())) != used[p]]
+        for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project,
+                                                                 summarize=False):
+            results[path] = diagnostics
+            if digest is not None:
+                digests[path] = digest
+            reads[path] = sorted(set(reads.get(path, ())) | set(read))
+            used[path] = project.fingerprint(path, reads[path])
     for path in files:
         diagnostics = results[path]
         if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
-            store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()))
+            store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
+                      summarized_at.get(path))
         yield path, diagnostics
     if cache is not None:
         cache.save()
@@ -176,12 +191,13 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
         frontier = found - set(summaries)
 
 
-def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project]):
+def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
+             check: bool = True, summarize: bool = True):
     from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
 
     if jobs == 1 or len(paths) < MIN_FILES_FOR_POOL:
         for path in paths:
-            yield analyze_one(path, settings, verbose, project)
+            yield analyze_one(path, settings, verbose, project, check, summarize)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -191,7 +207,7 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
     summaries = project.summaries if project is not None else None
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
                              initargs=(os.getpid(), summaries)) as pool:
-        for results in pool.map(_analyze_chunk, [(chunk, settings, verbose) for chunk in chunks]):
+        for results in pool.map(_analyze_chunk, [(chunk, settings, verbose, check, summarize) for chunk in chunks]):
             yield from results
 
 
@@ -207,12 +223,14 @@ def _init_project_worker(parent: int, summaries) -> None:
 
 
 def _analyze_chunk(args):
-    chunk, settings, verbose = args
-    return [analyze_one(path, settings, verbose, _WORKER_PROJECT) for path in chunk]
+    chunk, settings, verbose, check, summarize = args
+    return [analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize) for path in chunk]
 
 
-def analyze_one(path: str, settings, verbose: bool, project: Optional[Project]):
-    """(path, diagnostics, summary, reads, content hash) of one file."""
+def analyze_one(path: str, settings, verbose: bool, project: Optional[Project], check: bool = True,
+                summarize: bool = True):
+    """(path, diagnostics, summary, reads, content hash) of one file: summarized and checked,
+    or only one of the two."""
     from torchleaklint.engine import lint_file
 
     try:
@@ -220,7 +238,15 @@ def analyze_one(path: str, settings, verbose: bool, project: Optional[Project]):
     except OSError:
         return path, lint_file(path, settings, verbose), None, [], None
     view = project.view(path) if project is not None else ProjectView(path)
-    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose)
+    if not summarize:
+        from torchleaklint.engine import lint_source
+
+        diagnostics = lint_source(raw, path, settings, verbose, project=view)
+        return path, diagnostics, None, sorted(view.reads), content_hash(raw)
+    if not check:  # a summary looks forward only: no call sites of other modules
+        summary, _ = summarize_file(path, raw, settings, ProjectView(path, project.summaries))
+        return path, None, summary, sorted(view.reads), content_hash(raw)
+    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None)
     return path, diagnostics, summary, read, content_hash(raw)
 
 

@@ -32,6 +32,8 @@ from torchleaklint.semantic.values import (
 )
 
 SUMMARY_VERSION = 1
+# Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
+_MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
 
 
@@ -129,18 +131,23 @@ def _exports(summary: dict, module: str) -> Dict[str, str]:
 
 
 def _function(model, func, module: str, info) -> dict:
-    from torchleaklint.semantic.dataflow import Analyzer, analyze_unit
+    from torchleaklint.semantic.dataflow import analyze_unit
     from torchleaklint.semantic.syntax import is_staticmethod
 
     args = func.args
     params = [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
     has_self = info is not None and not is_staticmethod(func) and bool(params)
     out: Dict[str, object] = {"line": func.lineno, "params": params, "self": has_self}
-    base = Analyzer(model, func, 1).parameter_values()
-    flow = analyze_unit(model, func, base, 1)
+    # the function's own data flow (shared with the rules' questions, computed once): its
+    # parameters take what the module's call sites pass, as they would for a local caller
+    flow = model.flow(func)
+    if flow is None:
+        return out
     out["ret"] = encode(flow.returns, module)
+    base = flow.params
     unknown = [p for p in params[1 if has_self else 0:] if base.get(p, Value(UNKNOWN)).kind == UNKNOWN]
-    if unknown and flow.returns is not None:
+    if unknown and flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
+            and not flow.returns.carries_graph:
         graph_params = dict(base)
         graph_params.update({p: Value(GRAPH) for p in unknown})
         ret_g = encode(analyze_unit(model, func, graph_params, 1).returns, module)
@@ -150,11 +157,13 @@ def _function(model, func, module: str, info) -> dict:
         weight = _returned_weight(model, func)
         if weight is not None:
             out["weight"] = weight
+    if _returns_detached_parameter(func, set(params)):
+        out["detaches"] = True
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
     if model.backward_calls_in(func):
         out["bw"] = True
-    keeps = _keeps(func, set(params[1:] if has_self else params))
+    keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps
     return out
@@ -173,10 +182,27 @@ def _returned_weight(model, func) -> Optional[dict]:
     return None
 
 
+def _returns_detached_parameter(func, params) -> bool:
+    """`return state.detach()` on the tensor path of a helper (`repackage_hidden`-style):
+    what it returns for a tensor argument is cut from the graph; its other paths handle
+    containers and non-tensors."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+            call = node.value.func
+            if isinstance(call, ast.Attribute) and call.attr in ("detach", "detach_") \
+                    and isinstance(call.value, ast.Name) and call.value.id in params:
+                return True
+    return False
+
+
 def _keeps(func, params) -> Dict[str, str]:
     """Parameters whose value a method stores on self: `self.sum += val * n`, `self.values.append(v)`."""
     out: Dict[str, str] = {}
+    if not params:
+        return out
     for node in ast.walk(func):
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Call)):
+            continue
         target = value = None
         if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]

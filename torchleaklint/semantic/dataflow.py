@@ -836,7 +836,7 @@ class Analyzer:
         result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
         if result.kind == GRAPH or result.carries_graph:
             result = self.produced(result) if result.kind == GRAPH else result
-        if self.nograd:
+        if self.nograd or entry.get("detaches"):
             result = _strip_graph(result)
         return result
 
