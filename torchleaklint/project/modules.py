@@ -43,6 +43,10 @@ def project_root(directory: str) -> Optional[str]:
     return os.path.dirname(top) if top else None
 
 
+def _has_marker(root: str) -> bool:
+    return any(os.path.exists(os.path.join(root, marker)) for marker in ROOT_MARKERS)
+
+
 @lru_cache(maxsize=4096)
 def source_roots(root: str) -> List[str]:
     roots = []
@@ -111,6 +115,12 @@ def find_module(name: str, importer: str) -> Optional[str]:
 def _find_module(name: str, directory: str) -> Optional[str]:
     root = project_root(directory)
     bases = list(source_roots(root)) if root else []
+    if root and not _has_marker(root):
+        # a package found by its __init__.py chain alone (an installed package in
+        # site-packages): only that package is first-party, not its neighbours
+        top = os.path.relpath(directory, root).split(os.sep)[0]
+        if name.split(".")[0] != top:
+            return None
     if not os.path.isfile(os.path.join(directory, "__init__.py")) and directory not in bases:
         bases.append(directory)  # a script's directory is on sys.path when it runs
     rel = name.replace(".", os.sep)

@@ -78,7 +78,7 @@ class SummaryStore:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 json.dump(self.entries, handle, separators=(",", ":"))
             os.replace(tmp, self.path)
-        except OSError:
+        except (OSError, TypeError, ValueError):  # never fail a run for its summary store
             return
 
 

@@ -31,6 +31,8 @@ from torchleaklint.semantic.values import (
     CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
 )
 
+from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
+
 SUMMARY_VERSION = 1
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
@@ -88,6 +90,16 @@ def summarize(model, module: str) -> dict:
         "imports": sorted(view.imported_files()) if view is not None else [],
     }
     defs = summary["defs"]
+    if module.split(".")[0] in BUILTIN_KNOWLEDGE:
+        # no module can import this one as first-party (torch's own sources): names only,
+        # no data flow spent on what nobody will ask
+        for node in model.tree.body:
+            if isinstance(node, FUNCTION_TYPES):
+                defs[node.name] = "function"
+            elif isinstance(node, ast.ClassDef):
+                defs[node.name] = "class"
+        summary["exports"] = {}
+        return summary
     for node in model.tree.body:
         if isinstance(node, FUNCTION_TYPES):
             defs[node.name] = "function"
