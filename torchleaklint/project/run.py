@@ -137,6 +137,8 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
                     results[path], used[path] = found, fp
                     continue
             pending.append(path)
+        if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+            print(f"round 1: {len(todo)} files; checked: {len(pending)} files", file=sys.stderr)
         for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project,
                                                                  summarize=False):
             results[path] = diagnostics
@@ -144,6 +146,10 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
                 digests[path] = digest
             reads[path] = sorted(set(reads.get(path, ())) | set(read))
             used[path] = project.fingerprint(path, reads[path])
+        # bounded: what is left unconverged after MAX_ROUNDS stays as it is (the next run
+        # does not continue the iteration unless a file changes)
+        for path in files:
+            summarized_at[path] = summary_inputs(project, path, reads.get(path, ()))
     for path in files:
         diagnostics = results[path]
         if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
