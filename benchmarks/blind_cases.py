@@ -64,12 +64,16 @@ def measure_single() -> dict:
 
 
 def measure_projects() -> dict:
+    from torchleaklint.runner import lint_paths
+
     files, findings = [], {}
     for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir()):
         settings = Settings(project_root=str(project), respect_gitignore=False)
-        for path in discover([str(project)], settings):
+        paths = discover([str(project)], settings)
+        # the whole project at once, as the command line lints it (imports followed across modules)
+        for path, diagnostics in lint_paths(paths, settings, jobs=1, cache=None):
             files.append(Path(path))
-            findings[Path(path)] = lint_file(path, settings)
+            findings[Path(path)] = diagnostics
     return _score(files, lambda path: findings[path])
 
 

@@ -38,7 +38,7 @@ from torchleaklint.diagnostics import ERROR, WARNING, Diagnostic, Evidence, FixS
 from torchleaklint.source import INTERNAL_ERROR, SYNTAX_ERROR, read_regular_file
 
 DEFAULT_DIR_NAME = ".torchleaklint_cache"
-FORMAT = "torchleaklint-cache-2"
+FORMAT = "torchleaklint-cache-3"
 # A stat is trusted only for files last changed this long before their content was read.
 # 2 s: the coarsest timestamps in use (FAT); 1 s on ext3, HFS+, many network filesystems.
 RACY_MARGIN_NS = 2_000_000_000
@@ -48,7 +48,7 @@ _TRANSIENT_MESSAGES = ("analysis took longer", "nested too deeply", "cannot read
 
 Stat = Tuple[int, int, int, int, int, int]  # size, mtime_ns, ctime_ns, inode, device, mode
 # stat, content hash, diagnostics without path, when the content was read (time.time_ns)
-Entry = Tuple[Stat, bytes, tuple, int]
+Entry = Tuple[Stat, bytes, tuple, int, Optional[str]]  # stat, content hash, diagnostics, read time, dependencies
 
 _package_hash: Optional[str] = None
 
@@ -110,12 +110,15 @@ class Cache:
         self.entries: Dict[str, Entry] = _load(self.path)
         self._changed: Dict[str, Entry] = {}
 
-    def lookup(self, path: str, stat: Optional[Stat]) -> Optional[List[Diagnostic]]:
-        """Cached diagnostics for `path` if its content is the one recorded; None on a miss."""
+    def lookup(self, path: str, stat: Optional[Stat], deps: Optional[str] = None) -> Optional[List[Diagnostic]]:
+        """Cached diagnostics for `path` if its content is the one recorded; None on a miss.
+        `deps` (whole-project runs) is the fingerprint of the summaries of other modules the
+        file's check read (`torchleaklint.project.fingerprint`): an entry recorded with another
+        is a miss."""
         if stat is None:
             return None
         entry = self.entries.get(os.path.abspath(path))
-        if entry is None or entry[0][0] != stat[0]:  # no entry, or the size differs: so does the content
+        if entry is None or entry[0][0] != stat[0] or entry[4] != deps:  # no entry, other size or dependencies
             return None
         if entry[0] == stat and _safely_older(stat, entry[3]):
             return unpack(path, entry[2])
@@ -131,19 +134,20 @@ class Cache:
             return None
         if content_hash(raw) != entry[1]:
             return None
-        self.record(path, stat, entry[1], unpack(path, entry[2]), read_at)
+        self.record(path, stat, entry[1], unpack(path, entry[2]), read_at, entry[4])
         return unpack(path, entry[2])
 
     def record(self, path: str, stat: Optional[Stat], digest: Optional[bytes], diagnostics: List[Diagnostic],
-               read_at: Optional[int] = None) -> None:
+               read_at: Optional[int] = None, deps: Optional[str] = None) -> None:
         """Remember `diagnostics` for the content hashed `digest`, read at `read_at` (taken
-        before `stat`; time.time_ns). Without `read_at` the stat is never trusted alone."""
+        before `stat`; time.time_ns), computed with the summaries fingerprinted `deps`.
+        Without `read_at` the stat is never trusted alone."""
         if stat is None or digest is None or not cacheable(diagnostics):
             return
         packed = pack(diagnostics)
         if any(_fix_from_json(_fix_to_json(values[6])) != values[6] for values in packed):
             return  # a fix parameter JSON cannot carry exactly: do not cache this file
-        entry = (stat, digest, packed, read_at or 0)
+        entry = (stat, digest, packed, read_at or 0, deps)
         key = os.path.abspath(path)
         self.entries[key] = entry
         self._changed[key] = entry
@@ -182,8 +186,8 @@ def _safely_older(stat: Stat, read_at: int) -> bool:
 
 # ------------------------------------------------------------------ JSON, checked on load
 def _entry_to_json(entry: Entry) -> dict:
-    stat, digest, packed, read_at = entry
-    return {"stat": list(stat), "hash": digest.hex(), "read_at": read_at,
+    stat, digest, packed, read_at, deps = entry
+    return {"stat": list(stat), "hash": digest.hex(), "read_at": read_at, "deps": deps,
             "diagnostics": [[*values[:6], _fix_to_json(values[6]), values[7],
                              [[e.line, e.col, e.message] for e in values[8]], values[9]] for values in packed]}
 
@@ -234,14 +238,15 @@ def _load(path: Path) -> Dict[str, Entry]:
 
 
 def _entry_from_json(raw) -> Entry:
-    _expect(isinstance(raw, dict) and set(raw) == {"stat", "hash", "read_at", "diagnostics"})
+    _expect(isinstance(raw, dict) and set(raw) == {"stat", "hash", "read_at", "deps", "diagnostics"})
+    _expect(raw["deps"] is None or isinstance(raw["deps"], str))
     stat = raw["stat"]
     _expect(isinstance(stat, list) and len(stat) == 6 and all(_is_int(v) for v in stat))
     digest = raw["hash"]
     _expect(isinstance(digest, str) and len(digest) == 32)
     _expect(_is_int(raw["read_at"]) and isinstance(raw["diagnostics"], list))
     return (tuple(stat), bytes.fromhex(digest), tuple(_diagnostic_from_json(d) for d in raw["diagnostics"]),
-            raw["read_at"])
+            raw["read_at"], raw["deps"])
 
 
 def _diagnostic_from_json(raw) -> tuple:

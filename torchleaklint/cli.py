@@ -84,6 +84,8 @@ def main() -> None:
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Processes to lint with (default: the number of CPUs).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the cache.")
+@click.option("--project-analysis/--no-project-analysis", default=None,
+              help="Follow imports, calls and classes across the modules of the project (default: on).")
 @click.option("--cache-dir", type=click.Path(file_okay=False), envvar="TORCHLEAKLINT_CACHE_DIR",
               help="Cache directory (default: .torchleaklint_cache in the project root).")
 @click.option("--quiet", "-q", is_flag=True, help="No summary line.")
@@ -104,7 +106,7 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
           extend_exclude, per_step_methods, config_path, output_format, output_file, fix, unsafe_fixes, fix_only,
           exit_non_zero_on_fix, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, jobs, no_cache,
           cache_dir, quiet, silent, verbose, color, progress, stdin_filename, statistics, add_noqa, show_settings,
-          show_files, version) -> None:
+          show_files, version, project_analysis=None) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
@@ -127,7 +129,7 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
         with timer.phase("settings"):
             resolver = _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores,
                                  extend_per_file_ignores, exclude, extend_exclude, per_step_methods, force_exclude,
-                                 respect_gitignore)
+                                 respect_gitignore, project_analysis)
             first = stdin_filename if reading_stdin and stdin_filename else (paths[0] if paths else ".")
             settings = resolver.for_path(first) if first != "-" else resolver.default
         if show_settings:
@@ -214,7 +216,7 @@ STATISTICS_FORMATS = ("concise", "full", "grouped", "json")
 
 
 def _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores, extend_per_file_ignores,
-              exclude, extend_exclude, per_step_methods, force_exclude, respect_gitignore):
+              exclude, extend_exclude, per_step_methods, force_exclude, respect_gitignore, project_analysis=None):
     """The command line's settings on top of each file's closest configuration."""
     from torchleaklint.cli_overrides import make_overrides, parse_per_file_ignores, split_codes, split_patterns
     from torchleaklint.hierarchy import SettingsResolver
@@ -232,7 +234,7 @@ def _resolver(config_path, select, ignore, extend_select, extend_ignore, per_fil
         per_file_ignores=parse_per_file_ignores(per_file_ignores, "--per-file-ignores", known)
         if per_file_ignores else None,
         extend_per_file_ignores=parse_per_file_ignores(extend_per_file_ignores, "--extend-per-file-ignores", known),
-        force_exclude=force_exclude, respect_gitignore=respect_gitignore)
+        force_exclude=force_exclude, respect_gitignore=respect_gitignore, project_analysis=project_analysis)
     return SettingsResolver(config_path, cwd, overrides)
 
 

@@ -47,7 +47,7 @@ def parse_per_file_ignores(values: Sequence[str], option: str, known) -> Tuple[T
 def make_overrides(cwd: str, select: Codes = None, extend_select: Codes = None, ignore: Codes = None,
                    extend_ignore: Codes = None, exclude=None, extend_exclude=None, per_step_methods=None,
                    per_file_ignores=None, extend_per_file_ignores=None, force_exclude=None,
-                   respect_gitignore=None) -> Callable[[Settings], Settings]:
+                   respect_gitignore=None, project_analysis=None) -> Callable[[Settings], Settings]:
     """A function from a configuration's settings to the settings this run uses."""
     cwd_path = Path(os.path.abspath(cwd))
 
@@ -83,6 +83,8 @@ def make_overrides(cwd: str, select: Codes = None, extend_select: Codes = None, 
             changes["force_exclude"] = force_exclude
         if respect_gitignore is not None:
             changes["respect_gitignore"] = respect_gitignore
+        if project_analysis is not None:
+            changes["project_analysis"] = project_analysis
         return replace(settings, **changes) if changes else settings
 
     return apply

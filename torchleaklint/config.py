@@ -50,6 +50,7 @@ class Settings:
     project_root: str = "."
     config_path: Optional[str] = None
     cache_dir: Optional[str] = None  # None: `.torchleaklint_cache` in project_root
+    project_analysis: bool = True  # follow imports across the modules of a project (issue 14)
     rule_options: Dict[str, Dict[str, object]] = field(default_factory=dict, compare=False, hash=False)
 
     def code_enabled(self, code: str) -> bool:
@@ -98,7 +99,8 @@ class Settings:
     def fingerprint(self) -> str:
         """What changes diagnostics: part of the cache key."""
         return repr((self.select, self.ignore, self.per_file_ignores, self.per_step_methods,
-                     sorted((k, sorted(v.items())) for k, v in self.rule_options.items())))
+                     sorted((k, sorted(v.items())) for k, v in self.rule_options.items()))) \
+            + ("" if self.project_analysis else " per-file")
 
 
 @functools.lru_cache(maxsize=32)
@@ -177,7 +179,7 @@ def _root_prefix(root: str) -> str:
 # ------------------------------------------------------------------------- loading
 _LIST_KEYS = {"select", "ignore", "extend-select", "exclude", "extend-exclude", "per-step-methods",
               "extend-ignore"}
-_BOOL_KEYS = {"respect-gitignore", "force-exclude"}
+_BOOL_KEYS = {"respect-gitignore", "force-exclude", "project-analysis"}
 _TABLE_KEYS = {"per-file-ignores", "extend-per-file-ignores"}
 _KNOWN_KEYS = _LIST_KEYS | _BOOL_KEYS | _TABLE_KEYS | {"cache-dir", "extend"}
 # In one directory, as ruff ranks `.ruff.toml` > `ruff.toml` > `pyproject.toml`; a
@@ -318,6 +320,8 @@ def _settings_from_table(table: dict, path: Path, base: Optional[Settings] = Non
         kwargs["respect_gitignore"] = table["respect-gitignore"]
     if "force-exclude" in table:
         kwargs["force_exclude"] = table["force-exclude"]
+    if "project-analysis" in table:
+        kwargs["project_analysis"] = table["project-analysis"]
     if "cache-dir" in table:
         if not isinstance(table["cache-dir"], str):
             raise ConfigError(f"{where}: `cache-dir` must be a string, got {table['cache-dir']!r}")

@@ -41,11 +41,13 @@ def selected_rules(settings: Settings, path: Optional[str] = None) -> List[objec
 
 
 def lint_source(source, path: str, settings: Settings, verbose: bool = False,
-                time_limit: Optional[float] = TIME_LIMIT_SECONDS) -> List[Diagnostic]:
+                time_limit: Optional[float] = TIME_LIMIT_SECONDS, project=None, model=None) -> List[Diagnostic]:
     """Lint one file's content (bytes or text) as if it lived at `path`.
 
     Never raises for bad input: undecodable or unparsable content, code too deep or too
     slow to analyze become one TLL900; a bug in a rule becomes one TLL901 per rule.
+    `project` (a `torchleaklint.project.ProjectView`) answers for first-party imports;
+    `model`, a SemanticModel already built from `source`, saves parsing it again.
     """
     rules = selected_rules(settings, path)
     if not rules:
@@ -57,7 +59,10 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
         return _lint_notebook(source, path, settings, verbose, time_limit)
     try:
         with analysis_time_limit(time_limit):
-            return _lint_source(source, path, settings, rules, verbose)
+            if model is not None:
+                rules = [rule for rule in rules if rule.applies_to(model.source)]
+                return check_tree(model.tree, model.source, path, settings, rules, verbose, model=model) if rules else []
+            return _lint_source(source, path, settings, rules, verbose, project)
     except AnalysisTimeout:
         return _file_diagnostic(path, settings, SYNTAX_ERROR,
                                 f"analysis took longer than {time_limit:g} s of CPU time; skipped", 1, 1)
@@ -76,7 +81,7 @@ def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_li
                          lambda text: lint_source(text, path, settings, verbose, time_limit))
 
 
-def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) -> List[Diagnostic]:
+def _lint_source(source, path: str, settings: Settings, rules, verbose: bool, project=None) -> List[Diagnostic]:
     try:
         if isinstance(source, bytes):
             if len(source) > MAX_FILE_BYTES:
@@ -109,18 +114,19 @@ def _lint_source(source, path: str, settings: Settings, rules, verbose: bool) ->
         return _file_diagnostic(path, settings, SYNTAX_ERROR, f"cannot parse: {exc}", 1, 1)
     if not rules:  # parsed only to report syntax errors; no rule can trigger here
         return []
-    return check_tree(tree, text, path, settings, rules, verbose)
+    return check_tree(tree, text, path, settings, rules, verbose, project=project)
 
 
 def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=None,
-               verbose: bool = False) -> List[Diagnostic]:
+               verbose: bool = False, project=None, model=None) -> List[Diagnostic]:
     """Run rules over a parsed tree (the flake8 plugin enters here with flake8's tree)."""
     if rules is None:
         rules = [r for r in selected_rules(settings, path) if PYTHON in r.kinds and r.applies_to(text)]
     lines = split_lines(text)
     noqa_lines = NoqaLines(text, lines)
     try:
-        model = SemanticModel(tree, text, path, settings)
+        if model is None:
+            model = SemanticModel(tree, text, path, settings, project=project)
     except RecursionError:
         return _too_deep(path, settings)
     except Exception as exc:  # a bug in the semantic layer: every rule would fail the same way

@@ -60,7 +60,10 @@ class Flake8Plugin:
     def run(self) -> Iterator[Tuple[int, int, str, type]]:
         text = "".join(self.lines)
         settings = _settings_for_file(self.filename)
-        for d in check_tree(self.tree, text, self.filename, settings):
+        from torchleaklint.project.run import buffer_view  # imports followed into the project on disk
+
+        project = buffer_view(self.filename, text.encode("utf-8"), settings) if self.filename != "stdin" else None
+        for d in check_tree(self.tree, text, self.filename, settings, project=project):
             # flake8 adds 1 to the column a plugin yields (it expects ast's 0-based
             # offsets); our columns are already 1-based, so give back one.
             yield d.line, d.col - 1, f"{d.code} {d.message}", type(self)

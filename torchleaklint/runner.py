@@ -46,6 +46,13 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
     """(path, diagnostics) for each of `files`, in order. Cached results are reused and
     new ones recorded; the cache is saved when the iteration completes."""
     jobs = jobs or default_jobs()
+    from torchleaklint import project
+
+    if settings.project_analysis and project.enabled(list(files)):
+        from torchleaklint.project.run import lint_project  # follows imports across the run's modules
+
+        yield from lint_project(files, settings, jobs, cache, verbose)
+        return
     cached = {}
     stats = {}
     read_at = time.time_ns()  # before any stat or read: the cache's racily-clean rule compares with it

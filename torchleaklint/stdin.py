@@ -23,7 +23,12 @@ def lint_stdin(raw: bytes, filename: Optional[str], settings: Settings,
     path = filename or STDIN_DISPLAY_NAME
     if filename and settings.force_exclude and settings.is_excluded_below(filename):
         return path, []
-    return path, lint_source(raw, path, settings, verbose)
+    project = None
+    if filename:  # the buffer's imports are read from the project on disk
+        from torchleaklint.project.run import buffer_view
+
+        project = buffer_view(filename, raw, settings)
+    return path, lint_source(raw, path, settings, verbose, project=project)
 
 
 def decoded(raw: bytes) -> Optional[Tuple[str, str]]:

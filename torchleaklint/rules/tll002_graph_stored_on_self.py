@@ -121,7 +121,7 @@ class GraphStoredOnSelf(Rule):
         stored = _stored_expr(stmt, target)
         shown = _short(stored)
         site = model.training_loop_call_site(func)
-        when = (f"called in the training loop at line {site.lineno}" if site is not None
+        when = (f"called in the training loop at {model.site_label(site)}" if site is not None
                 else "runs once per step")
         head = (f"`self.{target.attr}` keeps `{shown}`, which carries an autograd graph, in "
                 f"`{info.name}.{func.name}` ({when}); ")

@@ -174,12 +174,16 @@ def _per_step_hook(model, func) -> Optional[str]:
 def _only_called_per_step(model, func) -> Optional[str]:
     """A helper all of whose call sites in the module are inside per-step loops."""
     sites = model.call_sites(func)
-    if not sites:
+    external = model.external_sites(func)  # call sites in other modules of the project
+    if not sites and not external:
         return None
     for site in sites:
         if model.in_except_handler(site) or not any(model.is_step_loop(l) for l in model.loops_around(site)):
             return None
-    return f"every step (`{func.name}` is called in the training loop at line {sites[0].lineno})"
+    if any(site["ex"] or not site["st"] for site in external):
+        return None
+    where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
+    return f"every step (`{func.name}` is called in the training loop at {where})"
 
 
 def _fix(model, call) -> Optional[FixSpec]:

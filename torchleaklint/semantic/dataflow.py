@@ -109,7 +109,11 @@ class Analyzer:
             if values.get(name, UNKNOWN_V).kind == UNKNOWN:
                 values[name] = value
         if self.depth == 0:
-            for name, value in self._call_site_values(unit, params).items():
+            sites = self._call_site_values(unit, params)
+            if self.m.project is not None:
+                for name, value in self._external_site_values(unit, params).items():
+                    sites[name] = join(sites.get(name), value)
+            for name, value in sites.items():
                 if value.carries_graph or values.get(name, UNKNOWN_V).kind == UNKNOWN:
                     values[name] = join(values.get(name) if values.get(name, UNKNOWN_V).kind != UNKNOWN else None, value)
         return values
@@ -179,6 +183,23 @@ class Analyzer:
             for kw in site.keywords:
                 if kw.arg in names:
                     out[kw.arg] = join(out.get(kw.arg), flow.values.get(kw.value, UNKNOWN_V))
+        return out
+
+    def _external_site_values(self, unit, params) -> Dict[str, Value]:
+        """Argument values call sites in other modules pass (from their summaries)."""
+        from torchleaklint.project.summary import decode
+
+        names = [p.arg for p in params]
+        offset = 1 if self.cls is not None and not _is_static(unit) else 0
+        out: Dict[str, Value] = {}
+        local = self.m.project.local_value
+        for site in self.m.external_sites(unit):
+            for i, arg in enumerate(site["a"]):
+                if i + offset < len(names):
+                    out[names[i + offset]] = join(out.get(names[i + offset]), local(decode(arg)))
+            for name, arg in site["kw"].items():
+                if name in names:
+                    out[name] = join(out.get(name), local(decode(arg)))
         return out
 
     # ------------------------------------------------------------ statements
@@ -465,7 +486,15 @@ class Analyzer:
         return self.m_attribute(owners[0], attr)
 
     def m_attribute(self, class_name: str, attr: str) -> Value:
-        """The value an instance attribute holds, from its class's init-like methods."""
+        """The value an instance attribute holds, from its class's init-like methods (for a
+        class of another module: from its summary)."""
+        if "." in class_name and self.m.project is not None:
+            from torchleaklint.project.summary import decode
+
+            found = self.m.project.imported_summary(class_name)
+            if found is not None and found[0] == "class" and found[1] is not None:
+                return decode(found[1]["attrs"].get(attr))
+            return UNKNOWN_V
         return class_attribute_value(self.m, class_name, attr)
 
     def expr_Subscript(self, e: ast.Subscript) -> Value:
@@ -670,10 +699,26 @@ class Analyzer:
         if receiver.kind in (INSTANCE, MODULE) and receiver.name and receiver.name in self.m.classes:
             if self.m.method(receiver.name, func.attr) is not None:
                 return Value(FUNCTION, name=f"{receiver.name}.{func.attr}")
+            inherited = self._inherited_method(receiver.name, func.attr)
+            if inherited is not None:
+                return inherited
             return self.m_attribute(receiver.name, func.attr)
+        if receiver.kind in (INSTANCE, MODULE, DATASET, LOSS_FN) and receiver.name and "." in receiver.name \
+                and self.m.project is not None and self.m.project.method_of(receiver.name, func.attr) is not None:
+            return Value(REF, name=f"{receiver.name}.{func.attr}")  # a method of a class of another module
         if receiver.kind == MODULE and not receiver.name:
             return self._unique_class_attribute(func.attr)
         return UNKNOWN_V
+
+    def _inherited_method(self, class_name: str, attr: str) -> Optional[Value]:
+        """`self.log_loss(...)` where `log_loss` comes from a parent class in another module."""
+        if self.m.project is None:
+            return None
+        info = self.m.classes.get(class_name)
+        for base in self.m.class_bases(info) if info is not None else []:
+            if "." in base and self.m.project.method_of(base, attr) is not None:
+                return Value(REF, name=f"{base}.{attr}")
+        return None
 
     def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
         func = e.func
@@ -709,6 +754,9 @@ class Analyzer:
     def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
         if receiver is None or receiver.kind == REF or callee.kind in (FUNCTION, MODULE, LOSS_FN):
             return None  # a torch function, a method of this module, a submodule: generic path
+        if callee.kind == REF and self.m.project is not None and receiver.kind != UNKNOWN \
+                and self.m.project.is_first_party(callee.name or ""):
+            return None  # a method of a class of another module: its summary
         if method == "size" and len(args) == 1 and not kwargs and receiver.kind not in (SEQUENCE, INSTANCE):
             return SCALAR_V  # `x.size(0)`: one dimension, an int
         if method == "backward":
@@ -763,6 +811,10 @@ class Analyzer:
         return None
 
     def ref_call(self, e, qual: str, args, kwargs, all_args) -> Value:
+        if self.m.project is not None:
+            found = self.m.project.imported_summary(qual)
+            if found is not None:
+                return self.project_call(found, args, kwargs)
         ctx = torch_api.grad_context(qual)
         if ctx is not None:
             if ctx == "set":
@@ -814,6 +866,31 @@ class Analyzer:
         if qual.startswith("math."):
             return SCALAR_V
         return UNKNOWN_V
+
+    def project_call(self, found, args, kwargs) -> Value:
+        """A call of a function or class of another module of the project, as its summary says."""
+        from torchleaklint.project.summary import decode
+
+        kind, entry, _, objpath = found
+        if kind == "alias":  # a name another module re-exports: `th` of `import torch as th`
+            return Value(REF, name=entry)
+        if entry is None:
+            return UNKNOWN_V
+        if kind == "class":
+            from torchleaklint.project.modules import module_name
+
+            name = f"{module_name(found[2]) or ''}.{objpath}"
+            return {"module": Value(MODULE, name=name), "loss": Value(LOSS_FN, name=name),
+                    "dataset": Value(DATASET, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
+        if kind != "function":
+            return UNKNOWN_V
+        graph_in = any(a.carries_graph or a.kind == LEAF for a in list(args) + list(kwargs.values()))
+        result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
+        if result.kind == GRAPH or result.carries_graph:
+            result = self.produced(result) if result.kind == GRAPH else result
+        if self.nograd or entry.get("detaches"):
+            result = _strip_graph(result)
+        return result
 
     def _autograd_grad_value(self, e: ast.Call) -> Value:
         """`torch.autograd.grad` returns gradients without a graph unless `create_graph=True`

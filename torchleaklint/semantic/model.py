@@ -40,9 +40,24 @@ class ClassInfo:
         self.methods: Dict[str, ast.AST] = {}
 
 
+class ExternalCall:
+    """A call site in another module (from its summary), standing in for an ast.Call:
+    its position is the called function's, so evidence stays inside this file."""
+
+    def __init__(self, site: dict, func: ast.AST):
+        self.site = site
+        self.lineno = func.lineno
+        self.col_offset = func.col_offset
+        self.end_lineno = func.lineno
+        self.end_col_offset = func.col_offset
+
+
 class SemanticModel:
-    def __init__(self, tree: ast.Module, source: str = "", path: str = "<string>", settings=None):
+    def __init__(self, tree: ast.Module, source: str = "", path: str = "<string>", settings=None, project=None):
         self.tree = tree
+        # A torchleaklint.project.ProjectView (whole-project runs): answers for first-party
+        # imports from other modules' summaries. None: the file is analyzed alone.
+        self.project = project
         self.source = source
         self.path = path
         self.settings = settings
@@ -82,6 +97,8 @@ class SemanticModel:
                             stack.append(item)
         for node in by_type.get(ast.Import, []) + by_type.get(ast.ImportFrom, []):
             self.imports.add(node)
+            if self.project is not None:
+                self.project.extend_imports(self.imports, node)
         self.calls = by_type.get(ast.Call, [])
         for node in self.tree.body:
             if isinstance(node, FUNCTION_TYPES):
@@ -180,6 +197,8 @@ class SemanticModel:
             local = self.classes.get(base.rsplit(".", 1)[-1]) if "." not in base else None
             if local is not None and local is not info and depth < 8:
                 out.extend(self.class_bases(local, depth + 1))
+            elif local is None and self.project is not None:
+                out.extend(self.project.class_bases(base))  # a parent class in another module
         return out
 
     def class_is(self, info: ClassInfo, *suffixes: str) -> bool:
@@ -191,6 +210,7 @@ class SemanticModel:
             self._memo[key] = any(
                 b in ("torch.nn.Module", "nn.Module", "Module") or torch_api.nn_class(b)
                 or b.endswith(("LightningModule", "PreTrainedModel", ".Module"))
+                or (self.project is not None and self.project.class_kind(b) in ("module", "loss"))
                 for b in self.class_bases(info)
             )
         return self._memo[key]
@@ -298,9 +318,34 @@ class SemanticModel:
             return self._memo[key]
         self._memo[key] = False  # recursion guard
         sites = self.call_sites(func)
-        answer = bool(sites) and all(self.grad_disabled_at(site) for site in sites)
+        external = self.external_sites(func)
+        answer = bool(sites or external) and all(self.grad_disabled_at(site) for site in sites) \
+            and all(site["ng"] for site in external)
         self._memo[key] = answer
         return answer
+
+    # ------------------------------------------------------- other modules
+    def objpath(self, func: ast.AST) -> Optional[str]:
+        """`f` for a module function, `Cls.m` for a method of a top-level class, else None."""
+        if self.module_functions.get(getattr(func, "name", None)) is func:
+            return func.name
+        info = self.method_class.get(func)
+        if info is not None and info.node in self.tree.body:
+            return f"{info.name}.{func.name}"
+        return None
+
+    def external_sites(self, func: ast.AST) -> List[dict]:
+        """Calls of `func` made in other modules of the project (from their summaries)."""
+        if self.project is None:
+            return []
+        path = self.objpath(func)
+        return self.project.external_sites(path) if path else []
+
+    def site_label(self, site) -> str:
+        """How a message names a call site: `line 15` here, `train.py:15` in another module."""
+        if isinstance(site, ExternalCall):
+            return self.project.label(site.site)
+        return f"line {site.lineno}"
 
     # ------------------------------------------------------------- call graph
     def resolve_call(self, call: ast.Call) -> Optional[ast.AST]:
@@ -878,11 +923,12 @@ class SemanticModel:
                     yield {owner}, _read_keys(added[0])
 
     def is_per_step_function(self, func: ast.AST) -> bool:
-        """A module-level function called inside a training loop of this module."""
+        """A module-level function called inside a training loop of this module (or of
+        another module of the project)."""
         for site in self.call_sites(func):
             if any(self.is_step_loop(loop) for loop in self.loops_around(site)):
                 return True
-        return False
+        return any(site["st"] for site in self.external_sites(func))
 
     def _globals_of(self, unit: ast.AST) -> Set[str]:
         names: Set[str] = set()
@@ -911,7 +957,7 @@ class SemanticModel:
                 return f"`{name}` runs once per step"
         site = self.training_loop_call_site(func)
         if site is not None:
-            return f"`{name}` is called in the training loop at line {site.lineno}"
+            return f"`{name}` is called in the training loop at {self.site_label(site)}"
         return None
 
     def training_loop_call_site(self, func: ast.AST) -> Optional[ast.Call]:
@@ -921,6 +967,9 @@ class SemanticModel:
             for loop in self.loops_around(site):
                 if self.runs_training_step(loop) or self.has_backward_within(loop):
                     return site
+        for site in self.external_sites(func):
+            if site["tr"] and not site["ng"]:
+                return ExternalCall(site, func)
         return None
 
     def framework_runs_without_grad(self, func: ast.AST) -> bool:

@@ -446,6 +446,9 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
 def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
     qual = model.qualname(call.func) or ""
     text = _callee_text(call)
+    returned = _returned_by_other_module(model, qual, text)
+    if returned is not None:
+        return returned
     if qual in _LOADERS or qual.startswith("pandas.read_"):
         noun = "a `DataFrame`" if qual.startswith("pandas.") else "data"
         return Weight(f"{noun} loaded by `{text}(...)`", DATA)
@@ -530,6 +533,18 @@ def _ints(model, exprs) -> Optional[List[int]]:
             return None
         out.append(number)
     return out or None
+
+
+def _returned_by_other_module(model, qual: str, text: str) -> Optional[Weight]:
+    """A first-party function of another module returning bulk data (its summary says what)."""
+    if model.project is None or not qual:
+        return None
+    found = model.project.imported_summary(qual)
+    if found is None or found[0] != "function" or not found[1] or not found[1].get("weight"):
+        return None
+    weight = found[1]["weight"]
+    where = model.project.definition_label(found[2], found[1]["line"])
+    return Weight(f"{weight['what']} (returned by `{text}()`, {where})", weight["kind"])
 
 
 def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:

@@ -1,0 +1,188 @@
+"""Whole-project analysis: follow calls, classes and imports across the modules of a project.
+
+Two phases (see `run.py`): every module is summarized (`summary.py`: plain data, cached by
+content), then each file is checked with a `ProjectView` (`view.py`) answering from the
+summaries of what it imports and the call sites other modules have of its functions.
+Third-party and unresolvable imports stay opaque.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import json
+import os
+import warnings
+from typing import Dict, Iterable, List, Optional, Tuple
+
+from torchleaklint.project import modules
+from torchleaklint.project.summary import summarize
+from torchleaklint.project.view import ProjectView, Resolver
+
+__all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_digest", "summarize_file"]
+
+
+def summary_digest(summary: Optional[dict]) -> str:
+    """Digest of what another module's check reads of a summary: not the calls it makes (those
+    reach the called module's fingerprint as its call sites) nor its import list."""
+    if summary is not None:
+        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports")}
+    text = json.dumps(summary, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+class Project:
+    """The summaries of a run's modules and the index of who calls what across them."""
+
+    def __init__(self, summaries: Dict[str, dict]):
+        self.summaries = summaries
+        self._digests: Dict[str, str] = {}
+        self._sites: Optional[Dict[str, Dict[str, List[dict]]]] = None
+
+    def digest(self, path: str) -> str:
+        found = self._digests.get(path)
+        if found is None:
+            found = self._digests[path] = summary_digest(self.summaries.get(path))
+        return found
+
+    def sites(self) -> Dict[str, Dict[str, List[dict]]]:
+        """file -> objpath -> call sites in other files (a `self.m()` site also reaches the
+        overrides of `m` in subclasses defined elsewhere)."""
+        if self._sites is not None:
+            return self._sites
+        index: Dict[str, Dict[str, List[dict]]] = {}
+        children = self._subclasses()
+        for path in sorted(self.summaries):
+            summary = self.summaries[path]
+            resolver = Resolver(path, self.summaries)
+            for call in summary.get("calls", ()):
+                site = dict(call, path=path)
+                found = resolver.lookup(call["t"])
+                if found is not None and found[0] == "function" and found[2] != path:
+                    index.setdefault(found[2], {}).setdefault(found[3], []).append(site)
+                if call["self"]:
+                    cls_path, cls = _owner(resolver, call["t"])
+                    method = call["t"].rsplit(".", 1)[-1]
+                    for sub_path, sub in _descendants(children, (cls_path, cls)):
+                        sub_summary = self.summaries.get(sub_path) or {}
+                        entry = sub_summary.get("classes", {}).get(sub)
+                        if sub_path != path and entry and method in entry["methods"]:
+                            index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
+        for by_function in index.values():
+            for sites in by_function.values():
+                sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))
+        self._sites = index
+        return index
+
+    def _subclasses(self) -> Dict[Tuple[str, str], List[Tuple[str, str]]]:
+        children: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}
+        for path, summary in self.summaries.items():
+            resolver = Resolver(path, self.summaries)
+            for cls, entry in summary.get("classes", {}).items():
+                for base in entry["bases"]:
+                    parent = resolver.base_class(path, base)
+                    if parent is not None and parent != (path, cls):
+                        children.setdefault(parent, []).append((path, cls))
+        return children
+
+    def view(self, path: str) -> ProjectView:
+        path = os.path.abspath(path)
+        return ProjectView(path, self.summaries, self.sites().get(path, {}))
+
+    def fingerprint(self, path: str, reads: Iterable[str]) -> Optional[str]:
+        """What a file's check depended on: the summaries it read and the call sites other
+        modules have of its functions. Part of the file's cache key."""
+        path = os.path.abspath(path)
+        parts = [f"{p}={self.digest(p)}" for p in sorted(set(reads)) if p != path]
+        sites = self.sites().get(path)
+        if not parts and not sites:
+            return None  # the check depended on nothing outside the file: a plain cache entry
+        parts.append(json.dumps(sites or {}, sort_keys=True))
+        return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:
+    """What a file's summary was computed from: the summaries of the modules it imports and
+    read (not the call sites of other modules: summaries only look forward, along imports)."""
+    path = os.path.abspath(path)
+    deps = set(reads) | set((project.summaries.get(path) or {}).get("imports", ()))
+    return ",".join(f"{p}={project.digest(p)}" for p in sorted(deps) if p != path)
+
+
+def fingerprint(project: Project, path: str, reads: Iterable[str]) -> str:
+    return project.fingerprint(path, reads)
+
+
+def _owner(resolver: Resolver, target: str) -> Tuple[Optional[str], str]:
+    owner = target.rsplit(".", 1)[0]
+    found = resolver.lookup(owner)
+    if found is not None and found[0] == "class":
+        return found[2], found[3]
+    return None, ""
+
+
+def _descendants(children, root) -> List[Tuple[str, str]]:
+    out, stack, seen = [], [root], {root}
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            if child not in seen:
+                seen.add(child)
+                out.append(child)
+                stack.append(child)
+    return out
+
+
+def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] = None, before=None):
+    """(summary, semantic model) of a file's content; (None, None) when it does not parse.
+    `before(model)` runs on the model first (the check: so that its results are exactly
+    those of a fresh model)."""
+    from torchleaklint.engine import AnalysisTimeout, TIME_LIMIT_SECONDS, analysis_time_limit
+    from torchleaklint.semantic import SemanticModel
+    from torchleaklint.source import SourceError, decode
+
+    view = view if view is not None else ProjectView(path)
+    try:
+        text, _ = decode(raw)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(text, filename=path)
+        model = SemanticModel(tree, text, path, settings, project=view)
+    except (SourceError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None, None
+    if before is not None:
+        before(model)
+    try:
+        with analysis_time_limit(TIME_LIMIT_SECONDS):
+            return summarize(model, modules.module_name(path) or ""), model
+    except (RecursionError, MemoryError, AnalysisTimeout):
+        return None, None
+    except Exception:  # a bug in summarizing must not hide the file's own findings
+        return None, None
+
+
+def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bool = False,
+                 provisional: bool = False):
+    """(diagnostics, summary, files whose summaries the check read) for one file.
+    `provisional` (the first round, before any summary exists): a file importing first-party
+    modules is only summarized (diagnostics None), as its check must wait for their summaries."""
+    from torchleaklint.engine import lint_source
+
+    found = []
+
+    def check(model):
+        if not (provisional and view.has_first_party_imports()):
+            found.append(lint_source(raw, path, settings, verbose, project=view, model=model))
+
+    summary, model = summarize_file(path, raw, settings, view, before=check)
+    if found:
+        diagnostics = found[0]
+    elif model is not None:
+        diagnostics = None
+    else:
+        diagnostics = lint_source(raw, path, settings, verbose, project=view)
+    return diagnostics, summary, sorted(view.reads)
+
+
+def enabled(files: List[str]) -> bool:
+    """Project analysis needs files on disk that belong to a project."""
+    return any(modules.project_root(os.path.dirname(os.path.abspath(p))) for p in files[:64])

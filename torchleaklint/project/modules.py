@@ -1,0 +1,131 @@
+"""Where a project's first-party modules live: project root, source roots, module names.
+
+The project root is the nearest directory upward from a file holding `pyproject.toml`,
+`setup.cfg`, `setup.py` or `.git`; failing that, the parent of the outermost package
+(`__init__.py` chain) around the file. Modules are looked up under `<root>/src` (a `src/`
+layout) and `<root>`, and, for a script in a directory that is not a package, next to the
+script (Python puts a script's directory first on `sys.path`).
+
+Packages whose behaviour the linter knows built in (torch, ray, lightning, transformers,
+accelerate, ...) are never first-party, even when a checkout of them is being linted: the
+built-in knowledge is what the rules rely on.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import List, Optional
+
+ROOT_MARKERS = ("pyproject.toml", "setup.cfg", "setup.py", ".git")
+BUILTIN_KNOWLEDGE = frozenset({
+    "torch", "torchvision", "torchaudio", "torchtext", "ray", "lightning", "pytorch_lightning",
+    "lightning_fabric", "transformers", "accelerate", "numpy", "pandas", "datasets", "deepspeed",
+})
+
+
+@lru_cache(maxsize=4096)
+def project_root(directory: str) -> Optional[str]:
+    """The project root for files in `directory` (absolute), or None."""
+    current = directory
+    while True:
+        if any(os.path.exists(os.path.join(current, marker)) for marker in ROOT_MARKERS):
+            return current
+        parent = os.path.dirname(current)
+        if parent == current:
+            break
+        current = parent
+    top = None
+    current = directory
+    while os.path.isfile(os.path.join(current, "__init__.py")):
+        top = current
+        current = os.path.dirname(current)
+    return os.path.dirname(top) if top else None
+
+
+def _has_marker(root: str) -> bool:
+    return any(os.path.exists(os.path.join(root, marker)) for marker in ROOT_MARKERS)
+
+
+@lru_cache(maxsize=4096)
+def source_roots(root: str) -> List[str]:
+    roots = []
+    src = os.path.join(root, "src")
+    if os.path.isdir(src):
+        roots.append(src)
+    roots.append(root)
+    return roots
+
+
+def module_name(path: str) -> Optional[str]:
+    """`pkg.mod` for `<source root>/pkg/mod.py` (`pkg` for `pkg/__init__.py`), or None."""
+    path = os.path.abspath(path)
+    root = project_root(os.path.dirname(path))
+    if root is None:
+        return None
+    for base in source_roots(root):
+        if path.startswith(base + os.sep):
+            rel = os.path.relpath(path, base)
+            parts = rel[:-3].split(os.sep) if rel.endswith(".py") else None
+            if not parts:
+                return None
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(p.isidentifier() for p in parts):
+                return ".".join(parts)
+    return None
+
+
+def is_package_init(path: str) -> bool:
+    return os.path.basename(path) == "__init__.py"
+
+
+def package_of(path: str) -> Optional[str]:
+    """The package relative imports of `path` start from."""
+    name = module_name(path)
+    if name is None:
+        return None
+    if is_package_init(path):
+        return name
+    return name.rpartition(".")[0]
+
+
+def resolve_relative(path: str, module: Optional[str], level: int) -> Optional[str]:
+    """The absolute module of `from <dots><module> import ...` written in `path`."""
+    package = package_of(path)
+    if package is None:
+        return None
+    parts = package.split(".") if package else []
+    if level - 1 > len(parts):
+        return None
+    base = parts[:len(parts) - (level - 1)]
+    if module:
+        base = base + module.split(".")
+    return ".".join(base) if base else None
+
+
+def find_module(name: str, importer: str) -> Optional[str]:
+    """The file of first-party module `name` as `importer` would import it, or None."""
+    if not name or name.split(".")[0] in BUILTIN_KNOWLEDGE:
+        return None
+    return _find_module(name, os.path.dirname(os.path.abspath(importer)))
+
+
+@lru_cache(maxsize=65536)
+def _find_module(name: str, directory: str) -> Optional[str]:
+    root = project_root(directory)
+    bases = list(source_roots(root)) if root else []
+    if root and not _has_marker(root):
+        # a package found by its __init__.py chain alone (an installed package in
+        # site-packages): only that package is first-party, not its neighbours
+        top = os.path.relpath(directory, root).split(os.sep)[0]
+        if name.split(".")[0] != top:
+            return None
+    if not os.path.isfile(os.path.join(directory, "__init__.py")) and directory not in bases:
+        bases.append(directory)  # a script's directory is on sys.path when it runs
+    rel = name.replace(".", os.sep)
+    for base in bases:
+        for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):
+            if os.path.isfile(candidate):
+                return candidate
+    return None

@@ -1,0 +1,314 @@
+"""Lint the files of a run as one project: summarize every module, then check each file with
+the summaries of what it imports.
+
+Round 1 summarizes every file that is not cached with no other module's summary (a file
+importing no first-party module is checked at the same time). Later rounds summarize again,
+with the summaries of the previous round, the files whose imported summaries changed, until
+none did or MAX_ROUNDS (cycles converge or stop there). Summaries only look forward, along
+imports: a summary never depends on who calls the module. Then every file whose result is
+not known is checked once, with the final summaries and the call sites other modules have
+of its functions.
+
+Summaries persist in a JSON store next to the diagnostics cache (`project-<key>.json`),
+keyed by file, validated by stat. A file's cached diagnostics are reused only when its
+dependency fingerprint (the digests of the summaries its check read, and the call sites
+other modules have of its functions) is unchanged: editing one module re-checks it and the
+files whose imported summaries changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+
+from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
+from torchleaklint.project import Project, ProjectView, analyze_file, modules, summarize_file, summary_inputs
+from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
+
+# Summary rounds: the first without other modules' summaries, then again for the files whose
+# dependencies' summaries changed, until none did; chains deeper than this stop there.
+MAX_ROUNDS = 3
+MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
+_SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
+MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
+STORE_VERSION = "1"
+
+
+class SummaryStore:
+    def __init__(self, directory: Optional[str], settings):
+        self.path = None
+        self.entries: Dict[str, dict] = {}
+        if directory is not None:
+            from torchleaklint import __version__
+            from torchleaklint.cache import package_source_hash
+
+            key = hashlib.sha256(repr((__version__, STORE_VERSION, package_source_hash(),
+                                       settings.fingerprint())).encode()).hexdigest()[:24]
+            self.path = os.path.join(directory, __version__, f"project-{key}.json")
+            try:
+                with open(self.path, encoding="utf-8") as handle:
+                    data = json.load(handle)
+                self.entries = data if isinstance(data, dict) else {}
+            except (OSError, ValueError):
+                self.entries = {}
+        self.changed = False
+
+    def get(self, path: str, stat) -> Optional[dict]:
+        entry = self.entries.get(path)
+        if entry is not None and stat is not None and tuple(entry.get("stat", ())) == tuple(stat):
+            return entry
+        return None
+
+    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None) -> None:
+        self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
+                              "summary": summary, "reads": list(reads), "fp": fp}
+        self.changed = True
+
+    def save(self) -> None:
+        if self.path is None or not self.changed:
+            return
+        try:
+            os.makedirs(os.path.dirname(self.path), exist_ok=True)
+            import tempfile
+
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(self.entries, handle, separators=(",", ":"))
+            os.replace(tmp, self.path)
+        except (OSError, TypeError, ValueError):  # never fail a run for its summary store
+            return
+
+
+def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
+    from torchleaklint.runner import _rare_gc
+
+    store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
+    absolute = {path: os.path.abspath(path) for path in files}
+    stats = {path: file_stat(path) for path in files}
+    summaries: Dict[str, dict] = {}
+    reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
+    summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
+    results: Dict[str, list] = {}
+    digests: Dict[str, Optional[bytes]] = {}
+    todo = []
+    for path in files:
+        entry = store.get(absolute[path], stats[path])
+        if entry is not None and entry.get("summary") is not None:
+            summaries[absolute[path]] = entry["summary"]
+            reads[path] = entry["reads"]
+            summarized_at[path] = entry.get("fp")
+        else:
+            todo.append(path)
+    with _rare_gc():
+        # round 1: summaries without other modules' (files importing none are also checked)
+        fresh = set()
+        for path, diagnostics, summary, read, digest in _analyze(todo, settings, jobs, verbose, None):
+            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            summarized_at[path] = summary_inputs(Project({}), path, read)
+            fresh.add(path)
+        _summarize_imported(summaries, settings)
+        project = Project(summaries)
+        # further rounds: summarize again, with the others' summaries, every file whose
+        # dependencies changed, until nothing changes (or MAX_ROUNDS)
+        for _ in range(MAX_ROUNDS - 1):
+            again = [p for p in files if summarized_at.get(p) != summary_inputs(project, p, reads.get(p, ()))]
+            if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+                print(f"summary round: {len(again)} files", file=sys.stderr)
+            if not again:
+                break
+            for path, _, summary, read, digest in _analyze(again, settings, jobs, verbose, project, check=False):
+                _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                summarized_at[path] = summary_inputs(project, path, read)
+            project = Project(summaries)
+        # the check: with the final summaries, of every file whose result is not known
+        used: Dict[str, Optional[str]] = {}
+        pending = []
+        for path in files:
+            fp = project.fingerprint(path, reads.get(path, ()))
+            if path in fresh and results.get(path) is not None and fp is None:
+                used[path] = fp  # depends on no other module: round 1's check is final
+                continue
+            if cache is not None and path not in fresh:
+                found = cache.lookup(path, stats[path], deps=fp)
+                if found is not None:
+                    results[path], used[path] = found, fp
+                    continue
+            pending.append(path)
+        if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+            print(f"round 1: {len(todo)} files; checked: {len(pending)} files", file=sys.stderr)
+        for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project,
+                                                                 summarize=False):
+            results[path] = diagnostics
+            if digest is not None:
+                digests[path] = digest
+            reads[path] = sorted(set(reads.get(path, ())) | set(read))
+            used[path] = project.fingerprint(path, reads[path])
+        # bounded: what is left unconverged after MAX_ROUNDS stays as it is (the next run
+        # does not continue the iteration unless a file changes)
+        for path in files:
+            summarized_at[path] = summary_inputs(project, path, reads.get(path, ()))
+    for path in files:
+        diagnostics = results[path]
+        if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
+            cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
+            store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
+                      summarized_at.get(path))
+        yield path, diagnostics
+    if cache is not None:
+        cache.save()
+        store.save()
+
+
+def _digest(summary) -> str:
+    from torchleaklint.project import summary_digest
+
+    return summary_digest(summary)
+
+
+def _keep(path, abspath, summary, read, diagnostics, digest, summaries, reads, results, digests) -> None:
+    if summary is not None:
+        summaries[abspath] = summary
+    reads[path] = list(read)
+    results[path] = diagnostics
+    if digest is not None:
+        digests[path] = digest
+
+
+def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
+    """Summaries of first-party modules the run imports but does not lint (a single file,
+    stdin): read from disk, a few levels deep."""
+    frontier = {p for s in summaries.values() for p in s.get("imports", ()) if p not in summaries}
+    for _ in range(MAX_IMPORT_DEPTH):
+        if not frontier:
+            return
+        found = set()
+        for path in sorted(frontier):
+            try:
+                raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+            except OSError:
+                continue
+            summary, _ = summarize_file(path, raw, settings)
+            if summary is not None:
+                summaries[path] = summary
+                found.update(p for p in summary.get("imports", ()) if p not in summaries)
+        frontier = found - set(summaries)
+
+
+def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
+             check: bool = True, summarize: bool = True):
+    from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
+
+    if jobs == 1 or len(paths) < MIN_FILES_FOR_POOL:
+        for path in paths:
+            yield analyze_one(path, settings, verbose, project, check, summarize)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = min(jobs, len(paths))
+    size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    summaries = project.summaries if project is not None else None
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
+                             initargs=(os.getpid(), summaries)) as pool:
+        for results in pool.map(_analyze_chunk, [(chunk, settings, verbose, check, summarize) for chunk in chunks]):
+            yield from results
+
+
+_WORKER_PROJECT: Optional[Project] = None
+
+
+def _init_project_worker(parent: int, summaries) -> None:
+    from torchleaklint.runner import _init_worker
+
+    global _WORKER_PROJECT
+    _init_worker(parent)
+    _WORKER_PROJECT = Project(summaries) if summaries is not None else None
+
+
+def _analyze_chunk(args):
+    chunk, settings, verbose, check, summarize = args
+    return [analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize) for path in chunk]
+
+
+def analyze_one(path: str, settings, verbose: bool, project: Optional[Project], check: bool = True,
+                summarize: bool = True):
+    """(path, diagnostics, summary, reads, content hash) of one file: summarized and checked,
+    or only one of the two."""
+    from torchleaklint.engine import lint_file
+
+    try:
+        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+    except OSError:
+        return path, lint_file(path, settings, verbose), None, [], None
+    view = project.view(path) if project is not None else ProjectView(path)
+    if not summarize:
+        from torchleaklint.engine import lint_source
+
+        diagnostics = lint_source(raw, path, settings, verbose, project=view)
+        return path, diagnostics, None, sorted(view.reads), content_hash(raw)
+    if not check:  # a summary looks forward only: no call sites of other modules
+        summary, _ = summarize_file(path, raw, settings, ProjectView(path, project.summaries))
+        return path, None, summary, sorted(view.reads), content_hash(raw)
+    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None)
+    return path, diagnostics, summary, read, content_hash(raw)
+
+
+def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
+    """The project as an editor buffer (stdin, the flake8 plugin) sees it: the summaries of
+    the modules it imports, read from disk, and the call sites other modules have of its
+    functions, from the summaries the last run stored (those whose file is unchanged).
+    None when `path` is not a file of a project on disk."""
+    if not settings.project_analysis or not path or path == "-" or not os.path.exists(os.path.dirname(os.path.abspath(path)) or "."):
+        return None
+    absolute = os.path.abspath(path)
+    if not modules.project_root(os.path.dirname(absolute)):
+        return None
+    directory = settings.cache_dir or os.path.join(settings.project_root, DEFAULT_DIR_NAME)
+    store = SummaryStore(directory, settings)
+    summaries = {}
+    for file, entry in store.entries.items():
+        if file != absolute and entry.get("summary") is not None and store.get(file, file_stat(file)) is not None:
+            summaries[file] = entry["summary"]
+    root = modules.project_root(os.path.dirname(absolute))
+    if not summaries and root in _SCANNED:  # this process summarized the project already
+        summaries = {f: s for f, (stat, s) in _SCANNED[root].items() if f != absolute and file_stat(f) == stat}
+    if not summaries:  # no run stored its summaries: a small project is summarized now
+        for file in _project_files(root, MAX_BUFFER_SCAN):
+            try:  # the buffer itself: its unsaved text
+                content = raw if file == absolute else read_regular_file(file, MAX_FILE_BYTES + 1)
+                summary, _ = summarize_file(file, content, settings)
+            except OSError:
+                continue
+            if summary is not None:
+                summaries[file] = summary
+        first = Project(dict(summaries))  # a second round sees the first's summaries
+        for file in [f for f, s in summaries.items() if s.get("imports") and f != absolute]:
+            try:
+                summary, _ = summarize_file(file, read_regular_file(file, MAX_FILE_BYTES + 1), settings, first.view(file))
+            except OSError:
+                continue
+            if summary is not None:
+                summaries[file] = summary
+        _SCANNED[root] = {f: (file_stat(f), s) for f, s in summaries.items()}
+    own, _ = summarize_file(absolute, raw, settings, ProjectView(absolute, summaries))
+    if own is None:
+        return None
+    summaries[absolute] = own
+    _summarize_imported(summaries, settings)
+    return Project(summaries).view(absolute)
+
+
+def _project_files(root: str, limit: int) -> List[str]:
+    """The .py files of a small project (none when it has more than `limit`)."""
+    out = []
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in ("venv", "node_modules", "__pycache__"))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                out.append(os.path.join(directory, name))
+                if len(out) > limit:
+                    return []
+    return out

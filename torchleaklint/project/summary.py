@@ -1,0 +1,321 @@
+"""Per-module summaries: what other modules of the project need to know about a module.
+
+A summary is plain data (dicts, lists, strings, numbers: JSON-serializable) computed by
+the per-file semantic layer:
+
+- `aliases`: module-level import names -> qualified names (`th` -> `torch`);
+  `all`: `__all__` when it is a literal list; `defs`: top-level functions and classes;
+  `exports`: what `from this import *` binds (honoring `__all__`).
+- `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
+  it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
+  autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
+  or in a container (`keeps`: parameter -> `self.attr`).
+- `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, and the
+  values `__init__`-like methods bind to attributes (`attrs`).
+- `calls`: calls this module makes of first-party functions and methods of other modules
+  (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
+  values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
+  per-step loop (`st`).
+- `imports`: the files of the first-party modules this module imports.
+
+Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
+name, elements or items.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Optional
+
+from torchleaklint.semantic.values import (
+    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
+)
+
+from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
+
+SUMMARY_VERSION = 1
+# Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
+_MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
+_NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
+
+
+def encode(value: Optional[Value], module: str = "", depth: int = 0):
+    if value is None:
+        return None
+    kind, name = value.kind, value.name
+    if kind == FUNCTION and name:
+        kind, name = REF, f"{module}.{name}"
+    elif kind == CLASS and name:
+        kind, name = REF, f"{module}.{name}"
+    elif kind in _NAMED_LOCAL and name and "." not in name:
+        name = f"{module}.{name}"
+    if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off:
+        return kind
+    out: Dict[str, object] = {"k": kind}
+    if name:
+        out["n"] = name
+    if value.scalar:
+        out["s"] = 1
+    if value.grad_off:
+        out["g"] = 1
+    if depth < 3:
+        if value.items is not None:
+            out["i"] = [encode(item, module, depth + 1) for item in value.items]
+        if value.elem is not None:
+            out["e"] = encode(value.elem, module, depth + 1)
+    return out
+
+
+def decode(data) -> Value:
+    if data is None:
+        return Value(UNKNOWN)
+    if isinstance(data, str):
+        return Value(data)
+    items = data.get("i")
+    elem = data.get("e")
+    return Value(data.get("k", UNKNOWN), name=data.get("n"),
+                 items=tuple(decode(i) for i in items) if items is not None else None,
+                 elem=decode(elem) if elem is not None else None,
+                 scalar=bool(data.get("s")), grad_off=bool(data.get("g")))
+
+
+def summarize(model, module: str) -> dict:
+    """The summary of the module `model` describes (its view resolves first-party names)."""
+    from torchleaklint.semantic.model import FUNCTION_TYPES
+
+    view = model.project
+    summary: Dict[str, object] = {
+        "v": SUMMARY_VERSION, "module": module, "aliases": dict(model.imports.aliases),
+        "all": _dunder_all(model.tree), "defs": {}, "functions": {}, "classes": {}, "calls": [],
+        "imports": sorted(view.imported_files()) if view is not None else [],
+    }
+    defs = summary["defs"]
+    if module.split(".")[0] in BUILTIN_KNOWLEDGE:
+        # no module can import this one as first-party (torch's own sources): names only,
+        # no data flow spent on what nobody will ask
+        for node in model.tree.body:
+            if isinstance(node, FUNCTION_TYPES):
+                defs[node.name] = "function"
+            elif isinstance(node, ast.ClassDef):
+                defs[node.name] = "class"
+        summary["exports"] = {}
+        return summary
+    for node in model.tree.body:
+        if isinstance(node, FUNCTION_TYPES):
+            defs[node.name] = "function"
+            summary["functions"][node.name] = _function(model, node, module, None)
+        elif isinstance(node, ast.ClassDef):
+            defs[node.name] = "class"
+            info = model.classes.get(node.name)
+            if info is None or info.node is not node:
+                continue
+            summary["classes"][node.name] = _class(model, info, module)
+            for name, method in info.methods.items():
+                summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
+    summary["exports"] = _exports(summary, module)
+    summary["calls"] = _calls(model, module)
+    return summary
+
+
+def _dunder_all(tree) -> Optional[List[str]]:
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets) and \
+                    isinstance(node.value, (ast.List, ast.Tuple)):
+                return [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+    return None
+
+
+def _exports(summary: dict, module: str) -> Dict[str, str]:
+    """What `from module import *` binds: name -> qualified name."""
+    names = summary["all"]
+    aliases, defs = summary["aliases"], summary["defs"]
+    out = {}
+    for name in (names if names is not None else list(aliases) + list(defs)):
+        if names is None and name.startswith("_"):
+            continue
+        if name in defs:
+            out[name] = f"{module}.{name}"
+        elif name in aliases:
+            out[name] = aliases[name]
+    return out
+
+
+def _function(model, func, module: str, info) -> dict:
+    from torchleaklint.semantic.dataflow import analyze_unit
+    from torchleaklint.semantic.syntax import is_staticmethod
+
+    args = func.args
+    params = [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+    has_self = info is not None and not is_staticmethod(func) and bool(params)
+    out: Dict[str, object] = {"line": func.lineno, "params": params, "self": has_self}
+    # the function's own data flow (shared with the rules' questions, computed once): its
+    # parameters take what the module's call sites pass, as they would for a local caller
+    flow = model.flow(func)
+    if flow is None:
+        return out
+    out["ret"] = encode(flow.returns, module)
+    base = flow.params
+    unknown = [p for p in params[1 if has_self else 0:] if base.get(p, Value(UNKNOWN)).kind == UNKNOWN]
+    if unknown and flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
+            and not flow.returns.carries_graph:
+        graph_params = dict(base)
+        graph_params.update({p: Value(GRAPH) for p in unknown})
+        ret_g = encode(analyze_unit(model, func, graph_params, 1).returns, module)
+        if ret_g != out["ret"]:
+            out["ret_g"] = ret_g
+    if flow.returns is not None and flow.returns.kind == DATA:
+        weight = _returned_weight(model, func)
+        if weight is not None:
+            out["weight"] = weight
+    if _returns_detached_parameter(func, set(params)):
+        out["detaches"] = True
+    if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
+        out["nograd"] = True
+    if model.backward_calls_in(func):
+        out["bw"] = True
+    keeps = _keeps(func, set(params[1:])) if has_self else None
+    if keeps:
+        out["keeps"] = keeps
+    return out
+
+
+def _returned_weight(model, func) -> Optional[dict]:
+    """What makes the returned data too big for a Tune config (`a DataFrame loaded by
+    pd.read_parquet(...)`), as TLL005 would say it of the returned expression."""
+    from torchleaklint.semantic.tune import weight_of
+
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func:
+            found = weight_of(model, node.value)
+            if found is not None:
+                return {"what": found.what, "kind": found.kind}
+    return None
+
+
+def _returns_detached_parameter(func, params) -> bool:
+    """`return state.detach()` on the tensor path of a helper (`repackage_hidden`-style):
+    what it returns for a tensor argument is cut from the graph; its other paths handle
+    containers and non-tensors."""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+            call = node.value.func
+            if isinstance(call, ast.Attribute) and call.attr in ("detach", "detach_") \
+                    and isinstance(call.value, ast.Name) and call.value.id in params:
+                return True
+    return False
+
+
+def _keeps(func, params) -> Dict[str, str]:
+    """Parameters whose value a method stores on self: `self.sum += val * n`, `self.values.append(v)`."""
+    out: Dict[str, str] = {}
+    if not params:
+        return out
+    for node in ast.walk(func):
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Call)):
+            continue
+        target = value = None
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            target = next((t for t in targets if _self_attr(t)), None)
+            value = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("append", "extend", "insert", "add", "appendleft") and _self_attr(node.func.value):
+            target, value = node.func.value, node
+        if target is None or value is None:
+            continue
+        for name in ast.walk(value):
+            if isinstance(name, ast.Name) and name.id in params and name.id not in out:
+                out[name.id] = f"self.{_self_attr(target)}"
+    return out
+
+
+def _self_attr(node) -> Optional[str]:
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
+def _class(model, info, module: str) -> dict:
+    from torchleaklint.semantic.dataflow import class_attribute_value
+
+    kind = ""
+    if model.is_module_class(info):
+        kind = "loss" if any(b.endswith("Loss") for b in model.class_bases(info)) else "module"
+    elif model.is_dataset_class(info):
+        kind = "dataset"
+    attrs = {}
+    init = info.methods.get("__init__")
+    if init is not None:
+        for node in ast.walk(init):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                    isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr not in attrs:
+                value = class_attribute_value(model, info.name, node.attr)
+                if value.kind != UNKNOWN:
+                    attrs[node.attr] = encode(value, module)
+    return {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
+            "methods": sorted(info.methods), "attrs": attrs}
+
+
+def _calls(model, module: str) -> List[dict]:
+    """Calls of first-party functions of other modules, and self-calls in loops."""
+    view = model.project
+    out = []
+    for call in model.calls:
+        func = call.func
+        self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+        loops = model.loops_around(call)
+        if self_call and not loops:
+            continue
+        if not self_call and view is None:
+            continue
+        unit = model.unit_of(call)
+        if not self_call and not _may_call_first_party(model, call):
+            continue
+        flow = model.flow(unit)
+        if flow is None:
+            continue
+        callee = flow.values.get(func)
+        target = None
+        if callee is not None and callee.kind == REF and callee.name and view is not None and \
+                view.is_first_party(callee.name) and not callee.name.startswith(module + "."):
+            target = callee.name
+        elif callee is not None and callee.kind == FUNCTION and callee.name and self_call:
+            info = model.enclosing_class_info(call)
+            if info is not None:
+                target = f"{module}.{info.name}.{func.attr}"
+        elif self_call and callee is not None and callee.kind == UNKNOWN:
+            info = model.enclosing_class_info(call)
+            if info is not None:
+                target = f"{module}.{info.name}.{func.attr}"
+        if target is None:
+            continue
+        out.append({
+            "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
+            "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
+            "kw": {kw.arg: encode(flow.values.get(kw.value), module) for kw in call.keywords if kw.arg},
+            "ng": bool(model.grad_disabled_at(call)),
+            "tr": any(model.runs_training_step(loop) or model.has_backward_within(loop) for loop in loops),
+            "st": any(model.is_step_loop(loop) for loop in loops),
+            "ex": model.in_except_handler(call),
+        })
+    return out
+
+
+def _may_call_first_party(model, call) -> bool:
+    """Cheap test before running a data flow: a call whose receiver chain starts at an
+    imported first-party name, or at a local variable (it may hold a first-party object)."""
+    from torchleaklint.semantic.imports import dotted
+
+    func = call.func
+    while isinstance(func, (ast.Attribute, ast.Call, ast.Subscript)):
+        func = func.value if not isinstance(func, ast.Call) else func.func
+    if not isinstance(func, ast.Name):
+        return False
+    qual = model.imports.aliases.get(func.id)
+    if qual is not None:
+        return model.project.is_first_party(qual)
+    return model.project.has_first_party_imports() and dotted(call.func) is not None

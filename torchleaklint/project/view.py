@@ -1,0 +1,230 @@
+"""What one file sees of its project: first-party imports resolved, summaries of the
+modules it imports, and the call sites other modules have of its functions.
+
+`ProjectView` is what the semantic model gets as `project`. Everything it answers comes
+from summaries (plain data): no other module's tree is ever loaded while checking a file.
+It records which summaries it read (`reads`), so a cached result can be reused exactly when
+those summaries are unchanged (`project.fingerprint`).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from typing import Dict, List, Optional, Set, Tuple
+
+from torchleaklint.project import modules
+
+MAX_HOPS = 8
+
+
+class Resolver:
+    """Qualified first-party names -> the summary entry they denote, as seen from `importer`."""
+
+    def __init__(self, importer: str, summaries: Dict[str, dict], reads: Optional[Set[str]] = None):
+        self.importer = importer
+        self.summaries = summaries
+        self.reads = reads
+
+    def split(self, qual: str) -> Tuple[Optional[str], str, str]:
+        """(file, module name, rest) for the longest first-party module prefix of `qual`."""
+        parts = qual.split(".")
+        for n in range(len(parts), 0, -1):
+            name = ".".join(parts[:n])
+            path = modules.find_module(name, self.importer)
+            if path is not None:
+                return path, name, ".".join(parts[n:])
+        return None, "", ""
+
+    def summary(self, path: str) -> Optional[dict]:
+        found = self.summaries.get(path)
+        if found is not None and self.reads is not None:
+            self.reads.add(path)
+        return found
+
+    def lookup(self, qual: str, hops: int = 0):
+        """("function", entry, path, objpath) / ("class", entry, path, name) /
+        ("module", None, path, "") / ("alias", qual, None, "") or None (opaque)."""
+        path, name, rest = self.split(qual)
+        if path is None or hops > MAX_HOPS:
+            return None
+        if not rest:
+            return ("module", None, path, "")
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        head, _, tail = rest.partition(".")
+        kind = summary["defs"].get(head)
+        if kind == "function":
+            return ("function", summary["functions"].get(head), path, head) if not tail else None
+        if kind == "class":
+            if not tail:
+                return ("class", summary["classes"].get(head), path, head)
+            if "." in tail:
+                return None
+            return self.method(path, head, tail, hops)
+        target = summary["aliases"].get(head)
+        if target is None:
+            return None
+        if target.split(".")[0] in modules.BUILTIN_KNOWLEDGE or not self.is_first_party(target):
+            return ("alias", target + ("." + tail if tail else ""), None, "")
+        return Resolver(path, self.summaries, self.reads).lookup(target + ("." + tail if tail else ""), hops + 1)
+
+    def method(self, path: str, cls: str, name: str, hops: int = 0):
+        """A method of a class, following its bases across modules."""
+        summary = self.summary(path)
+        if summary is None or hops > MAX_HOPS:
+            return None
+        entry = summary["classes"].get(cls)
+        if entry is None:
+            return None
+        if name in entry["methods"]:
+            return ("function", summary["functions"].get(f"{cls}.{name}"), path, f"{cls}.{name}")
+        for base in entry["bases"]:
+            found = self.base_class(path, base, hops + 1)
+            if found is not None:
+                hit = self.method(found[0], found[1], name, hops + 1)
+                if hit is not None:
+                    return hit
+        return None
+
+    def base_class(self, path: str, base: str, hops: int = 0) -> Optional[Tuple[str, str]]:
+        """(file, class name) of a base class written `base` in module `path`."""
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        if "." not in base and summary["defs"].get(base) == "class":
+            return path, base
+        found = Resolver(path, self.summaries, self.reads).lookup(base, hops)
+        if found is not None and found[0] == "class":
+            return found[2], found[3]
+        return None
+
+    def class_bases(self, path: str, cls: str, hops: int = 0) -> List[str]:
+        """Qualified names of every base of a class, transitively across modules."""
+        summary = self.summary(path)
+        entry = summary["classes"].get(cls) if summary else None
+        if entry is None or hops > MAX_HOPS:
+            return []
+        out = []
+        for base in entry["bases"]:
+            out.append(base)
+            found = self.base_class(path, base, hops + 1)
+            if found is not None and found != (path, cls):
+                out.extend(self.class_bases(found[0], found[1], hops + 1))
+        return out
+
+    def is_first_party(self, qual: str) -> bool:
+        return self.split(qual)[0] is not None
+
+
+class ProjectView:
+    """The project as one file sees it (the semantic model's `project`)."""
+
+    def __init__(self, path: str, summaries: Optional[Dict[str, dict]] = None,
+                 sites: Optional[Dict[str, List[dict]]] = None):
+        self.path = os.path.abspath(path)
+        self.summaries = summaries if summaries is not None else {}
+        self.sites = sites or {}
+        self.reads: Set[str] = set()
+        self.resolver = Resolver(self.path, self.summaries, self.reads)
+        self._imported: Set[str] = set()
+        self._first_party: Dict[str, bool] = {}
+
+    # ----------------------------------------------------------- imports
+    def extend_imports(self, table, node: ast.AST) -> None:
+        """Add what the per-file import table cannot know: relative imports, `import *` of a
+        first-party module, and which first-party files are imported."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                self._note(alias.name)
+            return
+        if not isinstance(node, ast.ImportFrom):
+            return
+        module = node.module
+        if node.level:
+            module = modules.resolve_relative(self.path, node.module, node.level)
+            if module is None:
+                return
+        if module is None:
+            return
+        self._note(module)
+        for alias in node.names:
+            if alias.name == "*":
+                self._star(table, module)
+                continue
+            if node.level:
+                table.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
+            self._note(f"{module}.{alias.name}", quiet=True)
+
+    def _note(self, module: str, quiet: bool = False) -> None:
+        path = modules.find_module(module, self.path)
+        if path is not None and path != self.path:
+            self._imported.add(path)
+
+    def _star(self, table, module: str) -> None:
+        path = modules.find_module(module, self.path)
+        summary = self.resolver.summary(path) if path else None
+        if summary is None:
+            return
+        for name, qual in summary.get("exports", {}).items():
+            table.aliases.setdefault(name, qual)
+
+    def imported_files(self) -> Set[str]:
+        return set(self._imported)
+
+    def has_first_party_imports(self) -> bool:
+        return bool(self._imported)
+
+    def is_first_party(self, qual: str) -> bool:
+        found = self._first_party.get(qual)
+        if found is None:
+            found = self._first_party[qual] = self.resolver.is_first_party(qual)
+        return found
+
+    # ----------------------------------------------------------- summaries
+    def imported_summary(self, qual: str):
+        """What a first-party qualified name denotes: ("function", entry, file, objpath),
+        ("class", entry, file, name), ("alias", qual, None, ""), or None (opaque)."""
+        if not self.is_first_party(qual):
+            return None
+        return self.resolver.lookup(qual)
+
+    def method_of(self, class_qual: str, name: str):
+        found = self.imported_summary(class_qual)
+        if found is None or found[0] != "class":
+            return None
+        return self.resolver.method(found[2], found[3], name)
+
+    def class_bases(self, class_qual: str) -> List[str]:
+        found = self.imported_summary(class_qual)
+        if found is None or found[0] != "class":
+            return []
+        return self.resolver.class_bases(found[2], found[3])
+
+    def class_kind(self, class_qual: str) -> str:
+        found = self.imported_summary(class_qual)
+        return (found[1] or {}).get("kind", "") if found and found[0] == "class" else ""
+
+    def local_value(self, value):
+        """A value another module passes in, with this module's own classes named as they
+        are here (`policy.Policy` -> `Policy` inside policy.py)."""
+        name = value.name
+        prefix = (modules.module_name(self.path) or "\0") + "."
+        if name and name.startswith(prefix) and "." not in name[len(prefix):]:
+            from dataclasses import replace
+
+            return replace(value, name=name[len(prefix):])
+        return value
+
+    def external_sites(self, objpath: str) -> List[dict]:
+        """Call sites in other modules of this module's function or method `objpath`."""
+        return self.sites.get(objpath, [])
+
+    def definition_label(self, path: str, line: int) -> str:
+        return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"
+
+    def label(self, site: dict) -> str:
+        """`train.py:15` for a call site in another file, relative to this file's directory."""
+        rel = os.path.relpath(site["path"], os.path.dirname(self.path))
+        return f"{rel}:{site['l']}"
