@@ -101,7 +101,11 @@ def section(corpus: Path) -> str:
     """The markdown section for docs/realworld.md: each set's blind figure (its triage, made
     once on the release named in its set.toml) beside the current code's in-sample one."""
     results = [measure(corpus, name) for name in sets()]
-    out = ["## Blind sets: precision on code the team had not seen", "",
+    last = results[-1]
+    out = [f"**Honest figure: {precision(last['triaged'])} precision** ({last['triaged']['tp']} true, "
+           f"{last['triaged']['fp']} false, {last['triaged']['debatable']} debatable findings) on `{last['set']}`, the "
+           f"last fresh set, measured blind on the release named in its `set.toml` before any fix it guided.", "",
+           "## Blind sets: precision on code the team had not seen", "",
            "Each set is a list of public repositories pinned by commit (`benchmarks/blind/<set>/repos.toml`),",
            "linted once with the release named below and triaged by a reader who had not seen the",
            "linter's code (`triage.toml`, one verdict and note per finding; `summary.md` is the",
