@@ -126,7 +126,7 @@ class EvalWithoutNoGrad(Rule):
             receiver, start, end = region[1], region[2], region[3]
             for call in calls.get(region[0], []):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
-                        not _other_branch(model, region[4], call):
+                        not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
                     yield call, region
         for func in model.functions:
             if not _eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
@@ -410,7 +410,7 @@ _NOT_A_FORWARD = frozenset({
 
 
 _NOT_A_FORWARD_PREFIXES = ("_", "set_", "get_num", "register_", "load_", "save_", "remove_", "add_", "print",
-                           "freeze", "unfreeze", "reset", "init_", "enable_", "disable_", "to_")
+                           "freeze", "unfreeze", "reset", "init_", "enable_", "disable_", "to_", "convert", "export")
 
 
 def _calls_receiver(call, receiver: str) -> bool:
@@ -423,6 +423,29 @@ def _calls_receiver(call, receiver: str) -> bool:
         return True
     return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and bool(call.args or call.keywords) \
         and func.attr not in _NOT_A_FORWARD and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES)
+
+
+def _forward_of_a_module(model, call, receiver: str) -> bool:
+    """Calling the switched object is its forward; calling one of its methods is a forward
+    only when the object is proven an nn.Module (`env.eval(); env.step(a)` on a gym
+    wrapper, or `weight.transpose(...)` on an array, run none)."""
+    if dotted(call.func) == receiver:
+        return True
+    value = model.value(call.func.value)
+    if value.kind != MODULE:
+        return False
+    if value.name and value.name in model.classes:
+        return True  # an instance of a module class of this file
+    # `.eval()` alone proves little (gym wrappers and samplers have one too): the object must
+    # also be used as only a module is, in the same function
+    unit = model.unit_of(call)
+    return any(dotted(c.func) == receiver or isinstance(c.func, ast.Attribute) and dotted(c.func.value) == receiver
+               and c.func.attr in _MODULE_ONLY_METHODS for c in model.calls if model.unit_of(c) is unit)
+
+
+_MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "load_state_dict", "state_dict", "modules",
+                                  "named_modules", "children", "buffers", "zero_grad", "register_forward_hook",
+                                  "requires_grad_"})
 
 
 def _other_branch(model, eval_call, call) -> bool:
