@@ -107,7 +107,13 @@ def _row(code, c) -> str:
 def section() -> str:
     """The markdown section for docs/realworld.md."""
     first = (CASES / "first_score.md").read_text(encoding="utf-8") if (CASES / "first_score.md").exists() else ""
-    blind = [line for line in first.splitlines() if line.startswith("|")]
+    blind, previous = [], None
+    for index, line in enumerate(first.splitlines()):
+        if line.startswith("|"):
+            if previous is not None and index != previous + 1:
+                blind.append("")  # a new table
+            blind.append(line)
+            previous = index
     out = ["## Blind cases: recall on leaks written from public reports", "",
            "`fixtures/blind_cases/` holds single-file cases and small multi-module projects written from",
            "public bug reports by someone who had not seen the linter's code or output, scored once",
