@@ -130,7 +130,7 @@ def _apply(apply, text: str, specs) -> Optional[str]:
     except Exception:  # libcst parse/validation error, or a codemod bug
         return None
     new = _keep_final_newline(text, new)
-    return new if _parses(new) else None
+    return new if parses(new) else None
 
 
 def _keep_final_newline(old: str, new: str) -> str:
@@ -141,7 +141,8 @@ def _keep_final_newline(old: str, new: str) -> str:
     return new
 
 
-def _parses(text: str) -> bool:
+def parses(text: str) -> bool:
+    """Does `text` parse as Python? (A fix whose output does not is thrown away.)"""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
