@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
+from torchleaklint.semantic.object_state import class_methods, runs_after_store_each_step, self_name as _self_name
 from torchleaklint.semantic.syntax import short_source as _short
 
 
@@ -95,8 +96,8 @@ class GraphStoredOnSelf(Rule):
         if why is None:
             return None
         attr = target.attr
-        methods = _class_methods(model, info)
-        if _detached_by_class(model, attr, methods) or _reset_by_class(model, attr, func, methods):
+        methods = class_methods(model, info)
+        if model.state_cut_between_steps(func, attr):
             return None
         fed_back = _fed_back(model, stmt, target, func, methods)
         if not fed_back and _consumed_in_step(model, stmt, target, func, elsewhere=_reads_elsewhere(model, attr, stmt, func)):
@@ -144,11 +145,6 @@ class GraphStoredOnSelf(Rule):
 _NOTHING = type("_Nothing", (), {"carries_graph": False})()
 
 
-def _self_name(func) -> Optional[str]:
-    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
-        return None
-    args = list(func.args.posonlyargs) + list(func.args.args)
-    return args[0].arg if args else None
 
 
 def _self_targets(stmt, receiver: str) -> List[ast.Attribute]:
@@ -178,20 +174,6 @@ def _stored_expr(stmt, target) -> ast.AST:
     return value
 
 
-def _class_methods(model, info) -> List[ast.AST]:
-    """Methods of the class and of its base classes defined in this module."""
-    out, seen, todo = [], set(), [info]
-    while todo:
-        current = todo.pop()
-        if current.name in seen:
-            continue
-        seen.add(current.name)
-        out.extend(current.methods.values())
-        for base in current.base_names:
-            local = model.classes.get(base.rsplit(".", 1)[-1])
-            if local is not None:
-                todo.append(local)
-    return out
 
 
 def _self_reads(method, attr: str) -> List[ast.Attribute]:
@@ -215,7 +197,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
                 and not _reads_detached_state(model, func, read):
             return True
     for method in methods:
-        if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method):
+        if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
+                or runs_after_store_each_step(model, method, func):
             continue
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
             return True
@@ -245,47 +228,12 @@ def _in_targets(node, stmt) -> bool:
     return any(node is n for t in targets for n in ast.walk(t))
 
 
-def _detached_by_class(model, attr, methods) -> bool:
-    """A (non-init) method rebinds `self.attr` to a graph-free value computed from its own
-    previous value: a `detach_state()` method the training loop calls between steps, or
-    `self.h = self.h.detach()` at the top of the next step."""
-    for method in methods:
-        if method.name in INIT_METHODS:
-            continue
-        flow = model.flow(method)
-        if flow is None:
-            continue
-        receiver = _self_name(method)
-        for node in ast.walk(method):
-            if _is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
-                value = flow.values.get(node, _NOTHING)
-                source = getattr(model.statement_of(node), "value", None)
-                if not value.carries_graph and source is not None and _reads_own_value(source, attr, receiver):
-                    return True
-            # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
-                    _is_self_attr(node.value, attr, receiver):
-                source = getattr(model.statement_of(node), "value", None)
-                if source is not None and _reads_own_value(source, attr, receiver) and \
-                        not flow.values.get(source, _NOTHING).carries_graph and _is_detach(source):
-                    return True
-    return False
 
 
-def _is_self_attr(node, attr, receiver) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
-        and node.value.id == receiver
 
 
-def _is_detach(expr) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
-        expr.func.attr in ("detach", "detach_", "item", "clone") and \
-        (expr.func.attr != "clone" or _is_detach(expr.func.value))
 
 
-def _reads_own_value(expr, attr, receiver) -> bool:
-    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load)
-               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(expr))
 
 
 def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
@@ -347,47 +295,10 @@ def _argument_back_propagated_by_caller(model, stored, func) -> bool:
     return False
 
 
-def _reset_by_class(model, attr, func, methods) -> bool:
-    """Another method that the module calls (`init_states()` before each decoding pass,
-    `reset()` between episodes) rebinds `self.attr` to a fresh graph-free value: the state
-    is restarted by the code that drives the steps, so it does not chain across them."""
-    for method in methods:
-        if method is func or not _restarts_before_steps(model, method, func):
-            continue
-        flow = model.flow(method)
-        receiver = _self_name(method)
-        if flow is None or receiver is None:
-            continue
-        for node in ast.walk(method):
-            if _is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
-                source = getattr(model.statement_of(node), "value", None)
-                if source is not None and not flow.values.get(node, _NOTHING).carries_graph \
-                        and not _reads_own_value(source, attr, receiver):
-                    return True
-    return False
 
 
-def _restarts_before_steps(model, reset, func) -> bool:
-    """Is `reset` called before `func` in code that restarts the state for every step: in
-    the same loop iteration as the call of `func`, or in a per-step method (a decoder's
-    `forward` calling `init_states()` before its time-step loop)? A reset done once before
-    the training loop restarts nothing."""
-    resets = _calls_of(model, reset)
-    for call in _calls_of(model, func):
-        unit = model.unit_of(call)
-        for before in resets:
-            if model.unit_of(before) is not unit or _pos(before) >= _pos(call):
-                continue
-            loops = model.loops_around(call)
-            same_iteration = bool(loops) and any(loop is loops[0] for loop in model.loops_around(before))
-            if same_iteration or (isinstance(unit, FUNCTION_TYPES) and model.is_per_step_method(unit)):
-                return True
-    return False
 
 
-def _calls_of(model, method) -> List[ast.Call]:
-    """Call sites of a method: resolved ones and `self.<name>(...)`."""
-    return model.method_call_sites(method)
 
 
 def _read_by_code_we_cannot_follow(model, read) -> bool:

@@ -140,6 +140,9 @@ class EvalWithoutNoGrad(Rule):
             return True
         if model.value(call).kind == "tensor":
             return True  # proven graph-free: a parameterless module of this file on inputs without grad
+        if model.value(call.func).parameterless:
+            return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
+            # whose own forward is the one to report
         if isinstance(unit, FUNCTION_TYPES):
             if _is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
                 return True
@@ -435,7 +438,10 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     if value.kind != MODULE:
         return False
     if value.name and value.name in model.classes:
-        return True  # an instance of a module class of this file
+        # an instance of a module class of this file: its method is a forward unless its
+        # body is in view and runs none (`get_gru_cell` builds a module, a numpy helper)
+        method = model.method(value.name, call.func.attr)
+        return method is None or model.may_run_forward(method)
     # `.eval()` alone proves little (gym wrappers and samplers have one too): the object must
     # also be used as only a module is, in the same function
     unit = model.unit_of(call)

@@ -80,6 +80,8 @@ class RetainGraphInLoop(Rule):
             if not loops:
                 continue
             target = model.backward_target(call)
+            if target is not None and model.shares_graph_built_before(target, loops[0]):
+                continue  # the next iteration back-propagates the part built before the loop again
             if _later_backward_in_iteration(model, call, loops) or not (
                     _builds_graph_each_iteration(model, loops[0]) or _fresh_graph_each_iteration(model, target, loops[0])):
                 continue

@@ -46,8 +46,11 @@ class FlowResult:
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
 
 
-def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0) -> FlowResult:
+def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0,
+                 constants: Optional[Dict[str, object]] = None) -> FlowResult:
     analyzer = Analyzer(model, unit, depth)
+    if constants:
+        analyzer.constants = _unrebound(unit, constants)
     if params is None:
         params = analyzer.parameter_values()
     analyzer.result.params = dict(params)
@@ -88,6 +91,9 @@ class Analyzer:
         self.evidence = _backward_evidence(model, unit)
         self.module_names = model.cached(("module_evidence",), lambda: _module_evidence(model)).get(unit, set())
         self.cls = model.class_of(unit) if not isinstance(unit, ast.Module) else None
+        # parameters a summarized call passes as literals (`model(x, mode="inference")`):
+        # a test on them (`if mode == "inference":`) selects its branch
+        self.constants: Dict[str, object] = {}
 
     # ------------------------------------------------------------ parameters
     def parameter_values(self) -> Dict[str, Value]:
@@ -166,8 +172,13 @@ class Analyzer:
             return {}
         names = [p.arg for p in params]
         offset = 1 if self.cls is not None and not _is_static(unit) else 0
+        if len(names) <= offset:
+            return {}  # nothing to infer (`__init__(self)`): analyzing the callers would only
+            # risk reading this class's attributes while they are being computed
         out: Dict[str, Value] = {}
         for site in sites:
+            if not site.args and not site.keywords:
+                continue
             caller = self.m.unit_of(site)
             if caller is unit or self.m.in_progress(caller):
                 continue
@@ -275,6 +286,10 @@ class Analyzer:
 
     def stmt_If(self, s: ast.If) -> None:
         self.expr(s.test)
+        decided = _decide(s.test, self.constants) if self.constants else None
+        if decided is not None:
+            self.block(s.body if decided else s.orelse)
+            return
         before = dict(self.env)
         self.block(s.body)
         after_body = self.env
@@ -740,6 +755,8 @@ class Analyzer:
             if callee.name and callee.name in self.m.classes:
                 output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
                 return _strip_graph(output) if self.nograd else output
+            if callee.parameterless:
+                return self._parameterless_output(all_args)
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -749,6 +766,15 @@ class Analyzer:
             return UNKNOWN_V
         if isinstance(func, ast.Name):
             return self.builtin_call(func.id, e, args, all_args)
+        return UNKNOWN_V
+
+    def _parameterless_output(self, all_args) -> Value:
+        """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
+        unknown result (no finding may rest on it being a graph)."""
+        if any(a.requires_grad for a in all_args):
+            return self.produced(Value(GRAPH))
+        if all_args and all(a.kind in (TENSOR, DATA, SCALAR) for a in all_args):
+            return TENSOR_V
         return UNKNOWN_V
 
     def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
@@ -825,9 +851,12 @@ class Analyzer:
         if torch_api.is_loss_class(qual):
             return Value(LOSS_FN, name=qual)
         if qual.rsplit(".", 1)[-1] == "Parameter" and qual.startswith("torch.nn."):
+            flag = e.args[1] if len(e.args) > 1 else _kw(e, "requires_grad")
+            if isinstance(flag, ast.Constant) and flag.value is False:
+                return TENSOR_V  # `nn.Parameter(t, requires_grad=False)`: a buffer in all but name
             return Value(LEAF)  # nn.Parameter is not an nn.Module class: test it first
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
-            return Value(MODULE, name=None)
+            return Value(MODULE, name=None, parameterless=torch_api.is_parameterless_layer(qual))
         if torch_api.is_optimizer(qual):
             return Value(OPTIMIZER)
         if torch_api.is_lr_scheduler(qual):
@@ -937,7 +966,10 @@ class Analyzer:
         # A function whose own flow is in progress (its parameters are being inferred from
         # this caller) can still be summarized with explicit arguments; only a summary of
         # itself (recursion) is cut.
-        if self.depth >= MAX_SUMMARY_DEPTH or func in self.m._summarizing or func is self.unit:
+        if self.depth >= MAX_SUMMARY_DEPTH:
+            return UNKNOWN_V
+        if func in self.m._summarizing or func is self.unit:
+            self.m.read_provisional(("summarize", func))
             return UNKNOWN_V
         params = func.args
         names = [p.arg for p in list(params.posonlyargs) + list(params.args)]
@@ -953,20 +985,24 @@ class Analyzer:
         for name, value in kwargs.items():
             if name is not None and value.kind != UNKNOWN:
                 bound[name] = value
-        key = ("summary", func, tuple(sorted(bound.items(), key=lambda kv: kv[0])), self.nograd > 0)
+        constants = _literal_arguments(func, e, offset)
+        key = ("summary", func, tuple(sorted(bound.items(), key=lambda kv: kv[0])), self.nograd > 0,
+               tuple(sorted(constants.items())))
         memo = self.m._memo
         if key in memo:
             return memo[key]
-        memo[key] = UNKNOWN_V
         self.m._summarizing.add(func)
+        self.m.begin_computation()
         try:
-            flow = analyze_unit(self.m, func, bound, self.depth + 1)
+            flow = analyze_unit(self.m, func, bound, self.depth + 1, constants)
         finally:
             self.m._summarizing.discard(func)
+            final = self.m.end_computation(("summarize", func))
         result = flow.returns or NONE_V
         if self.nograd:
             result = _strip_graph(result)
-        memo[key] = result
+        if final:
+            memo[key] = result
         return result
 
     def builtin_call(self, name: str, e, args, all_args) -> Value:
@@ -1028,6 +1064,62 @@ def names_grad_off(expr: ast.AST) -> bool:
     target = expr.func if isinstance(expr, ast.Call) else expr
     name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
+
+
+def _literal_arguments(func, call, offset: int) -> Dict[str, object]:
+    """Parameter name -> literal (str, bool, int, None) for the arguments a call passes as
+    literals: `model(data, mode="inference")`."""
+    if not isinstance(call, ast.Call):
+        return {}
+    names = [p.arg for p in list(func.args.posonlyargs) + list(func.args.args)]
+    out: Dict[str, object] = {}
+    for index, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if isinstance(arg, ast.Constant) and index + offset < len(names):
+            out[names[index + offset]] = arg.value
+    keyword_names = set(names) | {p.arg for p in func.args.kwonlyargs}
+    for kw in call.keywords:
+        if kw.arg in keyword_names and isinstance(kw.value, ast.Constant):
+            out[kw.arg] = kw.value.value
+    return {k: v for k, v in out.items() if isinstance(v, (str, bool, int, type(None)))}
+
+
+def _unrebound(unit, constants: Dict[str, object]) -> Dict[str, object]:
+    """The constants whose parameter the function never rebinds."""
+    rebound = {n.id for n in ast.walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return {k: v for k, v in constants.items() if k not in rebound}
+
+
+def _decide(test: ast.AST, constants: Dict[str, object]) -> Optional[bool]:
+    """The truth of `p == "lit"` / `p != "lit"` / `p in ("a", "b")` / `p` / `not p` for a
+    parameter bound to a literal; None when the test reads anything else."""
+    if isinstance(test, ast.Name) and test.id in constants:
+        return bool(constants[test.id])
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _decide(test.operand, constants)
+        return None if inner is None else not inner
+    if isinstance(test, ast.BoolOp):
+        parts = [_decide(v, constants) for v in test.values]
+        if isinstance(test.op, ast.And):
+            return False if False in parts else (True if all(p is True for p in parts) else None)
+        return True if True in parts else (False if all(p is False for p in parts) else None)
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return None
+    left, right, op = test.left, test.comparators[0], test.ops[0]
+    if isinstance(right, ast.Name) and isinstance(left, ast.Constant) and isinstance(op, (ast.Eq, ast.NotEq)):
+        left, right = right, left
+    if not (isinstance(left, ast.Name) and left.id in constants):
+        return None
+    value = constants[left.id]
+    if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
+        return (value == right.value) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+        return (value is None) == isinstance(op, ast.Is)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+            and all(isinstance(e, ast.Constant) for e in right.elts):
+        return (value in [e.value for e in right.elts]) == isinstance(op, ast.In)
+    return None
 
 
 def _unwrap_annotation(annotation: ast.AST) -> Optional[ast.AST]:
@@ -1216,7 +1308,23 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
     memo = model._memo
     if key in memo:
         return memo[key]
-    memo[key] = UNKNOWN_V
+    computing = model._memo.setdefault(("class_attr_in_progress",), set())
+    if key in computing:
+        model.read_provisional(key)
+        return UNKNOWN_V
+    computing.add(key)
+    model.begin_computation()
+    try:
+        result = _class_attribute_value(model, class_name, attr)
+    finally:
+        computing.discard(key)
+        final = model.end_computation(key)
+    if final:
+        memo[key] = result
+    return result
+
+
+def _class_attribute_value(model, class_name: str, attr: str) -> Value:
     from torchleaklint.semantic.model import INIT_METHODS
 
     out = None
@@ -1240,7 +1348,6 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
     if result.kind == UNKNOWN and attr in model.cached(("self_module_attributes", class_name),
                                                        lambda: _duck_typed_module_attributes(model, class_name)):
         result = Value(MODULE)  # `self.model.eval()` / `self.model.parameters()` in a method
-    memo[key] = result
     return result
 
 

@@ -74,6 +74,11 @@ class SemanticModel:
         self._in_progress: Set[ast.AST] = set()
         self._summarizing: Set[ast.AST] = set()
         self._memo: Dict[Tuple[str, object], object] = {}
+        # Recursion guards answer "unknown" for a computation still in progress. A result that
+        # read such a provisional answer (of anything but itself) is not cached: it is
+        # recomputed once the computation it read has its final value, so results do not
+        # depend on the order in which the analysis happened to ask.
+        self._frames: List[Set[object]] = []
 
     # ------------------------------------------------------------------ index
     def _index(self) -> None:
@@ -240,15 +245,37 @@ class SemanticModel:
         if result is None:
             from torchleaklint.semantic.dataflow import analyze_unit
 
+            key = ("flow", unit)
             if unit in self._in_progress:
+                self.read_provisional(key)
                 return None
             self._in_progress.add(unit)
+            self.begin_computation()
             try:
                 result = analyze_unit(self, unit)
             finally:
                 self._in_progress.discard(unit)
-            self._flow[unit] = result
+                final = self.end_computation(key)
+            if final:
+                self._flow[unit] = result
         return result
+
+    def begin_computation(self) -> None:
+        self._frames.append(set())
+
+    def end_computation(self, key: object) -> bool:
+        """Close the computation of `key`; True when its result may be cached (it read no
+        provisional answer but its own)."""
+        reads = self._frames.pop()
+        reads.discard(key)
+        if self._frames:
+            self._frames[-1].update(reads)
+        return not reads
+
+    def read_provisional(self, key: object) -> None:
+        """A recursion guard answered for `key`, whose computation is still running."""
+        if self._frames:
+            self._frames[-1].add(key)
 
     def value(self, expr: ast.AST) -> Value:
         """The abstract value of an expression, as the data-flow analysis computed it."""
@@ -600,6 +627,39 @@ class SemanticModel:
         epoch, not once per step."""
         return any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False))
 
+    def may_run_forward(self, func: ast.AST, depth: int = 0) -> bool:
+        """Can calling this function of the module run a forward? Yes unless every call in
+        it is proven not to: no module is called, no call gets a module, `self` or a tensor
+        that requires grad (a parameter, a graph) as receiver or argument, and no function
+        of the module it calls may run one. A helper that builds a module (`get_gru_cell`)
+        or reshapes numpy arrays runs none; an opaque call handed the model may."""
+        key = ("may_run_forward", func)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = True  # recursion: assume it may
+        answer = any(self._call_may_run_forward(call, func, depth)
+                     for call in self._calls_within(func, skip_loops=False))
+        self._memo[key] = answer
+        return answer
+
+    def _call_may_run_forward(self, call: ast.Call, func: ast.AST, depth: int) -> bool:
+        if self.value(call).kind == MODULE:
+            return False  # a constructor: `nn.GRUCell(...)`
+        if self.value(call.func).kind == MODULE:
+            return True
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        inputs = ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]
+        for expr in inputs:
+            if isinstance(expr, ast.Name) and expr.id in ("self", "cls"):
+                return True
+            value = self.value(expr)
+            if value.kind == MODULE or value.requires_grad:
+                return True
+        target = self._resolve_call_cheap(call)
+        if target is not None and target is not func:
+            return depth >= 3 or self.may_run_forward(target, depth + 1)
+        return False
+
     def has_backward_within(self, owner: ast.AST) -> bool:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
 
@@ -710,6 +770,18 @@ class SemanticModel:
         from torchleaklint.semantic.provenance import graphs_share
 
         return graphs_share(self, first, second)
+
+    def state_cut_between_steps(self, func: ast.AST, attr: str) -> bool:
+        """Does the class of method `func` detach or restart `self.<attr>` between steps?"""
+        from torchleaklint.semantic.object_state import state_cut_between_steps
+
+        return state_cut_between_steps(self, func, attr)
+
+    def shares_graph_built_before(self, expr: ast.AST, loop: ast.AST) -> bool:
+        """Does `expr`'s graph include a loop-invariant part built before `loop`?"""
+        from torchleaklint.semantic.provenance import shares_graph_built_before
+
+        return shares_graph_built_before(self, expr, loop)
 
     def feeds(self, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
         """Is the value stored at `store_stmt` part of what `target` is computed from?"""
@@ -855,10 +927,21 @@ class SemanticModel:
             return None
         if "." in key or key in self._globals_of(unit) or self.is_module_global(unit, key):
             if self.is_per_step_method(unit):
+                if self._self_attribute_cut(unit, key):
+                    return None
                 return "method"
             if self.is_per_step_function(unit):
                 return "function"
         return None
+
+    def _self_attribute_cut(self, unit: ast.AST, key: str) -> bool:
+        """`self.total` of a method whose class detaches or restarts it between steps."""
+        from torchleaklint.semantic.object_state import self_name
+
+        receiver, _, attr = key.partition(".")
+        if not attr or "." in attr or self.class_of(unit) is None or self_name(unit) != receiver:
+            return False
+        return self.state_cut_between_steps(unit, attr)
 
     def is_module_global(self, unit: ast.AST, name: str) -> bool:
         """A plain name the function never binds, bound at module level (a module list)."""

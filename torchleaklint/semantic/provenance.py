@@ -130,6 +130,13 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
             stmt = model.statement_of(definition)
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
                 continue  # batches from an iterable
+            added = _added_by_mutation(reaching, definition, stmt)
+            if added is not None:
+                # `graph.append(self.graph0)`, `outs[k] = y`: the container holds what was put in
+                out.add(definition)
+                if not model.grad_disabled_at(stmt):
+                    stack.extend(_data_reads(model, added))
+                continue
             value = flow.values.get(definition)
             if value is not None and not value.carries_graph and value.kind != "unknown":
                 continue
@@ -138,6 +145,19 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
                     and not model.grad_disabled_at(stmt):
                 stack.extend(_data_reads(model, stmt.value))
     return out
+
+
+def _added_by_mutation(reaching, definition: ast.AST, stmt: ast.AST) -> Optional[ast.AST]:
+    """What a container mutation put into the container: the arguments of `c.append(v)` /
+    `c.extend(vs)` / `c.insert(i, v)` / `c.update(d)`, the value of `c[k] = v`."""
+    if definition not in reaching.mutations:
+        return None
+    if isinstance(definition, ast.Call):
+        parts = list(definition.args) + [kw.value for kw in definition.keywords]
+        return ast.Tuple(elts=parts, ctx=ast.Load()) if parts else None
+    if isinstance(definition, ast.Subscript) and isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        return stmt.value
+    return None
 
 
 def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
@@ -164,6 +184,26 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return out
+
+
+def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
+    """Is part of the graph of `expr` (computed in `loop`) built before the loop and reused
+    unchanged by every iteration (`target = net(content)` before an optimization loop whose
+    loss reads `target`)? The next iteration's backward runs through that part again, so it
+    must be retained. A value rebound in the loop (recurrent state) is not loop-invariant."""
+    deps = graph_dependencies(model, expr)
+    flow = model.flow(model.unit_of(expr))
+    if flow is None:
+        return False
+    rebound_inside = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)}
+    for definition in deps:
+        if not isinstance(definition, ast.Name) or model.is_inside(definition, loop) \
+                or definition.id in rebound_inside:
+            continue
+        value = flow.values.get(definition)
+        if value is not None and value.carries_graph:
+            return True
+    return False
 
 
 def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:

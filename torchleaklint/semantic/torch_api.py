@@ -43,6 +43,12 @@ def nn_class(qualname: str) -> Optional[str]:
     return name if name in data.NN_MODULE_CLASSES else None
 
 
+def is_parameterless_layer(qualname: str) -> bool:
+    """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`...: a layer that holds no parameters."""
+    name = nn_class(qualname)
+    return name is not None and name in data.PARAMETERLESS_NN_CLASSES
+
+
 def is_loss_class(qualname: str) -> bool:
     name = nn_class(qualname)
     return name is not None and name in data.NN_LOSS_CLASSES

@@ -37,6 +37,7 @@ class Value:
     elem: Optional["Value"] = None  # element of a SEQUENCE
     scalar: bool = False  # a tensor known to hold one number (a loss): `.item()` is valid
     grad_off: bool = False  # CONTEXT that disables grad (no_grad, inference_mode)
+    parameterless: bool = False  # MODULE with no parameters (`nn.ReLU()`): a graph only from its input
 
     @property
     def carries_graph(self) -> bool:
@@ -80,6 +81,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         return a if a.carries_graph else b
     if a.kind == b.kind and a.kind in TENSORISH:
         return Value(a.kind)
+    if a.kind == b.kind == MODULE and a.name == b.name:
+        return Value(MODULE, name=a.name)  # one of them has parameters
     if a.kind == NONE:
         return b
     if b.kind == NONE:

@@ -1,0 +1,218 @@
+"""Object state across steps: whether `self.<attr>` stored by a per-step method can carry
+what one step left into the next. A layer above provenance: it reads the data flow, the
+reaching definitions and the call graph of the model, and answers for TLL001 (a running
+total on `self`) and TLL002 (a graph stored on `self`) alike.
+
+The state does not carry over when the class itself cuts it between steps:
+
+- a method detaches it (`detach_state()`, `self.h = self.h.detach()`, element by element);
+- a method restarts it with a fresh graph-free value (`init_attention()`, `reset_memory()`)
+  and that method is called by the code that drives the steps: before the stepping call in
+  the same iteration, inside a per-step method (a decoder's `forward` calling
+  `init_states()`), or inside the storing method itself (`if t == 0: self.init_attention()`:
+  how often the condition holds cannot be told, so the chain cannot be proven);
+- a method restarts it and none of its callers is in view (a caller in another module or
+  through an object of unknown class may restart it before every step): unknown, so no
+  finding may rest on the state surviving.
+
+A restart done once before the training loop restarts nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional
+
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def self_name(func) -> Optional[str]:
+    """The name of a method's receiver (`self`), None for static and class methods."""
+    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
+        return None
+    args = list(func.args.posonlyargs) + list(func.args.args)
+    return args[0].arg if args else None
+
+
+def class_methods(model, info) -> List[ast.AST]:
+    """Methods of the class and of its base classes defined in this module."""
+    out, seen, todo = [], set(), [info]
+    while todo:
+        current = todo.pop()
+        if current.name in seen:
+            continue
+        seen.add(current.name)
+        out.extend(current.methods.values())
+        for base in current.base_names:
+            local = model.classes.get(base.rsplit(".", 1)[-1])
+            if local is not None:
+                todo.append(local)
+    return out
+
+
+def is_self_attr(node, attr: str, receiver: Optional[str]) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == receiver
+
+
+def reads_own_value(expr, attr: str, receiver: Optional[str]) -> bool:
+    return any(is_self_attr(n, attr, receiver) and isinstance(n.ctx, ast.Load) for n in ast.walk(expr))
+
+
+def state_cut_between_steps(model, func, attr: str) -> bool:
+    """Does the class of method `func` detach or restart `self.<attr>` between the steps
+    that `func` runs (see the module docstring)?"""
+    info = model.class_of(func)
+    if info is None:
+        return False
+    key = ("state_cut_between_steps", func, attr)
+    return model.cached(key, lambda: _cut(model, func, attr, class_methods(model, info)))
+
+
+def _cut(model, func, attr, methods) -> bool:
+    return detached_by_class(model, attr, methods) or restarted_by_class(model, attr, func, methods)
+
+
+def detached_by_class(model, attr: str, methods) -> bool:
+    """A (non-init) method rebinds `self.attr` to a graph-free value computed from its own
+    previous value: a `detach_state()` method the training loop calls between steps, or
+    `self.h = self.h.detach()` at the top of the next step."""
+    from torchleaklint.semantic.model import INIT_METHODS
+
+    for method in methods:
+        if method.name in INIT_METHODS:
+            continue
+        flow = model.flow(method)
+        if flow is None:
+            continue
+        receiver = self_name(method)
+        for node in ast.walk(method):
+            if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
+                value = flow.values.get(node)
+                source = getattr(model.statement_of(node), "value", None)
+                if value is not None and not value.carries_graph and source is not None \
+                        and reads_own_value(source, attr, receiver):
+                    return True
+            # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                    is_self_attr(node.value, attr, receiver):
+                source = getattr(model.statement_of(node), "value", None)
+                stored = flow.values.get(source) if source is not None else None
+                if source is not None and reads_own_value(source, attr, receiver) and \
+                        not (stored is not None and stored.carries_graph) and _is_detach(source):
+                    return True
+    return False
+
+
+def _is_detach(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+        expr.func.attr in ("detach", "detach_", "item", "clone") and \
+        (expr.func.attr != "clone" or _is_detach(expr.func.value))
+
+
+def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
+    """Methods other than `func` that rebind `self.attr` to a fresh graph-free value (one
+    not computed from its previous value)."""
+    out = []
+    for method in methods:
+        if method is func:
+            continue
+        flow = model.flow(method)
+        receiver = self_name(method)
+        if flow is None or receiver is None:
+            continue
+        for node in ast.walk(method):
+            if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
+                source = getattr(model.statement_of(node), "value", None)
+                value = flow.values.get(node)
+                if source is not None and value is not None and not value.carries_graph \
+                        and not reads_own_value(source, attr, receiver):
+                    out.append(method)
+                    break
+    return out
+
+
+def restarted_by_class(model, attr: str, func, methods) -> bool:
+    """A method restarts `self.attr` and the code that drives the steps calls it (or its
+    callers are out of view: unknown, so the state is not proven to survive)."""
+    for method in restarting_methods(model, attr, func, methods):
+        sites = _restart_sites(model, method)
+        if not sites:
+            if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
+                continue  # the start value, set once when the object is built; or a framework
+                # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
+            return True  # `init_attention()` called from another module or object: unknown
+        if any(model.unit_of(site) is func for site in sites):
+            return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
+        if _restarts_before_steps(model, sites, func):
+            return True
+    return False
+
+
+def _restart_sites(model, method) -> List[ast.Call]:
+    """Calls that may run `method`: its resolved call sites and every `<x>.<name>(...)` of the
+    module on a receiver of unknown class (`model.reset(bs)` with `model` a parameter)."""
+    sites = list(model.method_call_sites(method))
+    seen = set(map(id, sites))
+    by_name = model.cached(("calls_by_attribute",), lambda: _calls_by_attribute(model))
+    return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen
+                    and model.value(c.func.value).kind in ("unknown", "module", "instance")]
+
+
+def _calls_by_attribute(model):
+    out = {}
+    for call in model.calls:
+        if isinstance(call.func, ast.Attribute):
+            out.setdefault(call.func.attr, []).append(call)
+    return out
+
+
+# Methods that run once, when the object is built: their start value restarts nothing.
+_CONSTRUCTION_METHODS = frozenset({"__init__", "__post_init__", "setup", "build", "reset_parameters"})
+
+
+def _epoch_hook(name: str) -> bool:
+    """A framework hook that runs at most once per epoch (Lightning's and HuggingFace's
+    `on_train_epoch_end`, `on_epoch_start`, `on_fit_end`...), not once per batch."""
+    return name.startswith("on_") and "batch" not in name and "step" not in name
+
+
+def _pos(node):
+    return (node.lineno, node.col_offset)
+
+
+def _restarts_before_steps(model, resets, func) -> bool:
+    """Is a restart called before `func` in code that restarts the state for every step: in
+    the same loop iteration as the call of `func`, or in a per-step method (a decoder's
+    `forward` calling `init_states()` before its time-step loop)? A restart done once before
+    the training loop restarts nothing."""
+    for call in model.method_call_sites(func):
+        unit = model.unit_of(call)
+        for before in resets:
+            if model.unit_of(before) is not unit or _pos(before) >= _pos(call):
+                continue
+            loops = model.loops_around(call)
+            same_iteration = bool(loops) and any(loop is loops[0] for loop in model.loops_around(before))
+            if same_iteration or (isinstance(unit, FUNCTION_TYPES) and model.is_per_step_method(unit)):
+                return True
+    return False
+
+
+def runs_after_store_each_step(model, reader, storer) -> bool:
+    """Is every call of method `reader` preceded, in the same loop iteration, by a call of
+    `storer`? Then what `reader` reads of the state is what `storer` stored in this step
+    (`action = agent.select_action(s)` then `agent.update_model()`), not the previous
+    step's value."""
+    reader_sites = model.method_call_sites(reader)
+    storer_sites = model.method_call_sites(storer)
+    if not reader_sites or not storer_sites:
+        return False
+    for site in reader_sites:
+        loops = model.loops_around(site)
+        if not loops:
+            return False
+        unit = model.unit_of(site)
+        if not any(model.unit_of(s) is unit and _pos(s) < _pos(site) and loops[0] in model.loops_around(s)
+                   for s in storer_sites):
+            return False
+    return True
