@@ -443,8 +443,12 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
         method = model.method(value.name, call.func.attr)
         return method is None or model.may_run_forward(method)
     # `.eval()` alone proves little (gym wrappers and samplers have one too): the object must
-    # also be used as only a module is, in the same function
+    # also be used as only a module is, in the same function, or be a module a caller in
+    # view passes (`evaluate(model, ...)` after `model.load_state_dict(...)` in another module)
     unit = model.unit_of(call)
+    flow = model.flow(unit)
+    if flow is not None and receiver in flow.module_params:
+        return True
     return any(dotted(c.func) == receiver or isinstance(c.func, ast.Attribute) and dotted(c.func.value) == receiver
                and c.func.attr in _MODULE_ONLY_METHODS for c in model.calls if model.unit_of(c) is unit)
 

@@ -44,6 +44,7 @@ class FlowResult:
         self.params: Dict[str, Value] = {}
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
+        self.module_params: Set[str] = set()  # parameters some call site in view passes a module for
 
 
 def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0,
@@ -149,6 +150,7 @@ class Analyzer:
         found: Dict[str, Value] = {}
         called = set()
         weak = set()  # `.train()` / `.zero_grad()`: a Trainer or optimizer has them too
+        loaded, placed = set(), set()
         for node in _calls_on(self.m, self.unit, names):
             if not isinstance(node, ast.Call):
                 continue
@@ -162,7 +164,13 @@ class Analyzer:
                         found[owner.id] = Value(MODULE)
                     elif attr in ("train", "zero_grad", "to", "cuda"):
                         weak.add(owner.id)
+                        if attr in ("to", "cuda", "train"):
+                            placed.add(owner.id)
+                    elif attr == "load_state_dict":
+                        loaded.add(owner.id)
         for name in weak & called:  # called directly like a function: a module, not a Trainer
+            found.setdefault(name, Value(MODULE))
+        for name in loaded & placed:  # weights loaded and moved to a device: no optimizer does both
             found.setdefault(name, Value(MODULE))
         return found
 
@@ -190,11 +198,18 @@ class Analyzer:
                     break
                 if i + offset < len(names):
                     name = names[i + offset]
+                    self._note_site_value(name, flow.values.get(arg, UNKNOWN_V))
                     out[name] = join(out.get(name), flow.values.get(arg, UNKNOWN_V))
             for kw in site.keywords:
                 if kw.arg in names:
+                    self._note_site_value(kw.arg, flow.values.get(kw.value, UNKNOWN_V))
                     out[kw.arg] = join(out.get(kw.arg), flow.values.get(kw.value, UNKNOWN_V))
         return out
+
+    def _note_site_value(self, name: str, value: Value) -> None:
+        """Some caller in view passes a module for `name` (a may-fact: that path runs it)."""
+        if value.kind == MODULE:
+            self.result.module_params.add(name)
 
     def _external_site_values(self, unit, params) -> Dict[str, Value]:
         """Argument values call sites in other modules pass (from their summaries)."""
@@ -207,9 +222,11 @@ class Analyzer:
         for site in self.m.external_sites(unit):
             for i, arg in enumerate(site["a"]):
                 if i + offset < len(names):
+                    self._note_site_value(names[i + offset], local(decode(arg)))
                     out[names[i + offset]] = join(out.get(names[i + offset]), local(decode(arg)))
             for name, arg in site["kw"].items():
                 if name in names:
+                    self._note_site_value(name, local(decode(arg)))
                     out[name] = join(out.get(name), local(decode(arg)))
         return out
 
@@ -1348,6 +1365,9 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
     if result.kind == UNKNOWN and attr in model.cached(("self_module_attributes", class_name),
                                                        lambda: _duck_typed_module_attributes(model, class_name)):
         result = Value(MODULE)  # `self.model.eval()` / `self.model.parameters()` in a method
+    if result.kind == UNKNOWN and attr in model.cached(("self_module_containers", class_name),
+                                                       lambda: _duck_typed_module_containers(model, class_name)):
+        result = sequence_of(Value(MODULE))  # `self.model[key].eval()`: a dict of modules
     return result
 
 
@@ -1384,6 +1404,24 @@ def _duck_typed_module_attributes(model, class_name: str) -> Set[str]:
                 owner = node.func.value
                 if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
                     out.add(owner.attr)
+    return out
+
+
+def _duck_typed_module_containers(model, class_name: str) -> Set[str]:
+    """Attributes whose items a method of the class treats as only an nn.Module is treated
+    (`self.model[key].eval()`, `self.nets[i].parameters()`): a dict or list of modules."""
+    info = model.classes.get(class_name)
+    out: Set[str] = set()
+    if info is None:
+        return out
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in _STRONG_MODULE_METHODS | {"eval"}:
+                owner = node.func.value
+                if isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) \
+                        and isinstance(owner.value.value, ast.Name) and owner.value.value.id == "self":
+                    out.add(owner.value.attr)
     return out
 
 

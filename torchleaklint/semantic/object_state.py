@@ -70,37 +70,40 @@ def state_cut_between_steps(model, func, attr: str) -> bool:
 
 
 def _cut(model, func, attr, methods) -> bool:
-    return detached_by_class(model, attr, methods) or restarted_by_class(model, attr, func, methods)
+    return any(_cuts_between_steps(model, method, func)
+               for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods))
 
 
-def detached_by_class(model, attr: str, methods) -> bool:
-    """A (non-init) method rebinds `self.attr` to a graph-free value computed from its own
-    previous value: a `detach_state()` method the training loop calls between steps, or
-    `self.h = self.h.detach()` at the top of the next step."""
+def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
+    """(Non-init) methods that rebind `self.attr` to a graph-free value computed from its own
+    previous value: a `detach_state()` method, `self.h = self.h.detach()` at the top of the
+    step, an all-reduce of the detached sum."""
     from torchleaklint.semantic.model import INIT_METHODS
 
-    for method in methods:
-        if method.name in INIT_METHODS:
-            continue
-        flow = model.flow(method)
-        if flow is None:
-            continue
-        receiver = self_name(method)
-        for node in ast.walk(method):
-            if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
-                value = flow.values.get(node)
-                source = getattr(model.statement_of(node), "value", None)
-                if value is not None and not value.carries_graph and source is not None \
-                        and reads_own_value(source, attr, receiver):
-                    return True
-            # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
-            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
-                    is_self_attr(node.value, attr, receiver):
-                source = getattr(model.statement_of(node), "value", None)
-                stored = flow.values.get(source) if source is not None else None
-                if source is not None and reads_own_value(source, attr, receiver) and \
-                        not (stored is not None and stored.carries_graph) and _is_detach(source):
-                    return True
+    return [method for method in methods if method.name not in INIT_METHODS and _detaches(model, attr, method)]
+
+
+def _detaches(model, attr: str, method) -> bool:
+    """Does `method` rebind `self.attr` to a detached copy of its own value?"""
+    flow = model.flow(method)
+    if flow is None:
+        return False
+    receiver = self_name(method)
+    for node in ast.walk(method):
+        if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
+            value = flow.values.get(node)
+            source = getattr(model.statement_of(node), "value", None)
+            if value is not None and not value.carries_graph and source is not None \
+                    and reads_own_value(source, attr, receiver):
+                return True
+        # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
+                is_self_attr(node.value, attr, receiver):
+            source = getattr(model.statement_of(node), "value", None)
+            stored = flow.values.get(source) if source is not None else None
+            if source is not None and reads_own_value(source, attr, receiver) and \
+                    not (stored is not None and stored.carries_graph) and _is_detach(source):
+                return True
     return False
 
 
@@ -132,21 +135,56 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
     return out
 
 
-def restarted_by_class(model, attr: str, func, methods) -> bool:
-    """A method restarts `self.attr` and the code that drives the steps calls it (or its
-    callers are out of view: unknown, so the state is not proven to survive)."""
-    for method in restarting_methods(model, attr, func, methods):
-        sites = _restart_sites(model, method)
-        if not sites:
-            if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
-                continue  # the start value, set once when the object is built; or a framework
-                # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
-            return True  # `init_attention()` called from another module or object: unknown
-        if any(model.unit_of(site) is func for site in sites):
-            return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
-        if _restarts_before_steps(model, sites, func):
+def _cuts_between_steps(model, method, func) -> bool:
+    """Does a method that detaches or restarts the state run between the steps `func` runs?
+    Yes when the code driving the steps calls it (or its callers are out of view: unknown, so
+    the state is not proven to survive)."""
+    sites = _restart_sites(model, method)
+    if not sites:
+        if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
+            return False  # the start value, set once when the object is built; or a framework
+            # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
+        return True  # `init_attention()` called from another module or object: unknown
+    inside = [site for site in sites if model.unit_of(site) is func]
+    if any(not _first_use_guard(model, site) for site in inside):
+        return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
+    return _restarts_before_steps(model, sites, func)
+
+
+def _conditional_in(model, node, loop) -> bool:
+    """Is `node` under an `if` inside `loop` (`if t % 500 == 0: sim.reset()`, `if done:
+    env.reset()`)? Then it does not run every step, and the state chains between its runs."""
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp)):
             return True
     return False
+
+
+def _first_use_guard(model, site) -> bool:
+    """`if self.state is None: self.reset_state()`: a start made once, on first use."""
+    for anc in model.ancestors(site):
+        if isinstance(anc, FUNCTION_TYPES):
+            return False
+        if isinstance(anc, ast.If) and _tests_unset_attribute(anc.test):
+            return True
+    return False
+
+
+def _tests_unset_attribute(test) -> bool:
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return isinstance(test.left, ast.Attribute)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = test.operand
+        return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "hasattr"
+    return False
+
+
+def restarted_by_class(model, attr: str, func, methods) -> bool:
+    """A method restarts `self.attr` between the steps `func` runs."""
+    return any(_cuts_between_steps(model, method, func) for method in restarting_methods(model, attr, func, methods))
 
 
 def _restart_sites(model, method) -> List[ast.Call]:
@@ -181,20 +219,18 @@ def _pos(node):
     return (node.lineno, node.col_offset)
 
 
-def _restarts_before_steps(model, resets, func) -> bool:
-    """Is a restart called before `func` in code that restarts the state for every step: in
-    the same loop iteration as the call of `func`, or in a per-step method (a decoder's
-    `forward` calling `init_states()` before its time-step loop)? A restart done once before
-    the training loop restarts nothing."""
-    for call in model.method_call_sites(func):
-        unit = model.unit_of(call)
-        for before in resets:
-            if model.unit_of(before) is not unit or _pos(before) >= _pos(call):
-                continue
-            loops = model.loops_around(call)
-            same_iteration = bool(loops) and any(loop is loops[0] for loop in model.loops_around(before))
-            if same_iteration or (isinstance(unit, FUNCTION_TYPES) and model.is_per_step_method(unit)):
-                return True
+def _restarts_before_steps(model, cuts, func) -> bool:
+    """Does a call that cuts the state run once per step: in the body of a step loop (a loop
+    over batches, or one whose iteration trains), or in a per-step method (a decoder's
+    `forward` calling `init_states()` before its time-step loop)? A cut made once before the
+    training loop, or once per epoch after the batch loop, cuts nothing between steps."""
+    for cut in cuts:
+        loops = model.loops_around(cut)
+        if loops and model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0]):
+            return True
+        unit = model.unit_of(cut)
+        if isinstance(unit, FUNCTION_TYPES) and unit is not func and model.is_per_step_method(unit):
+            return True
     return False
 
 
