@@ -140,7 +140,7 @@ class EvalWithoutNoGrad(Rule):
             return True
         if model.value(call).kind == "tensor":
             return True  # proven graph-free: a parameterless module of this file on inputs without grad
-        if model.value(call.func).parameterless:
+        if model.value(call.func).frozen:
             return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
             # whose own forward is the one to report
         if isinstance(unit, FUNCTION_TYPES):
@@ -441,7 +441,12 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
         # an instance of a module class of this file: its method is a forward unless its
         # body is in view and runs none (`get_gru_cell` builds a module, a numpy helper)
         method = model.method(value.name, call.func.attr)
-        return method is None or model.may_run_forward(method)
+        if method is not None:
+            return model.may_run_forward(method)
+        # an attribute called: a submodule's forward when it is proven a module with parameters
+        # (`self.encoder(x)`), not an activation passed in (`self.activation = activation`)
+        callee = model.value(call.func)
+        return callee.kind == MODULE and not callee.frozen
     # `.eval()` alone proves little (gym wrappers and samplers have one too): the object must
     # also be used as only a module is, in the same function, or be a module a caller in
     # view passes (`evaluate(model, ...)` after `model.load_state_dict(...)` in another module)
@@ -495,7 +500,7 @@ def _freeze_positions(unit) -> Dict[str, Position]:
         receiver = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and _false_flag(node):
-            receiver = dotted(node.func.value)
+            receiver = dotted(_chain_root(node.func.value))
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
                 and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
                 and _freezes(node, node.target.id):
@@ -503,6 +508,14 @@ def _freeze_positions(unit) -> Dict[str, Position]:
         if receiver is not None and (receiver not in out or _pos(node) < out[receiver]):
             out[receiver] = _pos(node)
     return out
+
+
+def _chain_root(expr):
+    """`sampler.eval().to(device)` -> `sampler`: the module under calls that return it."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+            expr.func.attr in ("eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
+        expr = expr.func.value
+    return expr
 
 
 def _false_flag(call) -> bool:

@@ -249,6 +249,7 @@ class Analyzer:
     def stmt_Expr(self, s: ast.Expr) -> None:
         value = s.value
         self.expr(value)
+        self._note_frozen(value)
         # torch.set_grad_enabled(False) as a statement switches grad mode until switched back
         if isinstance(value, ast.Call):
             qual = self.m.qualname(value.func) or ""
@@ -769,11 +770,11 @@ class Analyzer:
         if callee.kind == MODULE:
             if self._constructs_a_module(e):
                 return Value(MODULE)
+            if callee.frozen:
+                return self._parameterless_output(all_args)
             if callee.name and callee.name in self.m.classes:
                 output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
                 return _strip_graph(output) if self.nograd else output
-            if callee.parameterless:
-                return self._parameterless_output(all_args)
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -784,6 +785,23 @@ class Analyzer:
         if isinstance(func, ast.Name):
             return self.builtin_call(func.id, e, args, all_args)
         return UNKNOWN_V
+
+    def _note_frozen(self, call: ast.AST) -> None:
+        """`net.requires_grad_(False)` (also chained: `net.eval().requires_grad_(False).to(d)`)
+        as a statement: from here on, calling `net` records a graph only from its input."""
+        node = call
+        frozen = False
+        while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
+            if node.func.attr == "requires_grad_":
+                flag = node.args[0] if node.args else _kw(node, "requires_grad")
+                frozen = isinstance(flag, ast.Constant) and flag.value is False
+            node = node.func.value
+        key = dotted(node)
+        if frozen and key is not None:
+            current = self.env.get(key, UNKNOWN_V)
+            if current.kind in (MODULE, UNKNOWN, INSTANCE):
+                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
 
     def _parameterless_output(self, all_args) -> Value:
         """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
@@ -873,7 +891,7 @@ class Analyzer:
                 return TENSOR_V  # `nn.Parameter(t, requires_grad=False)`: a buffer in all but name
             return Value(LEAF)  # nn.Parameter is not an nn.Module class: test it first
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
-            return Value(MODULE, name=None, parameterless=torch_api.is_parameterless_layer(qual))
+            return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual))
         if torch_api.is_optimizer(qual):
             return Value(OPTIMIZER)
         if torch_api.is_lr_scheduler(qual):

@@ -37,7 +37,9 @@ class Value:
     elem: Optional["Value"] = None  # element of a SEQUENCE
     scalar: bool = False  # a tensor known to hold one number (a loss): `.item()` is valid
     grad_off: bool = False  # CONTEXT that disables grad (no_grad, inference_mode)
-    parameterless: bool = False  # MODULE with no parameters (`nn.ReLU()`): a graph only from its input
+    # MODULE none of whose parameters requires grad (`nn.ReLU()`, after `m.requires_grad_(False)`):
+    # calling it builds a graph only from an input that carries one
+    frozen: bool = False
 
     @property
     def carries_graph(self) -> bool:
