@@ -133,6 +133,11 @@ def test_build_context_python_with_dataloader_workers_is_evidence_for_a_cpu_scri
     """)
     [finding] = lint_file(str(compose), Settings(project_root=str(tmp_path)))
     assert "DataLoader workers" in finding.message
+    for command in ("uvicorn api:app", "python other.py", "bash -c 'python -m pip install . && python serve.py'"):
+        compose.write_text(compose.read_text().rsplit("command:", 1)[0] + f'command: "{command}"\n')
+        assert lint_file(str(compose), Settings(project_root=str(tmp_path))) == [], command
+    compose.write_text(compose.read_text().rsplit("command:", 1)[0] + 'command: ["bash", "-c", "python ./train.py"]\n')
+    assert len(lint_file(str(compose), Settings(project_root=str(tmp_path)))) == 1
     (tmp_path / "app" / "train.py").write_text("print('no loader')\n", encoding="utf-8")
     evidence.build_context_python.cache_clear()
     evidence.build_context.cache_clear()

@@ -109,8 +109,10 @@ def _compose_workload(env, service: MappingNode) -> Workload:
         workload.stack = _compose_build_context(env, service)
     if y.get(service, "build") is not None:
         directory = _build_directory(env, service)
-        if directory:
+        if directory and workload.command == evidence.HIDDEN:
             workload.context_python = lambda: evidence.build_context_python(directory)
+        elif directory:  # a known command: only the Python files it starts say what it runs
+            workload.context_python = lambda: evidence.started_script_evidence(directory, words)
     return workload
 
 

@@ -351,16 +351,67 @@ def _python_evidence(context: str) -> Optional[str]:
             seen += 1
             if seen > _MAX_CONTEXT_FILES:
                 return None
-            path = os.path.join(directory, name)
-            text = _read(path)
-            rel = os.path.relpath(path, context)
-            if "torch.distributed" in text or "from torch import distributed" in text:
-                return f"`{rel}` in the build context uses torch.distributed"
-            if "DataLoader" in text and _NUM_WORKERS.search(text):
-                return f"`{rel}` in the build context uses DataLoader workers"
-            if "ray" in text and _RAY_IMPORT.search(text):
-                return f"`{rel}` in the build context uses ray"
+            found = _file_evidence(os.path.join(directory, name), context)
+            if found:
+                return found
     return None
+
+
+def _file_evidence(path: str, context: str) -> Optional[str]:
+    text = _read(path)
+    rel = os.path.relpath(path, context)
+    if "torch.distributed" in text or "from torch import distributed" in text:
+        return f"`{rel}` in the build context uses torch.distributed"
+    if "DataLoader" in text and _NUM_WORKERS.search(text):
+        return f"`{rel}` in the build context uses DataLoader workers"
+    if "ray" in text and _RAY_IMPORT.search(text):
+        return f"`{rel}` in the build context uses ray"
+    return None
+
+
+def started_script_evidence(context: str, words: Sequence[str]) -> Optional[str]:
+    """Evidence in the Python files a known command starts (`python train.py`, `python -m
+    pkg.train`, also inside `bash -c`), looked up in the build context; other Python of
+    the context (a training script beside a web service) says nothing about this command."""
+    for target in _python_targets(list(words), depth=0):
+        path = os.path.normpath(os.path.join(context, target))
+        if os.path.commonpath([os.path.abspath(context), os.path.abspath(path)]) != os.path.abspath(context):
+            continue
+        if os.path.isfile(path):
+            found = _file_evidence(path, context)
+            if found:
+                return found
+    return None
+
+
+def _python_targets(words: List[str], depth: int) -> List[str]:
+    """Relative paths of the Python files a command runs."""
+    if not words or depth > 3:
+        return []
+    base = words[0].rsplit("/", 1)[-1]
+    if base in ("bash", "sh", "zsh"):
+        rest = [w for w in words[1:] if w != "--"]
+        flags = [w for w in rest if w.startswith("-") and not w.startswith("--")]
+        scripts = [w for w in rest if not w.startswith("-")]
+        if any("c" in f.lstrip("-") for f in flags) and scripts:
+            out = []
+            for command in commands(scripts[0]):
+                index = command.program_index()
+                if index is not None:
+                    out.extend(_python_targets(command.values[index:], depth + 1))
+            return out
+        return []
+    if not _PYTHON.match(base):
+        return []
+    args = words[1:]
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            module = args[i + 1].replace(".", "/")
+            return [module + ".py", module + "/__main__.py"]
+        if arg.startswith("-"):
+            continue
+        return [arg] if arg.endswith(".py") else []
+    return []
 
 
 def read_text(path: str) -> str:
