@@ -157,3 +157,20 @@ def test_explicit_small_size_needs_only_the_stack(tmp_path):
             shm_size: 256m
     """)
     assert [(d.line, d.code) for d in lint_file(str(compose), Settings())] == [(5, "TLL101")]
+
+
+@pytest.mark.parametrize("command, reported", [
+    ("pip install -e . && accelerate launch train.py", True),
+    ("torchrun --nproc-per-node 4 train.py", True),
+    ("python train.py", False),
+    ("pip install -e . && python setup.py develop", False),
+    ("sleep infinity", False),
+])
+def test_compose_string_command(tmp_path, command, reported):
+    compose = _write(tmp_path, "docker-compose.yml", f"""\
+        services:
+          train:
+            image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+            command: {command}
+    """)
+    assert len(lint_file(str(compose), Settings())) == (1 if reported else 0)

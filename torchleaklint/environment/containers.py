@@ -117,8 +117,11 @@ def _compose_workload(env, service: MappingNode) -> Workload:
 
 
 def _compose_words(node: Optional[Node]) -> List[str]:
-    """A Compose `command`/`entrypoint`: a list, or a string split as a shell would."""
+    """A Compose `command`/`entrypoint`: a list, or a string split as a shell would (read
+    as a shell script when it chains commands, as many files assume)."""
     if isinstance(node, ScalarNode):
+        if any(op in node.value for op in ("&&", "||", ";", "|", "\n")):
+            return ["sh", "-c", node.value]
         try:
             return shlex.split(node.value)
         except ValueError:
