@@ -99,7 +99,11 @@ def ml_launcher_in_script(script: str) -> Optional[str]:
 _NON_TORCH_GPU_IMAGES = ("jellyfin", "plex", "emby", "frigate", "handbrake", "ffmpeg", "ollama", "llama.cpp",
                          "llama-cpp", "localai", "tensorflow", "dcgm", "device-plugin", "gpu-operator",
                          "gpu-feature-discovery", "nvidia/cuda", "cuda-sample", "gpu-burn", "immich", "photoprism",
-                         "tdarr", "unmanic", "xmrig", "nicehash")
+                         "tdarr", "unmanic", "xmrig", "nicehash",
+                         # CUDA samples and GPU software built on other runtimes (CTranslate2,
+                         # ONNX Runtime, OpenVINO, candle, GStreamer, ggml)
+                         "nvidia/samples", "vectoradd", "faster-whisper", "whisper.cpp", "ctranslate2", "koboldcpp",
+                         "text-embeddings-inference", "onnxruntime", "openvino", "deepstream", "blender", "lolminer")
 # Stacks of other ML frameworks: their GPU jobs are no evidence about PyTorch's DataLoader
 # workers or a Ray object store (and this linter cannot judge their shared-memory needs).
 _OTHER_FRAMEWORKS = ("tensorflow", "mindspore", "paddle", "jax", "mxnet")
