@@ -11,14 +11,16 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import shlex
 from dataclasses import dataclass
 from typing import Iterator, List, Optional, Sequence, Tuple
 
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from torchleaklint.environment import evidence
+from torchleaklint.environment import evidence, repo_images
 from torchleaklint.environment import yaml_reader as y
 from torchleaklint.environment.shell_reader import Command, Word, assignments, commands, offsets_origin
+from torchleaklint.environment.workload import Workload
 
 _COMPOSE_NAMES = ("docker-compose*.y*ml", "compose*.y*ml", "*.compose.y*ml", "*-compose.y*ml", "*_compose.y*ml")
 _COMPOSE_TOP_KEYS = {"version", "services", "volumes", "networks", "configs", "secrets", "name", "include"}
@@ -55,9 +57,10 @@ class Container:
     line: int
     col: int
     end_col: int
-    evidence: Optional[str]
+    evidence: Optional[str]  # why the default /dev/shm is a finding (see `workload`), or None
     shm: Shm
     owner: str = ""
+    sized_evidence: Optional[str] = None  # why an explicit size under 1 GB is (any ML evidence)
 
 
 def is_compose_name(path: str) -> bool:
@@ -89,22 +92,70 @@ def compose_services(env, doc: Node) -> Iterator[Container]:
         if not isinstance(service, MappingNode):
             continue
         line, col = y.position(key)
+        workload = _compose_workload(env, service)
         yield Container("compose", key.value, line, col, col + len(key.value),
-                        _compose_evidence(env, service), _compose_shm(service))
+                        workload.default_shm_evidence(), _compose_shm(service),
+                        sized_evidence=workload.sized_shm_evidence())
 
 
-def _compose_evidence(env, service: MappingNode) -> Optional[str]:
-    command = y.get(service, "entrypoint") or y.get(service, "command")
-    if isinstance(command, SequenceNode) and evidence.runs_only_utilities(y.strings(command)):
+def _compose_workload(env, service: MappingNode) -> Workload:
+    image = y.scalar(y.get(service, "image"))
+    workload = _image_workload(env, image, _compose_gpu(service))
+    words = _compose_words(y.get(service, "entrypoint")) + _compose_words(y.get(service, "command"))
+    workload.command = evidence.command_kind(words)
+    workload.processes = evidence.several_processes(words)
+    workload.stack = workload.stack or evidence.ml_launcher(words)
+    if not workload.stack:
+        workload.stack = _compose_build_context(env, service)
+    if y.get(service, "build") is not None:
+        directory = _build_directory(env, service)
+        if directory and workload.command == evidence.HIDDEN:
+            workload.context_python = lambda: evidence.build_context_python(directory)
+        elif directory:  # a known command: only the Python files it starts say what it runs
+            workload.context_python = lambda: evidence.started_script_evidence(directory, words)
+    return workload
+
+
+def _compose_words(node: Optional[Node]) -> List[str]:
+    """A Compose `command`/`entrypoint`: a list, or a string split as a shell would (read
+    as a shell script when it chains commands, as many files assume)."""
+    if isinstance(node, ScalarNode):
+        if any(op in node.value for op in ("&&", "||", ";", "|", "\n")):
+            return ["sh", "-c", node.value]
+        try:
+            return shlex.split(node.value)
+        except ValueError:
+            return node.value.split()
+    return y.strings(node)
+
+
+def _image_workload(env, image: Optional[str], gpu: Optional[str]) -> Workload:
+    """What the image and an accelerator request say: the image's stack (by name, or by
+    the Dockerfile that builds it in this repository) and whether the GPU counts."""
+    stack = evidence.ml_image(image)
+    other = evidence.other_framework(image)
+    if image and not stack and not other and gpu and env is not None:
+        env.reads_other_files = True
+        built = repo_images.image_stack(image, repo_images.repository_root(env.directory, env.project_root))
+        if built and built[0] == repo_images.TORCH:
+            stack = built[1]
+        elif built:
+            other = True
+    accelerator = None if other else evidence.gpu_for_ml(gpu, image)
+    return Workload(stack=stack, accelerator=accelerator, cpu_build=evidence.cpu_build(image),
+                    ray_image=evidence.ray_image(image))
+
+
+def _build_directory(env, service: MappingNode) -> Optional[str]:
+    build = y.get(service, "build")
+    context = y.scalar(build) if isinstance(build, ScalarNode) else y.scalar(y.get(build, "context")) or "."
+    if not context or "://" in context or context.startswith("git@") or "$" in context:
         return None
-    found = evidence.first((
-        evidence.ml_image(y.scalar(y.get(service, "image"))),
-        evidence.gpu_for_ml(_compose_gpu(service), y.scalar(y.get(service, "image"))),
-        _launcher(y.get(service, "command")),
-        _launcher(y.get(service, "entrypoint")),
-    ))
-    if found:
-        return found
+    env.reads_other_files = True
+    return os.path.normpath(os.path.join(env.directory, context))
+
+
+def _compose_build_context(env, service: MappingNode) -> Optional[str]:
     build = y.get(service, "build")
     if build is None:
         return None
@@ -130,13 +181,6 @@ def _compose_gpu(service: MappingNode) -> Optional[str]:
     return None
 
 
-def _launcher(node: Optional[Node]) -> Optional[str]:
-    if isinstance(node, ScalarNode):
-        return evidence.ml_launcher_in_script(node.value)
-    words = y.strings(node)
-    return evidence.ml_launcher(words) if words else None
-
-
 def _compose_shm(service: MappingNode) -> Shm:
     shm = Shm()
     ipc = (y.scalar(y.get(service, "ipc")) or "").strip()
@@ -158,15 +202,35 @@ def _compose_shm(service: MappingNode) -> Shm:
 
 # --- Kubernetes -------------------------------------------------------------------------
 
-def kubernetes_containers(doc: Node) -> Iterator[Container]:
+def kubernetes_containers(doc: Node, env=None) -> Iterator[Container]:
     seen = set()
     for workload in _workloads(doc):
         owner = f"{y.scalar(y.get(workload, 'kind'))} `{y.scalar(y.path(workload, 'metadata', 'name')) or '?'}`"
+        policy = _torch_policy_processes(workload)
         for pod in _pod_specs(workload):
             if id(pod) in seen:
                 continue
             seen.add(id(pod))
-            yield from _pod_containers(pod, owner)
+            yield from _pod_containers(pod, owner, env, policy)
+
+
+def _torch_policy_processes(workload: MappingNode) -> Optional[Tuple[str, bool]]:
+    """Several processes per node started by a Kubeflow operator's torch policy: a
+    Trainer runtime's `mlPolicy.torch.numProcPerNode` or a PyTorchJob's `nprocPerNode`
+    (other than 1). Returns (reason, whether the operator replaces the container's command:
+    a Trainer runtime's command is only a default that each TrainJob's trainer replaces)."""
+    kind = y.scalar(y.get(workload, "kind"))
+    if kind in ("TrainingRuntime", "ClusterTrainingRuntime"):
+        value = y.scalar(y.path(workload, "spec", "mlPolicy", "torch", "numProcPerNode"))
+        field = "mlPolicy.torch.numProcPerNode"
+    elif kind == "PyTorchJob":
+        value = y.scalar(y.path(workload, "spec", "nprocPerNode"))
+        field = "nprocPerNode"
+    else:
+        return None
+    if value is None or value.strip() in ("", "1"):
+        return None
+    return f"{kind} `{field}: {value}` (torchrun with several processes per node)", kind != "PyTorchJob"
 
 
 def _workloads(doc: Node) -> Iterator[MappingNode]:
@@ -195,7 +259,7 @@ def _pod_specs(workload: MappingNode) -> Iterator[MappingNode]:
             yield node
 
 
-def _pod_containers(pod: MappingNode, owner: str) -> Iterator[Container]:
+def _pod_containers(pod: MappingNode, owner: str, env=None, policy=None) -> Iterator[Container]:
     host_ipc = y.truthy(y.get(pod, "hostIPC"))
     volumes = {y.scalar(y.get(v, "name")): v for v in y.sequence(y.get(pod, "volumes"))}
     for container in y.sequence(y.get(pod, "containers")):
@@ -208,7 +272,9 @@ def _pod_containers(pod: MappingNode, owner: str) -> Iterator[Container]:
         end_col = col + (len(name_key.value) if name_key else 1)
         shm = Shm(host_ipc=host_ipc)
         _kubernetes_shm(container, volumes, shm)
-        yield Container("kubernetes", name, line, col, end_col, _kubernetes_evidence(container), shm, owner)
+        workload = _kubernetes_workload(container, env, policy)
+        yield Container("kubernetes", name, line, col, end_col, workload.default_shm_evidence(), shm, owner,
+                        sized_evidence=workload.sized_shm_evidence())
 
 
 def _kubernetes_shm(container: MappingNode, volumes, shm: Shm) -> None:
@@ -231,15 +297,23 @@ def _kubernetes_shm(container: MappingNode, volumes, shm: Shm) -> None:
             shm.not_memory_backed = True
 
 
-def _kubernetes_evidence(container: MappingNode) -> Optional[str]:
-    command = y.strings(y.get(container, "command")) + y.strings(y.get(container, "args"))
-    if evidence.runs_only_utilities(command):
-        return None
-    return evidence.first((
-        evidence.ml_image(y.scalar(y.get(container, "image"))),
-        evidence.gpu_for_ml(_kubernetes_gpu(container), y.scalar(y.get(container, "image"))),
-        evidence.ml_launcher(y.strings(y.get(container, "command")) + y.strings(y.get(container, "args"))),
-    ))
+def _kubernetes_workload(container: MappingNode, env, policy: Optional[Tuple[str, bool]]) -> Workload:
+    image = y.scalar(y.get(container, "image"))
+    workload = _image_workload(env, image, _kubernetes_gpu(container))
+    command = y.strings(y.get(container, "command"))
+    args = y.strings(y.get(container, "args"))
+    # `args` alone run under the image's entrypoint: a known command only when they name a program
+    words = command + args if command or (args and not args[0].startswith("-")) else []
+    workload.command = evidence.command_kind(words)
+    workload.processes = evidence.several_processes(words)
+    workload.stack = workload.stack or evidence.ml_launcher(words)
+    if policy and (workload.stack or workload.accelerator):
+        reason, replaces_command = policy
+        if replaces_command:
+            workload.processes, workload.command = reason, evidence.HIDDEN
+        elif workload.command != evidence.ONLY_UTILITIES:
+            workload.processes = workload.processes or reason
+    return workload
 
 
 def _kubernetes_gpu(container: MappingNode) -> Optional[str]:
@@ -252,19 +326,19 @@ def _kubernetes_gpu(container: MappingNode) -> Optional[str]:
 
 # --- docker run -------------------------------------------------------------------------
 
-def docker_runs(command_list: Sequence[Command]) -> Iterator[Container]:
+def docker_runs(command_list: Sequence[Command], env=None) -> Iterator[Container]:
     variables = {}  # IMAGE=pytorch/pytorch:... earlier in the script: `docker run "$IMAGE"` reads it
     for command in command_list:
         if command.program_index() is None:
             for name, value, _ in assignments(command):
                 variables[name] = value
             continue
-        found = _docker_run(command, variables)
+        found = _docker_run(command, variables, env)
         if found is not None:
             yield found
 
 
-def _docker_run(command: Command, variables=None) -> Optional[Container]:
+def _docker_run(command: Command, variables=None, env=None) -> Optional[Container]:
     index = command.program_index()
     if index is None:
         return None
@@ -304,10 +378,13 @@ def _docker_run(command: Command, variables=None) -> Optional[Container]:
     command = ([entrypoint] if entrypoint else []) + [w.value for w in tail]
     if command and evidence.runs_only_utilities(command):
         return None
-    found = evidence.first((evidence.ml_image(image_name), evidence.gpu_for_ml(gpu, image_name),
-                            evidence.ml_launcher([w.value for w in tail])))
+    workload = _image_workload(env, image_name, gpu)
+    workload.command = evidence.command_kind(command)
+    workload.processes = evidence.several_processes(command)
+    workload.stack = workload.stack or evidence.ml_launcher(command)
     return Container("docker run", image_name or "?", program.line, program.col + 1,
-                     program.col + 1 + len(program.raw), found, shm)
+                     program.col + 1 + len(program.raw), workload.default_shm_evidence(), shm,
+                     sized_evidence=workload.sized_shm_evidence())
 
 
 def _expand(value: str, variables) -> str:
@@ -353,22 +430,22 @@ def _options(words: List[Word]):
 
 # --- CI workflows -----------------------------------------------------------------------
 
-def ci_containers(doc: Node, lines: List[str]) -> Iterator[Container]:
+def ci_containers(doc: Node, lines: List[str], env=None) -> Iterator[Container]:
     """`docker run` in CI scripts, and job containers with their `options`."""
     for node, key, parent in y.walk(doc):
         if isinstance(node, ScalarNode) and key in _SCRIPT_KEYS:  # keys themselves come with key None
             if "run" not in node.value:
                 continue
             text, first_line, col = y.scalar_text(node, lines)
-            yield from docker_runs(commands(text, offsets_origin(text, first_line, col)))
+            yield from docker_runs(commands(text, offsets_origin(text, first_line, col)), env)
         elif isinstance(node, MappingNode) and key in ("container", "containers"):
             # (a scalar `container: name` is an Azure resource alias or an image: not read)
-            container = _ci_container(node, lines)
+            container = _ci_container(node, lines, env)
             if container is not None:
                 yield container
 
 
-def _ci_container(node: MappingNode, lines: List[str]) -> Optional[Container]:
+def _ci_container(node: MappingNode, lines: List[str], env=None) -> Optional[Container]:
     image_key = y.key_node(node, "image")
     image = y.scalar(y.get(node, "image"))
     if image_key is None or not image:
@@ -382,7 +459,7 @@ def _ci_container(node: MappingNode, lines: List[str]) -> Optional[Container]:
     line, col = y.position(image_key)
     run = _docker_run(Command(tuple([Word("docker", "docker", line, col - 1, col - 1), Word("run", "run", line, col - 1,
                                                                                             col - 1)] + words
-                                    + [Word(image, image, line, col - 1, col - 1)])))
+                                    + [Word(image, image, line, col - 1, col - 1)])), env=env)
     if run is None:
         return None
     run.source, run.name, run.line, run.col, run.end_col = "ci container", image, line, col, col + len("image")

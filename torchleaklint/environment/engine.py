@@ -34,6 +34,7 @@ def lint_environment(text: str, path: str, kind: str, settings, rules, verbose: 
         return []
     lines = split_lines(text)
     env = EnvFile(path, kind, text, lines)
+    env.project_root = getattr(settings, "project_root", None)
     if kind == YAML:
         from torchleaklint.environment.yaml_reader import YamlError
 

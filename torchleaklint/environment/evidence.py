@@ -4,7 +4,9 @@ A container is an ML workload when its image is a PyTorch or Ray stack, it reque
 its command starts a distributed launcher, or it is built from a context in the same
 repository whose Dockerfile or requirements install torch or ray, or whose Python uses
 `DataLoader(num_workers>0)`, `torch.distributed` or ray. Each function returns a short
-reason (used in messages) or None.
+reason (used in messages) or None. Whether a container with that evidence RUNS something
+that uses /dev/shm is decided in `workload.py` from these facts (command kind, launcher
+process count, accelerator, CPU-only build).
 """
 
 from __future__ import annotations
@@ -20,9 +22,16 @@ _ML_IMAGE_PARTS = ("pytorch/pytorch", "nvcr.io/nvidia/pytorch", "rayproject/ray"
 _BUILD_IMAGE_PARTS = ("manylinux", "builder")
 # Programs that do no ML work: a container that runs only these (a driver check, an image
 # pre-pull, a packaging step, a sleep loop) is not an ML workload, whatever its image.
+_PYTHON_SETUP = "python (install/build step)"  # python -m pip, python setup.py ...
+_PYTHON_SMOKE = "python -c (smoke check)"  # python -c "import torch; print(torch.cuda.is_available())"
 UTILITIES = {"nvidia-smi", "echo", "printf", "sleep", "true", "false", "done", "cat", "ls", "env", "printenv", "pwd",
              "mkdir", "mv", "cp", "rm", "tail", "torch-model-archiver", "ds_report", "hl-smi", "rocm-smi", "nproc",
-             "date", "hostname", "exit", "wait", "trap", ":"}
+             "date", "hostname", "exit", "wait", "trap", ":",
+             # installing and building: a container that only sets up or compiles does no ML work
+             "pip", "pip3", "apt-get", "apt", "yum", "dnf", "apk", "make", "cmake", "ninja", "git", "wget", "curl",
+             "tar", "unzip", "cd", "export", "source", ".", "chmod", "chown", "ln", "touch", "grep", "sed", "awk",
+             "which", "test", "[", "set", "nvcc", "twine", "auditwheel",
+             _PYTHON_SETUP, _PYTHON_SMOKE}
 _TORCH_PACKAGES = r"(?:torch|pytorch|torchvision|torchaudio|ray|lightning|pytorch-lightning)"
 _INSTALL = re.compile(
     r"\b(?:pip[0-9.]*|uv\s+pip|conda|mamba|micromamba|poetry|uv)\s+(?:install|add)\b[^\n;&|]*?"
@@ -33,7 +42,7 @@ _NUM_WORKERS = re.compile(r"num_workers\s*=\s*(?:[1-9]|os\.cpu_count|multiproces
 _RAY_IMPORT = re.compile(r"^\s*(?:import\s+ray\b|from\s+ray(?:\.\w+)*\s+import\b)", re.MULTILINE)
 _MAX_CONTEXT_FILES = 2000
 _MAX_READ = 1_000_000
-_SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "build", "dist", ".tox", "site-packages"}
+SKIP_DIRS = _SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", "build", "dist", ".tox", "site-packages"}
 
 
 def ml_image(image: Optional[str]) -> Optional[str]:
@@ -90,14 +99,122 @@ def ml_launcher_in_script(script: str) -> Optional[str]:
 _NON_TORCH_GPU_IMAGES = ("jellyfin", "plex", "emby", "frigate", "handbrake", "ffmpeg", "ollama", "llama.cpp",
                          "llama-cpp", "localai", "tensorflow", "dcgm", "device-plugin", "gpu-operator",
                          "gpu-feature-discovery", "nvidia/cuda", "cuda-sample", "gpu-burn", "immich", "photoprism",
-                         "tdarr", "unmanic", "xmrig", "nicehash")
+                         "tdarr", "unmanic", "xmrig", "nicehash",
+                         # CUDA samples and GPU software built on other runtimes (CTranslate2,
+                         # ONNX Runtime, OpenVINO, candle, GStreamer, ggml)
+                         "nvidia/samples", "vectoradd", "faster-whisper", "whisper.cpp", "ctranslate2", "koboldcpp",
+                         "text-embeddings-inference", "onnxruntime", "openvino", "deepstream", "blender", "lolminer")
+# Stacks of other ML frameworks: their GPU jobs are no evidence about PyTorch's DataLoader
+# workers or a Ray object store (and this linter cannot judge their shared-memory needs).
+_OTHER_FRAMEWORKS = ("tensorflow", "mindspore", "paddle", "jax", "mxnet")
+
+
+def other_framework(image: Optional[str]) -> bool:
+    """Whether an image names another ML framework's stack (and not PyTorch/Ray too)."""
+    lower = (image or "").lower()
+    return any(part in lower for part in _OTHER_FRAMEWORKS) and not ml_image(image)
 
 
 def gpu_for_ml(reason: Optional[str], image: Optional[str]) -> Optional[str]:
     """A GPU request counts as ML evidence unless the image is a known non-PyTorch GPU user."""
-    if reason and image and any(part in image.lower() for part in _NON_TORCH_GPU_IMAGES):
+    if reason and image and (any(part in image.lower() for part in _NON_TORCH_GPU_IMAGES) or other_framework(image)):
         return None
     return reason
+
+
+_CPU_TOKEN = re.compile(r"(?:^|[-_.:/])cpu(?:$|[-_.:/@])", re.IGNORECASE)
+
+
+def cpu_build(image: Optional[str]) -> bool:
+    """An image whose name or tag marks a CPU-only build (`torchserve:latest-cpu`,
+    `pytorch-mnist-cpu`): it has no NCCL and cannot use a GPU even where the container
+    runtime hands GPUs to every container."""
+    return bool(image) and bool(_CPU_TOKEN.search(image)) and "gpu" not in image.lower()
+
+
+def ray_image(image: Optional[str]) -> bool:
+    return "rayproject/ray" in (image or "").lower()
+
+
+# What a known command runs (`command_kind`).
+HIDDEN = "hidden"  # no command given: the image's own default runs, unseen
+ONLY_UTILITIES = "utilities"  # only utilities (a driver check, a sleep loop, echo): no workload
+INTERACTIVE = "interactive"  # a notebook server: users run their own DataLoaders in it
+VISIBLE = "visible"  # any other known command (a script, a server, a one-off export)
+_NOTEBOOK_SERVERS = {"jupyter", "jupyter-lab", "jupyter-notebook", "jupyterhub-singleuser", "jupyter-server"}
+
+
+def command_kind(words: Sequence[str]) -> str:
+    if not words:
+        return HIDDEN
+    programs = _programs(list(words), depth=0)
+    if programs and all(p in UTILITIES for p in programs):
+        return ONLY_UTILITIES
+    if any(p in _NOTEBOOK_SERVERS for p in programs):
+        return INTERACTIVE
+    return VISIBLE
+
+
+def command_kind_of_script(script: str) -> str:
+    return command_kind(["sh", "-c", script])
+
+
+def several_processes(words: Sequence[str]) -> Optional[str]:
+    """Reason when a command starts several processes on the node that share /dev/shm:
+    a launcher with more than one local process (torchrun's and torch.distributed.run's
+    default is one; deepspeed's is every GPU; accelerate's comes from its config), or a
+    Ray node (`ray start`: the object store lives in /dev/shm)."""
+    found = _launch(list(words), depth=0)
+    if found is None:
+        return None
+    name, rest = found
+    if name == "`ray start`":
+        return "`ray start` (a Ray node: its object store lives in /dev/shm)"
+    flags = {"`deepspeed`": ("--num_gpus", "--num-gpus"),
+             "`accelerate launch`": ("--num_processes", "--num-processes")}.get(name, ("--nproc-per-node",
+                                                                                       "--nproc_per_node"))
+    value = _flag_value(rest, flags)
+    default_single = name not in ("`deepspeed`", "`accelerate launch`")
+    if value == "1" or (value is None and default_single):
+        return None
+    return f"{name} starting {'`' + value + '`' if value else 'several'} processes per node"
+
+
+def _launch(words: List[str], depth: int):
+    """(launcher reason, its arguments) of the launcher a command starts, also inside
+    `bash -c "..."` scripts."""
+    if depth > 3:
+        return None
+    for i, word in enumerate(words):
+        base = word.rsplit("/", 1)[-1]
+        rest = words[i + 1:]
+        if base in ("bash", "sh", "zsh"):
+            flags = [w for w in rest if w.startswith("-") and not w.startswith("--")]
+            scripts = [w for w in rest if not w.startswith("-")]
+            if any("c" in f.lstrip("-") for f in flags) and scripts:
+                for command in commands(scripts[0]):
+                    found = _launch(command.values, depth + 1)
+                    if found:
+                        return found
+            return None
+        reason = ml_launcher(words[i:])
+        if reason:
+            skip = 2 if reason in ("`accelerate launch`", "`ray start`") or reason.startswith("`python -m") else 1
+            return reason if not reason.startswith("`python -m") else "`torchrun`", rest[skip - 1:]
+        if base in ("sudo", "env", "exec", "nohup", "time") or "=" in word:
+            continue
+        return None
+    return None
+
+
+def _flag_value(words: Sequence[str], names: Sequence[str]) -> Optional[str]:
+    for i, word in enumerate(words):
+        for name in names:
+            if word == name and i + 1 < len(words):
+                return words[i + 1]
+            if word.startswith(name + "="):
+                return word.split("=", 1)[1]
+    return None
 
 
 def runs_only_utilities(words: Sequence[str]) -> bool:
@@ -123,7 +240,41 @@ def _programs(words: List[str], depth: int) -> List[str]:
                     out.extend(_programs(command.values[index:], depth + 1))
             return out
         return _programs([w for w in rest if not w.startswith("-")], depth + 1)
+    if _PYTHON.match(base):
+        return [_python_program(words[1:])]
     return [base]
+
+
+_SETUP_MODULES = ("pip", "ensurepip", "venv", "build", "wheel", "compileall", "torch.utils.collect_env")
+_WORKLOAD_WORDS = ("DataLoader", "init_process_group", "ray.init", "multiprocessing", "spawn", ".fit(", "train")
+
+
+def _python_program(args: List[str]) -> str:
+    """`python` as run by a command: an install/build step (`-m pip`, `setup.py`), a smoke
+    check (`-c` code that only imports, prints and asserts), or python itself."""
+    for i, arg in enumerate(args):
+        if arg == "-c":
+            return _PYTHON_SMOKE if i + 1 < len(args) and _is_smoke_check(args[i + 1]) else "python"
+        if arg == "-m":
+            module = args[i + 1] if i + 1 < len(args) else ""
+            return _PYTHON_SETUP if module.startswith(_SETUP_MODULES) else "python"
+        if arg.startswith("-"):
+            continue
+        return _PYTHON_SETUP if arg.rsplit("/", 1)[-1] == "setup.py" else "python"
+    return "python"
+
+
+def _is_smoke_check(code: str) -> bool:
+    import ast
+
+    if len(code) > 400 or any(word in code for word in _WORKLOAD_WORDS):
+        return False
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    loops = (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)
+    return not any(isinstance(node, loops) for node in ast.walk(tree))
 
 
 def first(reasons: Iterable[Optional[str]]) -> Optional[str]:
@@ -146,6 +297,11 @@ def build_context(context: str, dockerfile: Optional[str] = None) -> Optional[st
         if _REQUIREMENT.search(_read(requirements)):
             return f"`{os.path.relpath(requirements, context)}` in the build context installs torch/ray"
     return _python_evidence(context)
+
+
+def dockerfile_evidence(path: str, context: str) -> Optional[str]:
+    """Evidence that the Dockerfile at `path` builds a PyTorch/Ray stack."""
+    return _dockerfile_evidence(path, context)
 
 
 def _dockerfile_evidence(path: str, context: str) -> Optional[str]:
@@ -183,6 +339,12 @@ def _requirements_files(context: str) -> List[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def build_context_python(context: str) -> Optional[str]:
+    """DataLoader workers, torch.distributed or ray in the Python of a build context."""
+    return _python_evidence(context) if os.path.isdir(context) else None
+
+
 def _python_evidence(context: str) -> Optional[str]:
     seen = 0
     for directory, dirnames, filenames in os.walk(context):
@@ -193,16 +355,71 @@ def _python_evidence(context: str) -> Optional[str]:
             seen += 1
             if seen > _MAX_CONTEXT_FILES:
                 return None
-            path = os.path.join(directory, name)
-            text = _read(path)
-            rel = os.path.relpath(path, context)
-            if "torch.distributed" in text or "from torch import distributed" in text:
-                return f"`{rel}` in the build context uses torch.distributed"
-            if "DataLoader" in text and _NUM_WORKERS.search(text):
-                return f"`{rel}` in the build context uses DataLoader workers"
-            if "ray" in text and _RAY_IMPORT.search(text):
-                return f"`{rel}` in the build context uses ray"
+            found = _file_evidence(os.path.join(directory, name), context)
+            if found:
+                return found
     return None
+
+
+def _file_evidence(path: str, context: str) -> Optional[str]:
+    text = _read(path)
+    rel = os.path.relpath(path, context)
+    if "torch.distributed" in text or "from torch import distributed" in text:
+        return f"`{rel}` in the build context uses torch.distributed"
+    if "DataLoader" in text and _NUM_WORKERS.search(text):
+        return f"`{rel}` in the build context uses DataLoader workers"
+    if "ray" in text and _RAY_IMPORT.search(text):
+        return f"`{rel}` in the build context uses ray"
+    return None
+
+
+def started_script_evidence(context: str, words: Sequence[str]) -> Optional[str]:
+    """Evidence in the Python files a known command starts (`python train.py`, `python -m
+    pkg.train`, also inside `bash -c`), looked up in the build context; other Python of
+    the context (a training script beside a web service) says nothing about this command."""
+    for target in _python_targets(list(words), depth=0):
+        path = os.path.normpath(os.path.join(context, target))
+        if os.path.commonpath([os.path.abspath(context), os.path.abspath(path)]) != os.path.abspath(context):
+            continue
+        if os.path.isfile(path):
+            found = _file_evidence(path, context)
+            if found:
+                return found
+    return None
+
+
+def _python_targets(words: List[str], depth: int) -> List[str]:
+    """Relative paths of the Python files a command runs."""
+    if not words or depth > 3:
+        return []
+    base = words[0].rsplit("/", 1)[-1]
+    if base in ("bash", "sh", "zsh"):
+        rest = [w for w in words[1:] if w != "--"]
+        flags = [w for w in rest if w.startswith("-") and not w.startswith("--")]
+        scripts = [w for w in rest if not w.startswith("-")]
+        if any("c" in f.lstrip("-") for f in flags) and scripts:
+            out = []
+            for command in commands(scripts[0]):
+                index = command.program_index()
+                if index is not None:
+                    out.extend(_python_targets(command.values[index:], depth + 1))
+            return out
+        return []
+    if not _PYTHON.match(base):
+        return []
+    args = words[1:]
+    for i, arg in enumerate(args):
+        if arg == "-m" and i + 1 < len(args):
+            module = args[i + 1].replace(".", "/")
+            return [module + ".py", module + "/__main__.py"]
+        if arg.startswith("-"):
+            continue
+        return [arg] if arg.endswith(".py") else []
+    return []
+
+
+def read_text(path: str) -> str:
+    return _read(path)
 
 
 def _read(path: str) -> str:

@@ -34,6 +34,7 @@ class EnvFile:
         self.text = text
         self.lines = lines
         self.reads_other_files = False  # set by a rule whose result depends on other files
+        self.project_root: Optional[str] = None  # the settings' project root (images built in the repository)
         self._parsed = {}
 
     @property

@@ -26,14 +26,34 @@ class ContainerShmTooSmall(Rule):
     shell script or CI step, or a CI job container, without `--shm-size` or `--ipc=host`;
     and an explicit size under 1 GB.
 
-    A container counts as an ML workload when its image is a PyTorch or Ray stack
-    (`pytorch/pytorch`, `nvcr.io/nvidia/pytorch`, `rayproject/ray*`, a name containing
-    `torch`), it requests a GPU (`nvidia.com/gpu`, Compose GPU device reservations,
-    `runtime: nvidia`, `gpus:`, `--gpus`), its command starts `torchrun`,
-    `python -m torch.distributed.run`, `deepspeed`, `accelerate launch` or `ray start`, or
-    (Compose) its build context in the same repository has a Dockerfile or requirements
-    that install torch or ray, or Python that uses `DataLoader(num_workers>0)`,
-    `torch.distributed` or ray.
+    Evidence. A container with Docker's default `/dev/shm` is reported only when it runs
+    something that uses shared memory, not merely because torch is in its image:
+
+    - an accelerator request (`nvidia.com/gpu`, Compose GPU device reservations,
+      `runtime: nvidia`, `gpus:`, `--gpus`, `--runtime=habana`), unless the image is another
+      framework's stack (TensorFlow, JAX, MindSpore, Paddle, MXNet) or a known non-PyTorch
+      GPU user (media servers, ollama, device plugins); an image the same repository builds
+      is judged by its Dockerfile (`org/name-gpu` <- `name/Dockerfile.gpu`, unique match);
+    - a command that starts several processes per node (`torchrun`/`python -m
+      torch.distributed.run` with `--nproc-per-node` other than 1, `deepspeed`,
+      `accelerate launch`) or a Ray node (`ray start`), also inside `bash -c`; a Kubeflow
+      Trainer runtime's `mlPolicy.torch.numProcPerNode` or a PyTorchJob's `nprocPerNode`
+      other than 1;
+    - (Compose) Python in its build context that uses `DataLoader(num_workers>0)`,
+      `torch.distributed` or ray;
+    - a PyTorch or Ray stack (an image `pytorch/pytorch`, `nvcr.io/nvidia/pytorch`,
+      `rayproject/ray*` or with `torch` in its name; a Compose build context whose
+      Dockerfile or requirements install torch or ray) whose command is not shown (the
+      image's default runs) and whose image is not a CPU-only build (`...-cpu`), or that
+      runs a notebook server (`jupyter lab`: users run their own DataLoaders there).
+
+    Not evidence: a known command that runs only utilities, installs or builds (`nvidia-smi`,
+    `echo`, sleep loops, `pip install`, `python setup.py`, `torch-model-archiver`, a
+    `python -c` smoke check that only imports and prints); a known command that starts one
+    process in a container without an accelerator (`python train.py`, a one-process
+    `torchrun`, a model export): on CPU NCCL does not run and whether the script starts
+    DataLoader workers cannot be seen, so the rule stays quiet. An explicit size under 1 GB
+    needs only ML evidence of any kind (the size says shared memory is expected to be used).
 
     ## Why is this bad?
     Docker gives every container 64 MB of `/dev/shm`. DataLoader worker processes hand
@@ -47,8 +67,10 @@ class ContainerShmTooSmall(Rule):
     ## Known problems
     Not reported: KubeRay `RayCluster`/`RayJob`/`RayService` (the operator mounts
     `/dev/shm` itself), containers sharing the host's IPC namespace (`ipc: host`,
-    `hostIPC: true`, `--ipc=host`) or the host's `/dev/shm`, containers without ML evidence,
-    and YAML templates (Helm) that do not parse. Host IPC is enough memory but security
+    `hostIPC: true`, `--ipc=host`) or the host's `/dev/shm`, containers without the
+    evidence above, and YAML templates (Helm) that do not parse. Quiet by design, so
+    missed: a CPU container whose script starts DataLoader workers unseen (its image built
+    elsewhere, its Python not in a Compose build context). Host IPC is enough memory but security
     linters object to it; prefer an explicit size. The rule cannot know the container's
     memory limit, so it asks for 1 GB at least; the message gives the lines to add.
 
@@ -104,7 +126,7 @@ class ContainerShmTooSmall(Rule):
         from torchleaklint.environment import containers as c
 
         if env.kind == SHELL:
-            found = c.docker_runs(env.shell_commands())
+            found = c.docker_runs(env.shell_commands(), env)
         else:
             found = self._yaml_containers(env)
         for container in found:
@@ -120,25 +142,27 @@ class ContainerShmTooSmall(Rule):
             if kind == "compose":
                 yield from c.compose_services(env, doc)
             elif kind == "kubernetes":
-                yield from c.kubernetes_containers(doc)
+                yield from c.kubernetes_containers(doc, env)
             elif kind == "ci":
-                yield from c.ci_containers(doc, env.lines)
+                yield from c.ci_containers(doc, env.lines, env)
 
     def _finding(self, container):
         from torchleaklint.environment.evidence import ONE_GB, size_bytes
 
         shm = container.shm
-        if not container.evidence or shm.host_ipc:
+        if shm.host_ipc:
             return None
         if shm.size is not None:
+            if not container.sized_evidence:
+                return None
             size = size_bytes(shm.size, kubernetes=container.source == "kubernetes")
             if size is None or size >= ONE_GB:
                 return None
             line, col = shm.size_at or (container.line, container.col)
             return EnvFinding(line, col, f"{self._subject(container)} sets /dev/shm to `{shm.size}`, under 1 GB, "
-                              f"for an ML workload ({container.evidence}): {_WHAT_FAILS}; give it several GB "
+                              f"for an ML workload ({container.sized_evidence}): {_WHAT_FAILS}; give it several GB "
                               f"({_SIZE_ADVICE})", line, col + len(shm.size))
-        if shm.unlimited_memory_volume:
+        if shm.unlimited_memory_volume or not container.evidence:
             return None
         message = f"{self._subject(container)} runs an ML workload ({container.evidence}) with " + \
             self._default_shm(container) + f": {_WHAT_FAILS}; {self._advice(container)}"

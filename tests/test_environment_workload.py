@@ -1,0 +1,176 @@
+"""TLL101's evidence rule (torchleaklint/environment/workload.py): a container is reported
+when it runs something that uses /dev/shm, not merely when torch is in its image."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from cli_run import run
+from torchleaklint.config import Settings
+from torchleaklint.engine import lint_file
+from torchleaklint.environment import evidence
+
+
+@pytest.mark.parametrize("words, several", [
+    (["torchrun", "--nproc-per-node", "4", "train.py"], True),
+    (["torchrun", "--nproc_per_node=gpu", "train.py"], True),
+    (["torchrun", "--nproc_per_node=$NUM_GPUS", "train.py"], True),
+    (["torchrun", "--nnodes=4", "--nproc_per_node=1", "train.py"], False),
+    (["torchrun", "train.py"], False),  # torchrun's default: one process
+    (["python", "-m", "torch.distributed.run", "--nproc-per-node=2", "eval.py"], True),
+    (["python", "-m", "torch.distributed.launch", "train.py"], False),
+    (["deepspeed", "train.py"], True),  # deepspeed's default: every GPU
+    (["deepspeed", "--num_gpus", "1", "train.py"], False),
+    (["accelerate", "launch", "train.py"], True),  # from accelerate's config
+    (["accelerate", "launch", "--num_processes", "1", "train.py"], False),
+    (["ray", "start", "--head", "--block"], True),
+    (["bash", "-c", "pip install -e . && torchrun --nproc-per-node 8 train.py"], True),
+    (["bash", "-xc", "torchrun --nproc_per_node=1 mnist.py"], False),
+    (["python", "train.py"], False),
+])
+def test_several_processes(words, several):
+    assert bool(evidence.several_processes(words)) is several
+
+
+@pytest.mark.parametrize("words, kind", [
+    ([], evidence.HIDDEN),
+    (["nvidia-smi"], evidence.ONLY_UTILITIES),
+    (["/bin/bash", "-c", "--", "while true; do sleep 30; done;"], evidence.ONLY_UTILITIES),
+    (["python", "-c", "import torch; print(torch.cuda.is_available())"], evidence.ONLY_UTILITIES),
+    (["python", "-c", "from app import train; train.main()"], evidence.VISIBLE),
+    (["python", "-c", "for i in range(3): print(i)"], evidence.VISIBLE),
+    (["bash", "-c", "pip install -r requirements.txt && python setup.py bdist_wheel"], evidence.ONLY_UTILITIES),
+    (["python3", "-m", "pip", "install", "-e", "."], evidence.ONLY_UTILITIES),
+    (["bash", "-c", "pip install -r requirements.txt && python save_jit_model.py"], evidence.VISIBLE),
+    (["jupyter", "lab", "--ip=0.0.0.0"], evidence.INTERACTIVE),
+    (["/bin/bash"], evidence.VISIBLE),  # a shell kept for `docker exec`: whatever is run there
+])
+def test_command_kind(words, kind):
+    assert evidence.command_kind(words) == kind
+
+
+@pytest.mark.parametrize("image, cpu", [
+    ("pytorch/torchserve:latest-cpu", True),
+    ("ghcr.io/kubeflow/katib/pytorch-mnist-cpu:latest", True),
+    ("myorg/trainer:cpu", True),
+    ("pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime", False),
+    ("myorg/cpu-gpu-trainer:1", False),
+    ("myorg/cpuinfo:1", False),
+])
+def test_cpu_build(image, cpu):
+    assert evidence.cpu_build(image) is cpu
+
+
+def _write(root: Path, name: str, text: str) -> Path:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+JOB = """\
+    apiVersion: batch/v1
+    kind: Job
+    metadata: {name: trial}
+    spec:
+      template:
+        spec:
+          containers:
+            - name: trial
+              image: ghcr.io/acme/cnn-search-gpu:1.0
+              command: ["python3", "run_trial.py"]
+              resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize("base, reported", [
+    ("nvcr.io/nvidia/pytorch:24.01-py3", True),
+    ("nvcr.io/nvidia/tensorflow:22.12-tf2-py3", False),
+    ("jax/jax:latest", False),
+])
+def test_gpu_image_built_in_the_repository_is_judged_by_its_dockerfile(tmp_path, base, reported):
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "images/cnn-search/Dockerfile.gpu", f"FROM {base}\nCOPY . /app\n")
+    manifest = _write(tmp_path, "deploy/job.yaml", JOB)
+    found = lint_file(str(manifest), Settings(project_root=str(tmp_path)))
+    assert [d.code for d in found] == (["TLL101"] if reported else [])
+    if reported:
+        assert "images/cnn-search/Dockerfile.gpu" in found[0].message
+
+
+def test_gpu_image_with_two_matching_dockerfiles_that_disagree_keeps_the_gpu_evidence(tmp_path):
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "a/cnn-search/Dockerfile.gpu", "FROM nvcr.io/nvidia/tensorflow:22.12-tf2-py3\n")
+    _write(tmp_path, "b/cnn-search/Dockerfile.gpu", "FROM python:3.11\n")
+    manifest = _write(tmp_path, "job.yaml", JOB)
+    assert [d.code for d in lint_file(str(manifest), Settings(project_root=str(tmp_path)))] == ["TLL101"]
+
+
+def test_cache_never_serves_a_stale_repository_image(tmp_path):
+    (tmp_path / ".git").mkdir()
+    dockerfile = _write(tmp_path, "images/cnn-search/Dockerfile.gpu",
+                        "FROM nvcr.io/nvidia/tensorflow:22.12-tf2-py3\n")
+    _write(tmp_path, "job.yaml", JOB)
+    args = [str(tmp_path), "--cache-dir", str(tmp_path / ".cache"), "--output-format", "json", "--select", "TLL101"]
+    assert json.loads(run(args, cwd=str(tmp_path)).stdout) == []
+    dockerfile.write_text("FROM nvcr.io/nvidia/pytorch:24.01-py3\n", encoding="utf-8")
+    assert [d["code"] for d in json.loads(run(args, cwd=str(tmp_path)).stdout)] == ["TLL101"]
+
+
+def test_build_context_python_with_dataloader_workers_is_evidence_for_a_cpu_script(tmp_path):
+    _write(tmp_path, "app/Dockerfile", "FROM python:3.11-slim\nCOPY . /app\n")
+    _write(tmp_path, "app/train.py",
+           "from torch.utils.data import DataLoader\nloader = DataLoader(ds, num_workers=8)\n")
+    compose = _write(tmp_path, "docker-compose.yml", """\
+        services:
+          train:
+            build: ./app
+            command: python train.py
+    """)
+    [finding] = lint_file(str(compose), Settings(project_root=str(tmp_path)))
+    assert "DataLoader workers" in finding.message
+    for command in ("uvicorn api:app", "python other.py", "bash -c 'python -m pip install . && python serve.py'"):
+        compose.write_text(compose.read_text().rsplit("command:", 1)[0] + f'command: "{command}"\n')
+        assert lint_file(str(compose), Settings(project_root=str(tmp_path))) == [], command
+    compose.write_text(compose.read_text().rsplit("command:", 1)[0] + 'command: ["bash", "-c", "python ./train.py"]\n')
+    assert len(lint_file(str(compose), Settings(project_root=str(tmp_path)))) == 1
+    (tmp_path / "app" / "train.py").write_text("print('no loader')\n", encoding="utf-8")
+    evidence.build_context_python.cache_clear()
+    evidence.build_context.cache_clear()
+    assert lint_file(str(compose), Settings(project_root=str(tmp_path))) == []
+
+
+def test_explicit_small_size_needs_only_the_stack(tmp_path):
+    compose = _write(tmp_path, "docker-compose.yml", """\
+        services:
+          train:
+            image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+            command: python train.py
+            shm_size: 256m
+          smoke:
+            image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+            command: nvidia-smi
+            shm_size: 256m
+    """)
+    assert [(d.line, d.code) for d in lint_file(str(compose), Settings())] == [(5, "TLL101")]
+
+
+@pytest.mark.parametrize("command, reported", [
+    ("pip install -e . && accelerate launch train.py", True),
+    ("torchrun --nproc-per-node 4 train.py", True),
+    ("python train.py", False),
+    ("pip install -e . && python setup.py develop", False),
+    ("sleep infinity", False),
+])
+def test_compose_string_command(tmp_path, command, reported):
+    compose = _write(tmp_path, "docker-compose.yml", f"""\
+        services:
+          train:
+            image: pytorch/pytorch:2.3.0-cuda12.1-cudnn8-runtime
+            command: {command}
+    """)
+    assert len(lint_file(str(compose), Settings())) == (1 if reported else 0)
