@@ -155,6 +155,8 @@ class EvalWithoutNoGrad(Rule):
             return True  # a `predict` that training back-propagates through is training code
         if _receiver_frozen_before(model, call, unit):
             return True  # every parameter has requires_grad off: the forward records no graph
+        if _callee_computes_gradients(model, call):
+            return True  # a forward that differentiates inside (an energy minimized by autograd)
         return _has_gradient_code(model, unit, start, end)
 
     def _evidence(self, call, unit, context) -> list:
@@ -479,6 +481,20 @@ def _other_branch(model, eval_call, call) -> bool:
             return False
         child = anc
     return False
+
+
+def _callee_computes_gradients(model, call) -> bool:
+    """The called function of this file (a local module class's `forward`, a method) has
+    gradient code itself (`torch.autograd.grad`, `requires_grad=True`, `enable_grad()`):
+    it needs autograd on, so `no_grad` around the call would break it."""
+    callee = model.resolve_call(call)
+    if callee is None:
+        value = model.value(call.func)
+        if value.kind == MODULE and value.name and value.name in model.classes:
+            callee = model.method(value.name, "forward")
+    if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
+        return False
+    return _has_gradient_code(model, callee, _pos(callee), _end(callee))
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:

@@ -773,6 +773,8 @@ class Analyzer:
             if callee.frozen:
                 return self._parameterless_output(all_args)
             if callee.name and callee.name in self.m.classes:
+                if holds_no_parameters(self.m, callee.name):
+                    return self._parameterless_output(all_args)  # a buffers-only module
                 output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
                 return _strip_graph(output) if self.nograd else output
             return self.produced(Value(GRAPH))
@@ -1387,6 +1389,85 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
                                                        lambda: _duck_typed_module_containers(model, class_name)):
         result = sequence_of(Value(MODULE))  # `self.model[key].eval()`: a dict of modules
     return result
+
+
+_PARAMETER_MAKERS = ("Parameter", "ParameterList", "ParameterDict", "register_parameter", "UninitializedParameter")
+
+
+def holds_no_parameters(model, class_name: str) -> bool:
+    """Is this module class of the file proven to hold no parameter: its bases are
+    `nn.Module` or such classes of the file, nothing in it makes a parameter, and every
+    attribute its init-like methods store is a number, a tensor, a buffer, a parameterless
+    layer or None? (HiPPO operators, a mixture likelihood with only a `buckets` buffer.)
+    Calling one records a graph only from an input that carries one."""
+    key = ("holds_no_parameters", class_name)
+    if key not in model._memo:
+        model._memo[key] = False  # recursion: assume parameters
+        model._memo[key] = _holds_no_parameters(model, class_name)
+    return model._memo[key]
+
+
+def _holds_no_parameters(model, class_name: str) -> bool:
+    from torchleaklint.semantic.model import INIT_METHODS
+
+    info = model.classes.get(class_name)
+    if info is None or not model.is_module_class(info):
+        return False
+    for base in info.base_names:
+        local = base.rsplit(".", 1)[-1]
+        if base in ("nn.Module", "torch.nn.Module", "Module"):
+            continue
+        if local not in model.classes or not holds_no_parameters(model, local):
+            return False
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if name in _PARAMETER_MAKERS or name in ("add_module", "register_module"):
+                    return False
+    used_as_object = _attributes_used_as_objects(info)
+    for name, method in info.methods.items():
+        if name not in INIT_METHODS:
+            continue
+        flow = model.flow(method)
+        if flow is None:
+            return False
+        for node, value in flow.values.items():
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name) and node.value.id == "self" \
+                    and not _parameter_free(value) \
+                    and not (value.kind == UNKNOWN and node.attr not in used_as_object):
+                return False  # an unknown value used only as data (`self.N = N`) holds no module
+    return True
+
+
+def _attributes_used_as_objects(info) -> Set[str]:
+    """`self.x` attributes the class calls, iterates, indexes or reads attributes of: what
+    a submodule (or a container of them) would be used as."""
+    out: Set[str] = set()
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            holder = None
+            if isinstance(node, ast.Call):
+                holder = node.func
+            elif isinstance(node, (ast.Attribute, ast.Subscript)) and not isinstance(node.value, ast.Name):
+                holder = node.value
+            elif isinstance(node, (ast.For, ast.comprehension)):
+                holder = node.iter
+            elif isinstance(node, ast.Starred):
+                holder = node.value
+            if isinstance(holder, ast.Attribute) and isinstance(holder.value, ast.Name) and holder.value.id == "self":
+                out.add(holder.attr)
+    return out
+
+
+def _parameter_free(value: Value) -> bool:
+    if value.kind == MODULE:
+        return value.frozen
+    if value.kind == SEQUENCE:
+        parts = list(value.items or ()) + ([value.elem] if value.elem is not None else [])
+        return all(_parameter_free(p) for p in parts)
+    return value.kind in (SCALAR, NONE, TENSOR, DATA)
 
 
 def _module_classes_by_attribute(model) -> Dict[str, List[str]]:

@@ -224,14 +224,24 @@ def _restarts_before_steps(model, cuts, func) -> bool:
     over batches, or one whose iteration trains), or in a per-step method (a decoder's
     `forward` calling `init_states()` before its time-step loop)? A cut made once before the
     training loop, or once per epoch after the batch loop, cuts nothing between steps."""
-    for cut in cuts:
-        loops = model.loops_around(cut)
-        if loops and model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0]):
-            return True
-        unit = model.unit_of(cut)
-        if isinstance(unit, FUNCTION_TYPES) and unit is not func and model.is_per_step_method(unit):
-            return True
-    return False
+    return any(_cut_runs_per_step(model, cut, func, 0) for cut in cuts)
+
+
+def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
+    """`cut` runs once per step: unconditionally in a step loop's body, or in a method that
+    runs per step itself or is called by one (`forward_train` -> `prepare_for_train()` ->
+    `self.agent.prepare_training()`), up to three calls deep."""
+    loops = model.loops_around(cut)
+    if loops:
+        return model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0])
+    unit = model.unit_of(cut)
+    if not isinstance(unit, FUNCTION_TYPES) or unit is func:
+        return False
+    if model.is_per_step_method(unit):
+        return True
+    if depth >= 3:
+        return False
+    return any(_cut_runs_per_step(model, site, func, depth + 1) for site in model.method_call_sites(unit))
 
 
 def runs_after_store_each_step(model, reader, storer) -> bool:
