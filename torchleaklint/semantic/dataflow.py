@@ -1401,10 +1401,22 @@ def holds_no_parameters(model, class_name: str) -> bool:
     layer or None? (HiPPO operators, a mixture likelihood with only a `buckets` buffer.)
     Calling one records a graph only from an input that carries one."""
     key = ("holds_no_parameters", class_name)
-    if key not in model._memo:
-        model._memo[key] = False  # recursion: assume parameters
-        model._memo[key] = _holds_no_parameters(model, class_name)
-    return model._memo[key]
+    if key in model._memo:
+        return model._memo[key]
+    computing = model._memo.setdefault(("holds_no_parameters_in_progress",), set())
+    if key in computing:
+        model.read_provisional(key)
+        return False  # recursion: assume parameters (not cached by the readers)
+    computing.add(key)
+    model.begin_computation()
+    try:
+        result = _holds_no_parameters(model, class_name)
+    finally:
+        computing.discard(key)
+        final = model.end_computation(key)
+    if final:
+        model._memo[key] = result
+    return result
 
 
 def _holds_no_parameters(model, class_name: str) -> bool:
