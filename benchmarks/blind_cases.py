@@ -58,16 +58,22 @@ def _score(files, findings_of) -> dict:
     return {"per_rule": per_rule, "rows": rows}
 
 
-def measure_single() -> dict:
-    files = sorted((CASES / "single").glob("*.py"))
+# Round 1: single/s*.py and projects/p*; round 2 (a second writer): single/t*.py, projects/u*.
+ROUNDS = {"1": ("s", "p"), "2": ("t", "u")}
+
+
+def measure_single(round_: str = "") -> dict:
+    prefix = ROUNDS[round_][0] if round_ else ""
+    files = sorted(p for p in (CASES / "single").glob("*.py") if p.name.startswith(prefix))
     return _score(files, lambda path: lint_file(str(path), Settings()))
 
 
-def measure_projects() -> dict:
+def measure_projects(round_: str = "") -> dict:
     from torchleaklint.runner import lint_paths
 
+    prefix = ROUNDS[round_][1] if round_ else ""
     files, findings = [], {}
-    for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir()):
+    for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir() and p.name.startswith(prefix)):
         settings = Settings(project_root=str(project), respect_gitignore=False)
         paths = discover([str(project)], settings)
         # the whole project at once, as the command line lints it (imports followed across modules)
@@ -96,6 +102,10 @@ def render(title: str, result: dict, details: bool) -> str:
     return "\n".join(out) + "\n"
 
 
+def _round_title(round_: str) -> str:
+    return f", round {round_}" if round_ else ""
+
+
 def _row(code, c) -> str:
     recall = f"{100 * c['caught'] / c['expected']:.1f}%" if c["expected"] else "n/a"
     reported = c["right"] + c["wrong_ok"] + c["wrong_unmarked"]
@@ -109,18 +119,24 @@ def section() -> str:
     first = (CASES / "first_score.md").read_text(encoding="utf-8") if (CASES / "first_score.md").exists() else ""
     blind, previous = [], None
     for index, line in enumerate(first.splitlines()):
-        if line.startswith("|"):
+        if line.startswith("# Round"):
+            blind += ["", f"**{line[2:]}**", ""]
+            previous = None
+        elif line.startswith("|"):
             if previous is not None and index != previous + 1:
                 blind.append("")  # a new table
             blind.append(line)
             previous = index
+    if blind:
+        blind = ["**Round 1: release ed0e428 on the first 78 single cases and 19 projects**", ""] + blind
     out = ["## Blind cases: recall on leaks written from public reports", "",
            "`fixtures/blind_cases/` holds single-file cases and small multi-module projects written from",
            "public bug reports by someone who had not seen the linter's code or output, scored once",
            "(the blind figure, kept verbatim in `fixtures/blind_cases/first_score.md`), then kept as",
            "fixtures: every figure after that is in-sample.", "", "Blind (first score):", ""]
     out += blind or ["(first_score.md missing)"]
-    out += ["", "Current code (in-sample):", "", render("single-file cases", measure_single(), False),
+    out += ["", "Current code (in-sample), both rounds together:", "",
+            render("single-file cases", measure_single(), False),
             render("multi-module projects", measure_projects(), False)]
     return "\n".join(out) + "\n"
 
@@ -128,10 +144,13 @@ def section() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--details", action="store_true", help="list every miss and wrong finding")
+    parser.add_argument("--round", choices=sorted(ROUNDS), default="", help="only the cases of one writing round")
     args = parser.parse_args()
     os.chdir(ROOT)
-    print(render("single-file cases (current code)", measure_single(), args.details))
-    print(render("multi-module projects (current code)", measure_projects(), args.details))
+    print(render(f"single-file cases (current code){_round_title(args.round)}", measure_single(args.round),
+                 args.details))
+    print(render(f"multi-module projects (current code){_round_title(args.round)}", measure_projects(args.round),
+                 args.details))
     return 0
 
 

@@ -195,6 +195,9 @@ def _collect(model, expr, key, parts, readers) -> bool:
             else:
                 parts.append(side)
         return ok and any(side in readers for side in (expr.body, expr.orelse))
+    if isinstance(expr, ast.Subscript) and expr.value in readers and expr.slice not in readers:
+        # `torch.cat([mem, k])[-n:]`: a window of the grown tensor still references its graph
+        return _collect(model, expr.value, key, parts, readers)
     if isinstance(expr, ast.Call) and model.qualname(expr.func) in _GROWING_CALLS and expr.args:
         first = expr.args[0]
         if isinstance(first, (ast.Tuple, ast.List)) and any(dotted(e) == key for e in first.elts):

@@ -10,7 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSORISH
+from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSOR, TENSORISH
 from torchleaklint.semantic.syntax import short_source as _short
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
@@ -162,7 +162,12 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
         return _keyed(container, values)
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
         target = node.targets[0]
-        if model.value(target.value).kind != SEQUENCE or isinstance(target.slice, ast.Slice):
+        holder = model.value(target.value)
+        if holder.kind == TENSOR and not holder.carries_graph:
+            # `buf[t] = h` into a preallocated graph-free tensor: the in-place copy makes the
+            # buffer part of h's graph, and it keeps every write's history (CopySlices)
+            return _keyed(target.value, [node.value])
+        if holder.kind != SEQUENCE or isinstance(target.slice, ast.Slice):
             return None
         if isinstance(target.slice, ast.Constant):
             return None  # `loss_dict["d"] = d_loss`: a fixed slot, overwritten every step, not a growing container

@@ -144,7 +144,55 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
                     and not model.grad_disabled_at(stmt):
                 stack.extend(_data_reads(model, stmt.value))
-    return out
+    return out - _input_slices(model, reaching, flow, out)
+
+
+# Methods that reshape, move or convert a tensor: applied to an input, the result is still one.
+_INPUT_PRESERVING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "long", "int", "bool", "view",
+                               "reshape", "squeeze", "unsqueeze", "flatten", "permute", "transpose", "contiguous",
+                               "expand", "expand_as", "view_as", "type", "pin_memory"})
+
+
+def _input_slices(model, reaching, flow, definitions: Set[ast.AST]) -> Set[ast.AST]:
+    """The definitions of unknown value made only from inputs (parameters, the items of a
+    `for` target) by indexing, slicing, attribute access and reshaping or device moves
+    (`t = video[:, -1]`, `x_t, y_t = t[:, 0], t[:, 1]`): parts of a batch, no graph of
+    this unit, so two backwards reading them share nothing through them."""
+    pruned: Set[ast.AST] = set()
+    changed = True
+    while changed:
+        changed = False
+        for definition in definitions - pruned:
+            value = flow.values.get(definition)
+            stmt = model.statement_of(definition)
+            if (value is not None and value.kind != "unknown") or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) \
+                    or stmt.value is None or not _only_selects(stmt.value):
+                continue
+            reads = _data_reads(model, stmt.value)
+            if reads and all(_is_input(model, reaching, read, pruned) for read in reads):
+                pruned.add(definition)
+                changed = True
+    return pruned
+
+
+def _only_selects(expr: ast.AST) -> bool:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute)
+                                               and node.func.attr in _INPUT_PRESERVING):
+            return False
+        if isinstance(node, (ast.BinOp, ast.Lambda, ast.NamedExpr) + _COMPREHENSION_NODES):
+            return False
+    return True
+
+
+_COMPREHENSION_NODES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _is_input(model, reaching, read, pruned) -> bool:
+    definitions = reaching.definitions(read)
+    return bool(definitions) and all(
+        isinstance(d, ast.arg) or isinstance(model.statement_of(d), (ast.For, ast.AsyncFor)) or d in pruned
+        for d in definitions)
 
 
 def _added_by_mutation(reaching, definition: ast.AST, stmt: ast.AST) -> Optional[ast.AST]:
