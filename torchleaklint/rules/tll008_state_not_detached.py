@@ -255,10 +255,9 @@ def _differentiates_every_iteration(model, loop) -> bool:
 def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
     """The loop across whose iterations `name` is carried, when that loop runs a backward
     in every iteration (directly or in a nested loop of its body)."""
-    loop = model.carried_loop(stmt, name)
-    if loop is None:
-        return None
-    return loop if _differentiates_every_iteration(model, loop) else None
+    # innermost first: a rollout loop without backward inside an update loop that has one
+    return next((loop for loop in model.loops_carrying(stmt, name) if _differentiates_every_iteration(model, loop)),
+                None)
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:

@@ -28,6 +28,10 @@ LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_st
                                      "test_step_end", "validation_epoch_end", "test_epoch_end"})
 HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
 _SETUP_PREFIXES = ("setup", "init", "reset", "build")
+# How many times a result that read a provisional answer is recomputed before it is cached
+# anyway (a bound on the cost of mutually recursive classes and functions).
+MAX_RECOMPUTATIONS = 3
+
 INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
                           "init_hidden", "reset_state", "reset_states"})
 
@@ -79,6 +83,7 @@ class SemanticModel:
         # recomputed once the computation it read has its final value, so results do not
         # depend on the order in which the analysis happened to ask.
         self._frames: List[Set[object]] = []
+        self._retried: Dict[object, int] = {}
 
     # ------------------------------------------------------------------ index
     def _index(self) -> None:
@@ -264,13 +269,20 @@ class SemanticModel:
         self._frames.append(set())
 
     def end_computation(self, key: object) -> bool:
-        """Close the computation of `key`; True when its result may be cached (it read no
-        provisional answer but its own)."""
+        """Close the computation of `key`; True when its result may be cached: it read no
+        provisional answer but its own, or it was already recomputed once (mutually
+        recursive classes and functions would otherwise be recomputed without end)."""
         reads = self._frames.pop()
         reads.discard(key)
         if self._frames:
             self._frames[-1].update(reads)
-        return not reads
+        if not reads:
+            return True
+        count = self._retried.get(key, 0)
+        if count >= MAX_RECOMPUTATIONS:
+            return True
+        self._retried[key] = count + 1
+        return False
 
     def read_provisional(self, key: object) -> None:
         """A recursion guard answered for `key`, whose computation is still running."""
@@ -676,6 +688,8 @@ class SemanticModel:
             return True
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
+        if _strided_batch_loop(loop):
+            return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
             return False
         if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable) \
@@ -849,6 +863,22 @@ class SemanticModel:
                 if value is None or value.carries_graph:
                     return True
         return False
+
+    def loops_carrying(self, stmt: ast.AST, key: str) -> List[ast.AST]:
+        """Every enclosing loop (innermost first) whose previous iteration may have made the
+        value of `key` that `stmt` reads: a state carried through an inner rollout loop and
+        on into the next update of the outer loop is carried by both."""
+        reads = self.key_reads(stmt, key)
+        reaching = self.reaching(self.unit_of(stmt))
+        out = []
+        for loop in self.loops_around(stmt):
+            answers = [reaching.carried_over(read, loop) for read in reads]
+            if not answers or None in answers:
+                if not self.rebound_fresh_in(loop, key):
+                    out.append(loop)
+            elif any(answers):
+                out.append(loop)
+        return out
 
     def carried_loop(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
         """The innermost enclosing loop whose previous iteration made the value of `key` that
@@ -1295,6 +1325,28 @@ def _yields_data(value: Value) -> bool:
     if value.kind in ("dataloader", "dataset"):
         return True
     return bool(value.items) and any(item.kind in ("dataloader", "dataset") for item in value.items)
+
+
+def _strided_batch_loop(loop: ast.AST) -> bool:
+    """`for start in range(0, len(xs), batch_size):` (also `trange`, or inside `tqdm(...)`)
+    whose body slices `xs[start:start + batch_size]`: a loop over the batches of `xs`."""
+    iterable = loop.iter
+    while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "tqdm" \
+            and iterable.args:
+        iterable = iterable.args[0]
+    if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+            and iterable.func.id in ("range", "trange") and len(iterable.args) == 3
+            and isinstance(iterable.args[1], ast.Call) and isinstance(iterable.args[1].func, ast.Name)
+            and iterable.args[1].func.id == "len" and isinstance(loop.target, ast.Name)):
+        return False
+    name = loop.target.id
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Slice) and isinstance(node.lower, ast.Name) and node.lower.id == name \
+                    and isinstance(node.upper, ast.BinOp) and isinstance(node.upper.op, ast.Add) \
+                    and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.upper)):
+                return True
+    return False
 
 
 def _is_range_like(expr: ast.AST, model: SemanticModel) -> bool:
