@@ -87,7 +87,7 @@ class LossAccumulation(Rule):
             key, operands = found
             if model.feeds_backward(model.unit_of(stmt), key.split("[")[0]):
                 continue  # the total itself is differentiated later: deliberate
-            if model.grad_disabled_at(stmt):
+            if model.grad_disabled_at(stmt) or model.runs_only_without_grad(stmt):
                 continue
             stored = model.flow(model.unit_of(stmt))
             if stored is None or not stored.stored.get(stmt, _NO).carries_graph:

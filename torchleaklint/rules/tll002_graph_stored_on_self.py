@@ -90,7 +90,7 @@ class GraphStoredOnSelf(Rule):
         flow = model.flow(func)
         if flow is None or not flow.values.get(target, _NOTHING).carries_graph:
             return None
-        if model.grad_disabled_at(stmt) or model.framework_runs_without_grad(func):
+        if model.grad_disabled_at(stmt) or model.framework_runs_without_grad(func) or model.runs_only_without_grad(stmt):
             return None
         why = model.is_per_step_method(func)
         if why is None:
@@ -252,7 +252,24 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
     return out
 
 
-def _consumed_in_step(model, stmt, target, func, elsewhere) -> bool:
+def _stored_again_and_consumed(model, read, depth: int) -> bool:
+    """The read (a slice, a view, the value itself) is stored on another attribute of self
+    in the same method, and that attribute's graph is consumed by a backward."""
+    stmt = model.statement_of(read)
+    func = model.unit_of(read)
+    receiver = _self_name(func) if isinstance(func, FUNCTION_TYPES) else None
+    if not isinstance(stmt, ast.Assign) or receiver is None or not (read is stmt.value or model.is_inside(read, stmt.value)):
+        return False
+    for target in _self_targets(stmt, receiver):
+        if target.attr == read.attr:
+            continue
+        elsewhere = _reads_elsewhere(model, target.attr, stmt, func)
+        if _consumed_in_step(model, stmt, target, func, elsewhere, depth + 1):
+            return True
+    return False
+
+
+def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> bool:
     """Does a backward of the same step run through the stored graph? Then its activations
     are freed and only the latest step's nodes are kept until the next store: no leak.
     - another read of the attribute reaches a backward;
@@ -266,6 +283,8 @@ def _consumed_in_step(model, stmt, target, func, elsewhere) -> bool:
         return True
     if any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
         return True
+    if depth < 2 and any(_stored_again_and_consumed(model, read, depth) for read in elsewhere):
+        return True  # `self.fake_B = self.fake[:n]`, and the loss of self.fake_B is back-propagated
     stored = _stored_expr(stmt, target)
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \

@@ -90,7 +90,7 @@ class GraphInContainer(Rule):
             return None
         container, key, values = stored
         values = [v for v in values if model.carries_graph(v)]
-        if not values or model.grad_disabled_at(node):
+        if not values or model.grad_disabled_at(node) or model.runs_only_without_grad(model.statement_of(node)):
             return None
         why = model.outlives_step(node, key)
         if why is None or _consumed_by_backward(model, node, key):

@@ -785,6 +785,13 @@ class SemanticModel:
 
         return graphs_share(self, first, second)
 
+    def runs_only_without_grad(self, stmt: ast.AST) -> bool:
+        """Is `stmt` behind an opt-in flag (`if use_cache:`) that every call in view turning
+        it on runs under no-grad? Then what it stores carries no graph."""
+        from torchleaklint.semantic.gating import runs_only_without_grad
+
+        return self.cached(("runs_only_without_grad", stmt), lambda: runs_only_without_grad(self, stmt))
+
     def state_cut_between_steps(self, func: ast.AST, attr: str) -> bool:
         """Does the class of method `func` detach or restart `self.<attr>` between steps?"""
         from torchleaklint.semantic.object_state import state_cut_between_steps

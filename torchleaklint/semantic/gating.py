@@ -1,0 +1,95 @@
+"""Code behind an opt-in flag: `if use_cache: self.cache_k = torch.cat([self.cache_k, k])`
+in a `forward(self, x, use_cache=False)`. The store runs only for calls that turn the flag
+on; when every call in view that may turn it on runs without grad (generation under
+`torch.no_grad()`), the store never keeps a graph, whatever training does with the same
+method (it passes the default).
+
+A flag is a parameter with a literal falsy default (`False`, `None`, `0`) tested as is
+(`if use_cache:`, `if use_cache is True:`, `if store and ...:`). Calls are found by the
+keyword (`use_cache=...`): module calls (`blk(x, use_cache=use_cache)`) cannot be resolved
+to the method they run, and a flag is passed by keyword in practice. A call that forwards
+the flag from its own caller (`use_cache=use_cache`) is followed to that caller's calls.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+MAX_FORWARDING = 4
+
+
+def gating_flag(model, stmt) -> Optional[str]:
+    """The opt-in flag parameter an `if` around `stmt` (inside its function) tests."""
+    unit = model.unit_of(stmt)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return None
+    flags = _falsy_default_parameters(unit)
+    if not flags:
+        return None
+    child = stmt
+    for anc in model.ancestors(stmt):
+        if anc is unit:
+            return None
+        if isinstance(anc, ast.If) and any(child is s for s in anc.body):
+            name = _tested_flag(anc.test, flags)
+            if name is not None:
+                return name
+        child = anc
+    return None
+
+
+def runs_only_without_grad(model, stmt) -> bool:
+    """Does `stmt` sit behind an opt-in flag that no call in view turns on with grad enabled?"""
+    flag = gating_flag(model, stmt)
+    if flag is None:
+        return False
+    return not _enabled_with_grad(model, model.unit_of(stmt), flag, 0)
+
+
+def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
+    if depth > MAX_FORWARDING:
+        return True  # too far to follow: it may be on
+    for call in model.calls:
+        value = next((kw.value for kw in call.keywords if kw.arg == flag), None)
+        if value is None:
+            continue
+        if isinstance(value, ast.Constant) and not value.value:
+            continue  # `use_cache=False`
+        if model.grad_disabled_at(call):
+            continue
+        caller = model.unit_of(call)
+        if caller is func and isinstance(value, ast.Name) and value.id == flag:
+            continue  # the function handing its own flag on to a sublayer: not a call of it
+        if isinstance(value, ast.Name) and isinstance(caller, FUNCTION_TYPES) and caller is not func \
+                and value.id in _falsy_default_parameters(caller) \
+                and _enabled_with_grad(model, caller, value.id, depth + 1) is False:
+            continue  # `blk(x, use_cache=use_cache)` forwarded from a caller that keeps it off
+        return True
+    return False
+
+
+def _falsy_default_parameters(func) -> set:
+    args = func.args
+    positional = list(args.posonlyargs) + list(args.args)
+    out = set()
+    for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+        if isinstance(default, ast.Constant) and not default.value:
+            out.add(arg.arg)
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        if isinstance(default, ast.Constant) and not default.value:
+            out.add(arg.arg)
+    return out
+
+
+def _tested_flag(test, flags: set) -> Optional[str]:
+    if isinstance(test, ast.Name) and test.id in flags:
+        return test.id
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.Eq)) \
+            and isinstance(test.left, ast.Name) and test.left.id in flags \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is True:
+        return test.left.id
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return next((n for n in (_tested_flag(v, flags) for v in test.values) if n is not None), None)
+    return None
