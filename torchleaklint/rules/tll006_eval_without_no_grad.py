@@ -124,6 +124,8 @@ class EvalWithoutNoGrad(Rule):
         calls = _calls_by_unit(model)
         for region in _eval_regions(model):
             receiver, start, end = region[1], region[2], region[3]
+            if isinstance(region[0], FUNCTION_TYPES) and _is_module_forward(model, region[0]):
+                continue  # `self.module.eval()` in a wrapper's forward pins a mode: its caller decides grad
             for call in calls.get(region[0], []):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
                         not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
@@ -247,6 +249,11 @@ def _feeds_a_loss(model, site) -> bool:
     return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
                and model.carries_graph(node.value)
                and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
+
+
+def _is_module_forward(model, func) -> bool:
+    info = model.class_of(func)
+    return info is not None and func.name in ("forward", "__call__") and model.is_module_class(info)
 
 
 def _inside_forward(model, site) -> bool:
@@ -494,7 +501,23 @@ def _callee_computes_gradients(model, call) -> bool:
             callee = model.method(value.name, "forward")
     if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
         return False
-    return _has_gradient_code(model, callee, _pos(callee), _end(callee))
+    return _computes_gradients(model, callee, 0)
+
+
+def _computes_gradients(model, func, depth: int) -> bool:
+    """`func` or a function of this file it calls (`forward` dispatching to `meta_forward`,
+    two calls deep) has gradient code."""
+    if _has_gradient_code(model, func, _pos(func), _end(func)):
+        return True
+    if depth >= 2:
+        return False
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call):
+            target = model.resolve_call(node)
+            if isinstance(target, FUNCTION_TYPES) and target is not func and target.name != "__init__" \
+                    and _computes_gradients(model, target, depth + 1):
+                return True
+    return False
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:
@@ -516,7 +539,7 @@ def _freeze_positions(unit) -> Dict[str, Position]:
         receiver = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and _false_flag(node):
-            receiver = dotted(_chain_root(node.func.value))
+            receiver = dotted(_chain_root(node.func.value)) or _assigned_chain_name(unit, node)
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
                 and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
                 and _freezes(node, node.target.id):
@@ -532,6 +555,18 @@ def _chain_root(expr):
             expr.func.attr in ("eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
         expr = expr.func.value
     return expr
+
+
+def _assigned_chain_name(unit, call) -> Optional[str]:
+    """`G = copy.deepcopy(g).eval().requires_grad_(False)`: the name the frozen module is bound to."""
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) is not None:
+            value = node.value
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+                if value is call:
+                    return dotted(node.targets[0])
+                value = value.func.value
+    return None
 
 
 def _false_flag(call) -> bool:
