@@ -157,6 +157,8 @@ class EvalWithoutNoGrad(Rule):
             return True  # a `predict` that training back-propagates through is training code
         if _receiver_frozen_before(model, call, unit):
             return True  # every parameter has requires_grad off: the forward records no graph
+        if _declared_scalar_result(model, call, unit):
+            return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
         if _callee_computes_gradients(model, call):
             return True  # a forward that differentiates inside (an energy minimized by autograd)
         return _has_gradient_code(model, unit, start, end)
@@ -488,6 +490,23 @@ def _other_branch(model, eval_call, call) -> bool:
             return False
         child = anc
     return False
+
+
+_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
+
+
+def _declared_scalar_result(model, call, unit) -> bool:
+    """The call's result is bound to a name the function declares a Python number or
+    string (`n: int = model.size_hint(x)`, or `n: int` before `n = ...`)."""
+    stmt = model.statement_of(call)
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is call:
+        return ast.unparse(stmt.annotation) in _SCALAR_ANNOTATIONS
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(unit, FUNCTION_TYPES)):
+        return False
+    name = stmt.targets[0].id
+    return any(isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name
+               and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS for node in ast.walk(unit))
 
 
 def _callee_computes_gradients(model, call) -> bool:

@@ -59,6 +59,9 @@ def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
             continue  # `use_cache=False`
         if model.grad_disabled_at(call):
             continue
+        target = model.resolve_call(call)
+        if isinstance(target, FUNCTION_TYPES) and target is not func:
+            continue  # `generate(model, use_cache=...)`: another function's flag, whose own calls are seen
         caller = model.unit_of(call)
         if caller is func and isinstance(value, ast.Name) and value.id == flag:
             continue  # the function handing its own flag on to a sublayer: not a call of it
