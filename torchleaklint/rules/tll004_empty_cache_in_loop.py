@@ -95,6 +95,8 @@ class EmptyCacheInLoop(Rule):
 
 def _runs_per_step(model, call) -> Optional[str]:
     for loop in model.loops_around(call):
+        if _builds_a_model_each_iteration(model, loop):
+            return None  # a loop over trials (batch sizes, configurations): each builds its own model
         if model.is_step_loop(loop):
             if _under_one_off_condition(model, call, loop):
                 return None
@@ -109,6 +111,27 @@ def _runs_per_step(model, call) -> Optional[str]:
     if hook is not None:
         return hook
     return _only_called_per_step(model, unit)
+
+
+def _builds_a_model_each_iteration(model, loop) -> bool:
+    """The loop body (outside its own inner loops) constructs a module: `model = GPT(cfg)`
+    per batch size tried, per configuration, per fold. Its iterations are trials."""
+    for node in _outside_inner_loops(loop):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and model.value(node.value).kind == "module" \
+                and model.value(node.value.func).kind in ("class", "ref"):
+            return True
+    return False
+
+
+def _outside_inner_loops(loop):
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
+                             ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def _under_one_off_condition(model, call, loop) -> bool:
