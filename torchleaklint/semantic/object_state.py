@@ -144,7 +144,12 @@ def _cuts_between_steps(model, method, func) -> bool:
         if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
             return False  # the start value, set once when the object is built; or a framework
             # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
-        return True  # `init_attention()` called from another module or object: unknown
+        external = model.external_sites(method)
+        if external:
+            # calls in other modules of the project: a cut in a step loop cuts every step;
+            # `sim.reset()` once before the training loop does not
+            return any(site["st"] or site["tr"] for site in external)
+        return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
     if any(not _first_use_guard(model, site) for site in inside):
         return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
