@@ -56,7 +56,11 @@ class GraphStoredOnSelf(Rule):
     caller back-propagates `loss`), a read of `self.x` after this call's own store (it reads
     this step's value), state that another method of the class detaches (`detach_state()`,
     element by element too) or restarts before each step (`init_states()`), and state read
-    by code this module hands to a library (a closure), whose use cannot be seen.
+    by code this module hands to a library (a closure), whose use cannot be seen. A graph
+    reported as never back-propagated must be proven dead: every read of the attribute is under
+    no-grad, cut at once (`.detach()`, `.item()`), or only logged or plotted; any other read
+    might consume it, so nothing is reported. A store behind an opt-in flag that only no-grad
+    callers turn on (`if use_cache:` in generation) keeps no graph.
 
     ## Fix safety
     Unsafe. The fix stores `.detach()` of the value and makes the method return the
@@ -100,8 +104,12 @@ class GraphStoredOnSelf(Rule):
         if model.state_cut_between_steps(func, attr):
             return None
         fed_back = _fed_back(model, stmt, target, func, methods)
-        if not fed_back and _consumed_in_step(model, stmt, target, func, elsewhere=_reads_elsewhere(model, attr, stmt, func)):
-            return None
+        if not fed_back:
+            elsewhere = _reads_elsewhere(model, attr, stmt, func)
+            if _consumed_in_step(model, stmt, target, func, elsewhere=elsewhere):
+                return None
+            if any(not _inert_read(model, read) for read in elsewhere):
+                return None  # a read whose use is not followed may consume it: not proven dead
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
                             self._fix(stmt, attr), severity=ERROR,
                             evidence=self._evidence(model, stmt, target, func, why, fed_back))
@@ -250,6 +258,27 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
             continue
         out.append(read)
     return out
+
+
+_LOGGING_CALLS = frozenset({"print", "log", "info", "debug", "add_scalar", "add_image", "add_histogram",
+                            "imshow", "plot", "savefig"})
+
+
+def _inert_read(model, read) -> bool:
+    """A read that cannot consume the stored graph: under no-grad, cut at once (`.detach()`,
+    `.item()`, `.cpu().numpy()`), or only handed to a logger, a plot or print."""
+    if model.grad_disabled_at(read) or model.value_killed_at(read):
+        return True
+    parent = model.parent(read)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and not isinstance(model.parent(parent), ast.Call):
+        parent = model.parent(parent)
+    call = parent if isinstance(parent, ast.Call) else None
+    if call is None and isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call):
+        call = model.parent(parent)
+    if call is None:
+        return False
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return name in _LOGGING_CALLS and read is not call.func
 
 
 def _stored_again_and_consumed(model, read, depth: int) -> bool:
