@@ -285,3 +285,20 @@ def test_notebook_server_serving_and_hidden_command_of_a_pytorch_image_are_quiet
     compose = _write(tmp_path, "docker-compose.yml", "services:\n  s:\n    image: pytorch/pytorch:latest\n"
                      "    runtime: nvidia\n" + (f"    command: {json.dumps(command)}\n" if command else ""))
     assert lint_file(str(compose), Settings()) == []
+
+
+def test_workers_set_only_under_cuda_count_only_with_a_gpu_request(tmp_path):
+    """Katib's MNIST trials run `{'num_workers': 1} if use_cuda else {}` on a CPU image."""
+    (tmp_path / ".git").mkdir()
+    _write(tmp_path, "mnist/Dockerfile", "FROM python:3.11\nRUN pip install torch\nCOPY mnist.py /opt/mnist.py\n"
+           'ENTRYPOINT ["python3", "/opt/mnist.py"]\n')
+    _write(tmp_path, "mnist/mnist.py", "kwargs = {'num_workers': 1, 'pin_memory': True} if use_cuda else {}\n"
+           "loader = DataLoader(train, **kwargs)\n")
+    text = JOB.replace("ghcr.io/acme/cnn-search-gpu:1.0", "acme/mnist:cpu").replace(
+        '              command: ["python3", "run_trial.py"]\n', "").replace("nvidia.com/gpu: 2", "nvidia.com/gpu: 1")
+    job = _write(tmp_path, "job.yaml", text)
+    [finding] = lint_file(str(job), Settings(project_root=str(tmp_path)))
+    assert "uses DataLoader workers" in finding.message
+    job = _write(tmp_path, "job.yaml", text.replace("              resources: {limits: {nvidia.com/gpu: 1}}\n", ""))
+    assert "nvidia.com/gpu" not in job.read_text()
+    assert lint_file(str(job), Settings(project_root=str(tmp_path))) == []

@@ -110,7 +110,8 @@ def _compose_workload(env, service: MappingNode) -> Workload:
     if not workload.stack:
         workload.stack = _compose_build_context(env, service)
     if directory and words:  # only the Python files the command starts say what it runs
-        workload.context_python = lambda: evidence.started_script_evidence(directory, words)
+        workload.context_python = lambda: evidence.started_script_evidence(directory, words,
+                                                                           bool(workload.accelerator))
     return workload
 
 
@@ -349,7 +350,8 @@ def _kubernetes_workload(container: MappingNode, env, policy: Optional[Tuple[str
     _read_command(workload, words)
     if dockerfile and words:
         directory = os.path.dirname(dockerfile)
-        workload.context_python = lambda: evidence.started_script_evidence(directory, words)
+        workload.context_python = lambda: evidence.started_script_evidence(directory, words,
+                                                                           bool(workload.accelerator))
     if policy and (workload.stack or workload.accelerator):
         reason, replaces_command = policy
         if replaces_command:

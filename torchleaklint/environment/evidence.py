@@ -362,26 +362,35 @@ def _python_evidence(context: str) -> Optional[str]:
     return None
 
 
-def _file_evidence(path: str, context: str) -> Optional[str]:
+def _only_with_cuda(text: str, offset: int) -> bool:
+    """Whether the `num_workers` at `offset` is set only when CUDA is there, on its own line
+    (`kwargs = {'num_workers': 1, 'pin_memory': True} if use_cuda else {}`)."""
+    start, end = text.rfind("\n", 0, offset) + 1, text.find("\n", offset)
+    line = text[start:end if end >= 0 else len(text)]
+    condition = line[line.find(" if ", offset - start):] if " if " in line[offset - start:] else ""
+    return "cuda" in condition.lower()
+
+
+def _file_evidence(path: str, context: str, gpu: bool = True) -> Optional[str]:
     text = _read(path)
     rel = os.path.relpath(path, context)
     if "torch.distributed" in text or "from torch import distributed" in text:
         return f"`{rel}` in the build context uses torch.distributed"
-    if "DataLoader" in text and _NUM_WORKERS.search(text):
+    if "DataLoader" in text and any(gpu or not _only_with_cuda(text, m.start()) for m in _NUM_WORKERS.finditer(text)):
         return f"`{rel}` in the build context uses DataLoader workers"
     if "ray" in text and _RAY_IMPORT.search(text):
         return f"`{rel}` in the build context uses ray"
     return None
 
 
-def started_script_evidence(context: str, words: Sequence[str]) -> Optional[str]:
+def started_script_evidence(context: str, words: Sequence[str], gpu: bool = True) -> Optional[str]:
     """Evidence in the Python files a known command starts (`python train.py`, `python -m
     pkg.train`, also inside `bash -c`), looked up in the build context; other Python of
     the context (a training script beside a web service) says nothing about this command."""
     for target in _python_targets(list(words), depth=0):
         path = _locate(context, target)
-        if path:
-            found = _file_evidence(path, context)
+        if path:  # workers set only under CUDA count only where a GPU is requested
+            found = _file_evidence(path, context, gpu)
             if found:
                 return found
     return None
