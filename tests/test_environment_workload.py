@@ -302,3 +302,15 @@ def test_workers_set_only_under_cuda_count_only_with_a_gpu_request(tmp_path):
     job = _write(tmp_path, "job.yaml", text.replace("              resources: {limits: {nvidia.com/gpu: 1}}\n", ""))
     assert "nvidia.com/gpu" not in job.read_text()
     assert lint_file(str(job), Settings(project_root=str(tmp_path))) == []
+
+
+@pytest.mark.parametrize("gpu, reported", [(False, False), (True, True)])
+def test_torch_distributed_in_the_script_is_proof_only_where_a_gpu_runs_nccl(tmp_path, gpu, reported):
+    """Kubeflow's send/recv smoke test: gloo between pods on CPU passes tensors over sockets."""
+    _write(tmp_path, "app/Dockerfile", "FROM python:3.11\nRUN pip install torch\nCOPY . /app\n")
+    _write(tmp_path, "app/dist.py", "import torch.distributed as dist\ndist.init_process_group('gloo')\n")
+    reservation = "    runtime: nvidia\n" if gpu else ""
+    compose = _write(tmp_path, "docker-compose.yml",
+                     f"services:\n  rank:\n    build: ./app\n    command: python dist.py\n{reservation}")
+    found = lint_file(str(compose), Settings(project_root=str(tmp_path)))
+    assert len(found) == (1 if reported else 0)

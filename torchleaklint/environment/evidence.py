@@ -374,7 +374,9 @@ def _only_with_cuda(text: str, offset: int) -> bool:
 def _file_evidence(path: str, context: str, gpu: bool = True) -> Optional[str]:
     text = _read(path)
     rel = os.path.relpath(path, context)
-    if "torch.distributed" in text or "from torch import distributed" in text:
+    # torch.distributed on CPU is gloo, which passes tensors over sockets, not /dev/shm (a
+    # send/recv smoke test); only where a GPU is requested does it run NCCL.
+    if gpu and ("torch.distributed" in text or "from torch import distributed" in text):
         return f"`{rel}` in the build context uses torch.distributed"
     if "DataLoader" in text and any(gpu or not _only_with_cuda(text, m.start()) for m in _NUM_WORKERS.finditer(text)):
         return f"`{rel}` in the build context uses DataLoader workers"

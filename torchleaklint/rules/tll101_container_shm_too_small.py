@@ -167,7 +167,7 @@ class ContainerShmTooSmall(Rule):
                               f"({_SIZE_ADVICE})", line, col + len(shm.size))
         if shm.unlimited_memory_volume or not container.evidence:
             return None
-        message = f"{self._subject(container)} runs an ML workload ({container.evidence}) with " + \
+        message = f"{self._subject(container)} uses /dev/shm ({container.evidence}) with " + \
             self._default_shm(container) + f": {_WHAT_FAILS}; {self._advice(container)}"
         return EnvFinding(container.line, container.col, message, container.line, container.end_col)
 
