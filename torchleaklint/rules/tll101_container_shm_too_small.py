@@ -45,7 +45,9 @@ class ContainerShmTooSmall(Rule):
       `torch.distributed` or ray: the script a command starts (`python train.py`, `python
       -m pkg.train`, also inside `bash -c`), found in the Compose build context or beside the
       Dockerfile that builds the image; when the file gives no command, the Dockerfile's
-      `ENTRYPOINT`/`CMD` is the command.
+      `ENTRYPOINT`/`CMD` is the command. torch.distributed, and workers set only under CUDA
+      (`{'num_workers': 1} if use_cuda else {}`), count only where a GPU is requested: on
+      CPU torch.distributed is gloo, which uses sockets.
 
     Not proof, so quiet: a GPU request alone (`--gpus all`, `count: all`, `runtime: nvidia`,
     one GPU: scheduling demos, download jobs, web frontends, vector databases and other
