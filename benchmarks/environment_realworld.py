@@ -10,6 +10,11 @@ committed here). Verdicts: `benchmarks/environment_triage.toml`, keyed by reposi
 rule code and the stripped source line of the finding, each written after reading the file:
 `tp`, `fp` or `debatable`. Precision = tp / (tp + fp); untriaged findings are listed.
 `--checkout` extracts each pinned commit from local git mirrors (`<root>/<owner>+<name>/repo`).
+
+A further set lives in a directory with `repos.toml`, `triage.toml` and `set.toml` (which
+release was triaged, and whether blind), scored with `--set`:
+
+    python benchmarks/environment_realworld.py --set benchmarks/environment_blind/envset2 --corpus /work/envcorpus2
 """
 
 from __future__ import annotations
@@ -51,6 +56,13 @@ def load(path: Path) -> dict:
 
 def repo_dir(corpus: Path, name: str) -> Path:
     return corpus / name.replace("/", "__")
+
+
+def use_set(directory: Path) -> dict:
+    """Score the set in `directory` (repos.toml + triage.toml) instead of the default corpus."""
+    global MANIFEST, TRIAGE
+    MANIFEST, TRIAGE = directory / "repos.toml", directory / "triage.toml"
+    return load(directory / "set.toml")
 
 
 def checkout(corpus: Path, mirror_root: Path) -> None:
@@ -95,7 +107,15 @@ def lint_repo(corpus: Path, repo: dict):
 
 
 def triage_index():
-    return {(t["repo"], t["path"], t["code"], t["source"]): t for t in load(TRIAGE).get("finding", [])}
+    """Verdicts keyed by (repo, path, code, source) and, where the triage recorded it, also
+    by line (two containers of one file with the same source line may differ)."""
+    index = {}
+    for t in load(TRIAGE).get("finding", []):
+        key = (t["repo"], t["path"], t["code"], t["source"])
+        index.setdefault(key, t)
+        if "line" in t:
+            index[key + (t["line"],)] = t
+    return index
 
 
 def measure(corpus: Path):
@@ -108,7 +128,8 @@ def measure(corpus: Path):
             rows.append((repo["name"], None))
             continue
         for finding in result["findings"]:
-            verdict = index.get((finding["repo"], finding["path"], finding["code"], finding["source"]))
+            key = (finding["repo"], finding["path"], finding["code"], finding["source"])
+            verdict = index.get(key + (finding["line"],)) or index.get(key)
             finding["verdict"] = verdict["verdict"] if verdict else "untriaged"
             finding["note"] = verdict.get("note", "") if verdict else ""
         rows.append((repo["name"], result))
@@ -155,11 +176,17 @@ def write_doc(doc: Path, text: str) -> None:
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, required=True, help="directory holding owner__name checkouts")
+    parser.add_argument("--set", type=Path, dest="set_dir",
+                        help="a set directory (repos.toml, triage.toml, set.toml) instead of the default corpus")
     parser.add_argument("--checkout", action="store_true", help="first extract the pinned commits from mirrors")
     parser.add_argument("--mirror-root", type=Path, help="with --checkout: directory of owner+name/repo mirrors")
     parser.add_argument("--list", action="store_true", help="print every finding with its verdict")
     parser.add_argument("--write-doc", type=Path, help="replace the generated block of this Markdown file")
     args = parser.parse_args(argv)
+    if args.set_dir:
+        info = use_set(args.set_dir)
+        sys.stdout.write(f"set {info.get('name', args.set_dir.name)}: triaged on release {info.get('release', '?')}"
+                         f"{' (blind)' if info.get('blind') else ''}; figures below are for this checkout\n")
     if args.checkout:
         if not args.mirror_root:
             parser.error("--checkout needs --mirror-root")

@@ -110,11 +110,11 @@ def test_binary_and_huge_environment_files_follow_the_limits(tmp_path):
 
 
 def test_noqa_in_yaml_shell_and_dockerfile_comments():
-    compose = "services:\n  trainer:  # noqa: TLL101\n    image: pytorch/pytorch\n"
+    compose = "services:\n  trainer:  # noqa: TLL101\n    image: pytorch/pytorch\n    command: torchrun --nproc-per-node 4 t.py\n"
     assert lint_source(compose, "docker-compose.yml", Settings()) == []
     other_code = compose.replace("TLL101", "TLL102")
     assert [d.code for d in lint_source(other_code, "docker-compose.yml", Settings())] == ["TLL101"]
-    shell = "docker run pytorch/pytorch python t.py  # noqa\n"
+    shell = "docker run pytorch/pytorch torchrun --nproc-per-node 2 t.py  # noqa\n"
     assert lint_source(shell, "run.sh", Settings()) == []
     dockerfile = "FROM x\n# noqa: TLL102\nENV PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:128\n"
     assert lint_source(dockerfile, "Dockerfile", Settings()) == []
@@ -149,7 +149,8 @@ def test_cache_serves_environment_files_and_never_a_stale_build_context(tmp_path
     args = [str(tmp_path), "--cache-dir", str(cache), "--output-format", "json"]
     first = json.loads(run_cli(args).stdout)
     assert [(Path(d["path"]).name, d["code"]) for d in first] == [("docker-compose.yml", "TLL101")]
-    dockerfile.write_text("FROM python:3.11\nRUN pip install torch\n", encoding="utf-8")
+    dockerfile.write_text('FROM python:3.11\nRUN pip install torch\nCMD ["torchrun", "--nproc-per-node", "4", "t.py"]\n',
+                          encoding="utf-8")
     second = json.loads(run_cli(args).stdout)
     assert sorted(Path(d["path"]).parent.name for d in second) == ["built", tmp_path.name]
     assert any(cache.rglob("*.json"))  # the cache was written (JSON entries)

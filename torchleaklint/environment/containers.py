@@ -101,19 +101,29 @@ def compose_services(env, doc: Node) -> Iterator[Container]:
 def _compose_workload(env, service: MappingNode) -> Workload:
     image = y.scalar(y.get(service, "image"))
     workload = _image_workload(env, image, _compose_gpu(service))
+    workload.gpu_count = _compose_gpu_count(service)
     words = _compose_words(y.get(service, "entrypoint")) + _compose_words(y.get(service, "command"))
+    directory = _build_directory(env, service) if y.get(service, "build") is not None else None
+    if not words and directory:  # no command in the file: the Dockerfile's CMD/ENTRYPOINT runs
+        words = evidence.dockerfile_command(os.path.join(directory, _dockerfile_name(service)))
+    _read_command(workload, words)
+    if not workload.stack:
+        workload.stack = _compose_build_context(env, service)
+    if directory and words:  # only the Python files the command starts say what it runs
+        workload.context_python = lambda: evidence.started_script_evidence(directory, words,
+                                                                           bool(workload.accelerator))
+    return workload
+
+
+def _read_command(workload: Workload, words: List[str]) -> None:
     workload.command = evidence.command_kind(words)
     workload.processes = evidence.several_processes(words)
     workload.stack = workload.stack or evidence.ml_launcher(words)
-    if not workload.stack:
-        workload.stack = _compose_build_context(env, service)
-    if y.get(service, "build") is not None:
-        directory = _build_directory(env, service)
-        if directory and workload.command == evidence.HIDDEN:
-            workload.context_python = lambda: evidence.build_context_python(directory)
-        elif directory:  # a known command: only the Python files it starts say what it runs
-            workload.context_python = lambda: evidence.started_script_evidence(directory, words)
-    return workload
+
+
+def _dockerfile_name(service: MappingNode) -> str:
+    build = y.get(service, "build")
+    return (y.scalar(y.get(build, "dockerfile")) if isinstance(build, MappingNode) else None) or "Dockerfile"
 
 
 def _compose_words(node: Optional[Node]) -> List[str]:
@@ -179,6 +189,34 @@ def _compose_gpu(service: MappingNode) -> Optional[str]:
         if "gpu" in capabilities or y.scalar(y.get(device, "driver")) == "nvidia":
             return "GPU reservation in `deploy.resources`"
     return None
+
+
+def _compose_gpu_count(service: MappingNode) -> Optional[int]:
+    """GPUs a Compose service reserves (`count: 2`, `device_ids: ["0", "1"]`, `gpus:` items);
+    None when unknown (`count: all`, `gpus: all`, `runtime: nvidia`)."""
+    devices = y.sequence(y.path(service, "deploy", "resources", "reservations", "devices"))
+    devices += y.sequence(y.get(service, "gpus"))
+    total = 0
+    for device in devices:
+        capabilities = [c.lower() for c in y.strings(y.get(device, "capabilities"))]
+        if capabilities and "gpu" not in capabilities and y.scalar(y.get(device, "driver")) != "nvidia":
+            continue
+        ids = y.get(device, "device_ids")
+        count = _int(y.scalar(y.get(device, "count")))
+        if isinstance(ids, SequenceNode):
+            total += len(ids.value)
+        elif count is not None:
+            total += count
+        else:
+            return None
+    return total or None
+
+
+def _int(text: Optional[str]) -> Optional[int]:
+    try:
+        return int(str(text).strip()) if text is not None else None
+    except ValueError:
+        return None
 
 
 def _compose_shm(service: MappingNode) -> Shm:
@@ -300,13 +338,20 @@ def _kubernetes_shm(container: MappingNode, volumes, shm: Shm) -> None:
 def _kubernetes_workload(container: MappingNode, env, policy: Optional[Tuple[str, bool]]) -> Workload:
     image = y.scalar(y.get(container, "image"))
     workload = _image_workload(env, image, _kubernetes_gpu(container))
+    workload.gpu_count = _kubernetes_gpu_count(container)
     command = y.strings(y.get(container, "command"))
     args = y.strings(y.get(container, "args"))
     # `args` alone run under the image's entrypoint: a known command only when they name a program
     words = command + args if command or (args and not args[0].startswith("-")) else []
-    workload.command = evidence.command_kind(words)
-    workload.processes = evidence.several_processes(words)
-    workload.stack = workload.stack or evidence.ml_launcher(words)
+    dockerfile = _built_here(env, image)
+    if dockerfile and not command:  # the image's ENTRYPOINT/CMD, read from the Dockerfile that builds it
+        default = evidence.dockerfile_command(dockerfile)
+        words = (default + args) if args and args[0].startswith("-") and default else (words or default)
+    _read_command(workload, words)
+    if dockerfile and words:
+        directory = os.path.dirname(dockerfile)
+        workload.context_python = lambda: evidence.started_script_evidence(directory, words,
+                                                                           bool(workload.accelerator))
     if policy and (workload.stack or workload.accelerator):
         reason, replaces_command = policy
         if replaces_command:
@@ -314,6 +359,24 @@ def _kubernetes_workload(container: MappingNode, env, policy: Optional[Tuple[str
         elif workload.command != evidence.ONLY_UTILITIES:
             workload.processes = workload.processes or reason
     return workload
+
+
+def _built_here(env, image: Optional[str]) -> Optional[str]:
+    """The Dockerfile of this repository that builds `image` (unique match), or None."""
+    if env is None or not image:
+        return None
+    env.reads_other_files = True
+    return repo_images.image_dockerfile(image, repo_images.repository_root(env.directory, env.project_root))
+
+
+def _kubernetes_gpu_count(container: MappingNode) -> Optional[int]:
+    counts = []
+    for section in ("limits", "requests"):
+        for key, value in y.items(y.path(container, "resources", section)):
+            if key.value.startswith("nvidia.com/") and "gpu" in key.value:
+                counts.append(_int(y.scalar(value)))
+    known = [c for c in counts if c is not None]
+    return max(known) if known else None
 
 
 def _kubernetes_gpu(container: MappingNode) -> Optional[str]:
@@ -355,6 +418,7 @@ def _docker_run(command: Command, variables=None, env=None) -> Optional[Containe
     shm = Shm()
     entrypoint = None
     gpu = "`nvidia-docker`" if base == "nvidia-docker" else None
+    gpu_count = None
     image, tail = None, []
     options = _options(rest[1:])
     for name, value, value_word in options["parsed"]:
@@ -367,6 +431,7 @@ def _docker_run(command: Command, variables=None, env=None) -> Optional[Containe
             shm.host_ipc = True
         elif name == "--gpus":
             gpu = gpu or "GPU request `--gpus`"
+            gpu_count = _docker_gpu_count(value)
         elif name == "--runtime" and value in ("nvidia", "habana"):
             gpu = gpu or f"`--runtime={value}`"
         elif name == "--entrypoint":
@@ -379,12 +444,24 @@ def _docker_run(command: Command, variables=None, env=None) -> Optional[Containe
     if command and evidence.runs_only_utilities(command):
         return None
     workload = _image_workload(env, image_name, gpu)
-    workload.command = evidence.command_kind(command)
-    workload.processes = evidence.several_processes(command)
-    workload.stack = workload.stack or evidence.ml_launcher(command)
+    workload.gpu_count = gpu_count
+    _read_command(workload, command)
     return Container("docker run", image_name or "?", program.line, program.col + 1,
                      program.col + 1 + len(program.raw), workload.default_shm_evidence(), shm,
                      sized_evidence=workload.sized_shm_evidence())
+
+
+def _docker_gpu_count(value: str) -> Optional[int]:
+    """GPUs of `--gpus 2`, `--gpus '"device=0,1"'`, `--gpus count=2`; None for `all` or unknown."""
+    text = value.strip().strip("'\"")
+    if text.isdigit():
+        return int(text)
+    for part in text.split(","):
+        if part.startswith("count=") and part[6:].isdigit():
+            return int(part[6:])
+    if text.startswith("device="):
+        return len([d for d in text[7:].split(",") if d.strip()])
+    return None
 
 
 def _expand(value: str, variables) -> str:

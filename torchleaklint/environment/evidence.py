@@ -38,7 +38,8 @@ _INSTALL = re.compile(
     r"(?<![\w./-])" + _TORCH_PACKAGES + r"(?![\w-])", re.IGNORECASE)
 _REQUIREMENT = re.compile(r"^\s*" + _TORCH_PACKAGES + r"\s*(?:\[|[=<>~!;@ ]|$)", re.IGNORECASE | re.MULTILINE)
 _REQUIREMENTS_FILE = re.compile(r"-r\s+(\S+)|--requirement[= ](\S+)")
-_NUM_WORKERS = re.compile(r"num_workers\s*=\s*(?:[1-9]|os\.cpu_count|multiprocessing\.cpu_count|mp\.cpu_count)")
+_NUM_WORKERS = re.compile(r"(?:num_workers\s*=|['\"]num_workers['\"]\s*:)\s*"
+                          r"(?:[1-9]|os\.cpu_count|multiprocessing\.cpu_count|mp\.cpu_count)")
 _RAY_IMPORT = re.compile(r"^\s*(?:import\s+ray\b|from\s+ray(?:\.\w+)*\s+import\b)", re.MULTILINE)
 _MAX_CONTEXT_FILES = 2000
 _MAX_READ = 1_000_000
@@ -361,31 +362,85 @@ def _python_evidence(context: str) -> Optional[str]:
     return None
 
 
-def _file_evidence(path: str, context: str) -> Optional[str]:
+def _only_with_cuda(text: str, offset: int) -> bool:
+    """Whether the `num_workers` at `offset` is set only when CUDA is there, on its own line
+    (`kwargs = {'num_workers': 1, 'pin_memory': True} if use_cuda else {}`)."""
+    start, end = text.rfind("\n", 0, offset) + 1, text.find("\n", offset)
+    line = text[start:end if end >= 0 else len(text)]
+    condition = line[line.find(" if ", offset - start):] if " if " in line[offset - start:] else ""
+    return "cuda" in condition.lower()
+
+
+def _file_evidence(path: str, context: str, gpu: bool = True) -> Optional[str]:
     text = _read(path)
     rel = os.path.relpath(path, context)
-    if "torch.distributed" in text or "from torch import distributed" in text:
+    # torch.distributed on CPU is gloo, which passes tensors over sockets, not /dev/shm (a
+    # send/recv smoke test); only where a GPU is requested does it run NCCL.
+    if gpu and ("torch.distributed" in text or "from torch import distributed" in text):
         return f"`{rel}` in the build context uses torch.distributed"
-    if "DataLoader" in text and _NUM_WORKERS.search(text):
+    if "DataLoader" in text and any(gpu or not _only_with_cuda(text, m.start()) for m in _NUM_WORKERS.finditer(text)):
         return f"`{rel}` in the build context uses DataLoader workers"
     if "ray" in text and _RAY_IMPORT.search(text):
         return f"`{rel}` in the build context uses ray"
     return None
 
 
-def started_script_evidence(context: str, words: Sequence[str]) -> Optional[str]:
+def started_script_evidence(context: str, words: Sequence[str], gpu: bool = True) -> Optional[str]:
     """Evidence in the Python files a known command starts (`python train.py`, `python -m
     pkg.train`, also inside `bash -c`), looked up in the build context; other Python of
     the context (a training script beside a web service) says nothing about this command."""
     for target in _python_targets(list(words), depth=0):
-        path = os.path.normpath(os.path.join(context, target))
-        if os.path.commonpath([os.path.abspath(context), os.path.abspath(path)]) != os.path.abspath(context):
-            continue
-        if os.path.isfile(path):
-            found = _file_evidence(path, context)
+        path = _locate(context, target)
+        if path:  # workers set only under CUDA count only where a GPU is requested
+            found = _file_evidence(path, context, gpu)
             if found:
                 return found
     return None
+
+
+def _locate(context: str, target: str) -> Optional[str]:
+    """The file of the build context a command's path names: relative to the context, or,
+    for a path inside the image (`/opt/app/src/train.py`, copied there by the Dockerfile),
+    the longest tail of it that exists in the context."""
+    parts = [p for p in target.replace("\\", "/").split("/") if p not in ("", ".")]
+    candidates = [os.path.join(*parts[i:]) for i in range(len(parts))] if target.startswith("/") else \
+        [os.path.join(*parts)] if parts else []
+    root = os.path.abspath(context)
+    for candidate in candidates:
+        path = os.path.normpath(os.path.join(root, candidate))
+        if os.path.commonpath([root, path]) == root and os.path.isfile(path):
+            return path
+    return None
+
+
+def dockerfile_command(path: str) -> List[str]:
+    """The command a Dockerfile's image runs by default: its last ENTRYPOINT followed by its
+    last CMD (exec form as a list; shell form as `sh -c`); [] when it sets neither."""
+    text = _read(path)
+    if not text:
+        return []
+    from torchleaklint.environment.dockerfile_reader import instructions
+
+    found = {}
+    for instruction in instructions(text):
+        if instruction.keyword == "FROM":
+            found = {}  # a later stage starts from its own base image
+        elif instruction.keyword in ("CMD", "ENTRYPOINT"):
+            found[instruction.keyword] = _exec_words(instruction.args.replace("\\\n", " "))
+    return found.get("ENTRYPOINT", []) + found.get("CMD", [])
+
+
+def _exec_words(args: str) -> List[str]:
+    import json
+
+    text = args.strip()
+    if text.startswith("["):
+        try:
+            value = json.loads(text)
+        except ValueError:
+            return []
+        return [str(v) for v in value] if isinstance(value, list) else []
+    return ["sh", "-c", text] if text else []
 
 
 def _python_targets(words: List[str], depth: int) -> List[str]:

@@ -58,6 +58,13 @@ def image_stack(image: Optional[str], root: str) -> Optional[Tuple[str, str]]:
     return OTHER, f"image `{image}` is built by `{rel}` on another framework"
 
 
+def image_dockerfile(image: Optional[str], root: str) -> Optional[str]:
+    """The one Dockerfile of this repository that builds `image`, or None (none, or several)."""
+    name = _image_name(image)
+    paths = _index(root).get(name, []) if name else []
+    return paths[0] if len(paths) == 1 else None
+
+
 def _image_name(image: Optional[str]) -> Optional[str]:
     if not image or "$" in image or "{" in image or "<" in image:
         return None

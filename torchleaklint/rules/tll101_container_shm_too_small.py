@@ -26,34 +26,37 @@ class ContainerShmTooSmall(Rule):
     shell script or CI step, or a CI job container, without `--shm-size` or `--ipc=host`;
     and an explicit size under 1 GB.
 
-    Evidence. A container with Docker's default `/dev/shm` is reported only when it runs
-    something that uses shared memory, not merely because torch is in its image:
+    Evidence. A finding is a claim that the container USES /dev/shm in a way that can
+    exhaust 64 MB, and rests on proof of it, link by link; what cannot be seen stays quiet.
+    A container with Docker's default `/dev/shm` is reported on one of:
 
-    - an accelerator request (`nvidia.com/gpu`, Compose GPU device reservations,
-      `runtime: nvidia`, `gpus:`, `--gpus`, `--runtime=habana`), unless the image is another
-      framework's stack (TensorFlow, JAX, MindSpore, Paddle, MXNet) or a known non-PyTorch
-      GPU user (media servers, ollama, device plugins); an image the same repository builds
-      is judged by its Dockerfile (`org/name-gpu` <- `name/Dockerfile.gpu`, unique match);
-    - a command that starts several processes per node (`torchrun`/`python -m
-      torch.distributed.run` with `--nproc-per-node` other than 1, `deepspeed`,
-      `accelerate launch`) or a Ray node (`ray start`), also inside `bash -c`; a Kubeflow
-      Trainer runtime's `mlPolicy.torch.numProcPerNode` or a PyTorchJob's `nprocPerNode`
-      other than 1;
-    - (Compose) Python in its build context that uses `DataLoader(num_workers>0)`,
-      `torch.distributed` or ray;
-    - a PyTorch or Ray stack (an image `pytorch/pytorch`, `nvcr.io/nvidia/pytorch`,
-      `rayproject/ray*` or with `torch` in its name; a Compose build context whose
-      Dockerfile or requirements install torch or ray) whose command is not shown (the
-      image's default runs) and whose image is not a CPU-only build (`...-cpu`), or that
-      runs a notebook server (`jupyter lab`: users run their own DataLoaders there).
+    - several processes on the node: `torchrun`/`python -m torch.distributed.run` with
+      `--nproc-per-node` other than 1, `deepspeed`, `accelerate launch`, also inside
+      `bash -c`; a Kubeflow Trainer runtime's `mlPolicy.torch.numProcPerNode` or a
+      PyTorchJob's `nprocPerNode` other than 1;
+    - a Ray node (`ray start`: the object store lives in /dev/shm);
+    - two or more GPUs requested by one container of a PyTorch stack (`nvidia.com/gpu: 4`,
+      Compose `count: 2` or two `device_ids`, `--gpus 2`, `--gpus '"device=0,1"'`): NCCL's
+      ranks on one host talk through /dev/shm. The stack is an image `pytorch/pytorch`,
+      `nvcr.io/nvidia/pytorch`, `rayproject/ray*` or with `torch` in its name, an image the
+      same repository builds from a PyTorch Dockerfile (`org/name-gpu` <-
+      `name/Dockerfile.gpu`, unique match), or a Compose build context that installs torch;
+    - Python that the container's command runs and that uses `DataLoader(num_workers>0)`,
+      `torch.distributed` or ray: the script a command starts (`python train.py`, `python
+      -m pkg.train`, also inside `bash -c`), found in the Compose build context or beside the
+      Dockerfile that builds the image; when the file gives no command, the Dockerfile's
+      `ENTRYPOINT`/`CMD` is the command. torch.distributed, and workers set only under CUDA
+      (`{'num_workers': 1} if use_cuda else {}`), count only where a GPU is requested: on
+      CPU torch.distributed is gloo, which uses sockets.
 
-    Not evidence: a known command that runs only utilities, installs or builds (`nvidia-smi`,
-    `echo`, sleep loops, `pip install`, `python setup.py`, `torch-model-archiver`, a
-    `python -c` smoke check that only imports and prints); a known command that starts one
-    process in a container without an accelerator (`python train.py`, a one-process
-    `torchrun`, a model export): on CPU NCCL does not run and whether the script starts
-    DataLoader workers cannot be seen, so the rule stays quiet. An explicit size under 1 GB
-    needs only ML evidence of any kind (the size says shared memory is expected to be used).
+    Not proof, so quiet: a GPU request alone (`--gpus all`, `count: all`, `runtime: nvidia`,
+    one GPU: scheduling demos, download jobs, web frontends, vector databases and other
+    frameworks' GPU servers request GPUs too); a PyTorch image or a torch-installing build
+    context whose command is unknown or starts one process that shows no workers; a notebook
+    server; a serving process (`torchserve`, `uvicorn`, a NIM); a command that runs only
+    utilities, installs or builds (`nvidia-smi`, sleep loops, `pip install`, `python
+    setup.py`, a `python -c` smoke check). An explicit size under 1 GB is reported on a
+    PyTorch/Ray stack or the proof above (the size says shared memory is expected to be used).
 
     ## Why is this bad?
     Docker gives every container 64 MB of `/dev/shm`. DataLoader worker processes hand
@@ -68,9 +71,11 @@ class ContainerShmTooSmall(Rule):
     Not reported: KubeRay `RayCluster`/`RayJob`/`RayService` (the operator mounts
     `/dev/shm` itself), containers sharing the host's IPC namespace (`ipc: host`,
     `hostIPC: true`, `--ipc=host`) or the host's `/dev/shm`, containers without the
-    evidence above, and YAML templates (Helm) that do not parse. Quiet by design, so
-    missed: a CPU container whose script starts DataLoader workers unseen (its image built
-    elsewhere, its Python not in a Compose build context). Host IPC is enough memory but security
+    proof above, and YAML templates (Helm) that do not parse. Quiet by design, so
+    missed: a container whose script starts DataLoader workers unseen (its image built
+    elsewhere, its Python not in the repository, `num_workers` read from arguments or a
+    config), single-GPU serving or notebooks that do start workers, a GPU CI job container
+    whose steps run multi-process tests (the job container's options show only the runtime). Host IPC is enough memory but security
     linters object to it; prefer an explicit size. The rule cannot know the container's
     memory limit, so it asks for 1 GB at least; the message gives the lines to add.
 
@@ -164,7 +169,7 @@ class ContainerShmTooSmall(Rule):
                               f"({_SIZE_ADVICE})", line, col + len(shm.size))
         if shm.unlimited_memory_volume or not container.evidence:
             return None
-        message = f"{self._subject(container)} runs an ML workload ({container.evidence}) with " + \
+        message = f"{self._subject(container)} uses /dev/shm ({container.evidence}) with " + \
             self._default_shm(container) + f": {_WHAT_FAILS}; {self._advice(container)}"
         return EnvFinding(container.line, container.col, message, container.line, container.end_col)
 
