@@ -97,3 +97,23 @@ def test_sanity(key, present, absent):
     names = getattr(committed, key)
     assert present <= names, f"{key} lacks {sorted(present - names)}"
     assert not absent & names, f"{key} wrongly holds {sorted(absent & names)}"
+
+
+def test_parameterless_layers_hold_no_parameters():
+    """Every layer TLL006 and the data flow treat as parameterless exists in torch.nn, and an
+    instance built with simple arguments has no parameter."""
+    from torchleaklint.semantic.torch_api import PARAMETERLESS_NN_CLASSES
+
+    built = 0
+    for name in sorted(PARAMETERLESS_NN_CLASSES):
+        cls = getattr(torch.nn, name, None)
+        assert cls is not None, f"torch.nn.{name} does not exist"
+        for args in ((), (2,), (2, 2), ((2, 2),), (1, (2, 2))):
+            try:
+                layer = cls(*args)
+            except Exception:
+                continue
+            assert not list(layer.parameters()), f"torch.nn.{name}{args} has parameters"
+            built += 1
+            break
+    assert built >= len(PARAMETERLESS_NN_CLASSES) - 5, "too few layers could be built to check"

@@ -43,10 +43,26 @@ def nn_class(qualname: str) -> Optional[str]:
     return name if name in data.NN_MODULE_CLASSES else None
 
 
+# nn layers without parameters (hand-written: tests/test_torch_api_data.py checks each against
+# torch): calling one builds a graph only from an input that already carries one.
+PARAMETERLESS_NN_CLASSES = frozenset({
+    "ReLU", "ReLU6", "LeakyReLU", "ELU", "CELU", "SELU", "GELU", "SiLU", "Mish", "Sigmoid", "Tanh",
+    "Softplus", "Softsign", "Softmax", "Softmin", "LogSoftmax", "LogSigmoid", "Hardtanh", "Hardswish",
+    "Hardsigmoid", "Hardshrink", "Softshrink", "Tanhshrink", "Threshold", "GLU", "Softmax2d", "Identity",
+    "Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+    "MaxPool1d", "MaxPool2d", "MaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d", "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d",
+    "LPPool1d", "LPPool2d", "Flatten", "Unflatten", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d",
+    "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d", "ConstantPad1d",
+    "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d",
+    "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
+    "CircularPad3d", "Fold", "Unfold", "CosineSimilarity", "PairwiseDistance",
+})
+
 def is_parameterless_layer(qualname: str) -> bool:
     """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`...: a layer that holds no parameters."""
     name = nn_class(qualname)
-    return name is not None and name in data.PARAMETERLESS_NN_CLASSES
+    return name is not None and name in PARAMETERLESS_NN_CLASSES
 
 
 def is_loss_class(qualname: str) -> bool:
