@@ -1,0 +1,105 @@
+"""The import prescan of whole-project analysis (issue 14, speed): which modules get partial
+summaries, and that a module the scan misses still gets its full summary (no finding lost).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from torchleaklint.project import prescan
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write(tmp, files):
+    (tmp / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    for name, text in files.items():
+        path = tmp / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return tmp
+
+
+def run(tmp, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--output-format", "json", *args],
+                          cwd=tmp, env=env, capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    return {(f["path"].replace("\\", "/").removeprefix("./"), f["line"], f["code"]) for f in json.loads(proc.stdout)}
+
+
+def test_import_forms_found():
+    raw = textwrap.dedent('''
+        import os, utils.meters as um
+        from .losses import (total,  # the sum
+                             parts)
+        from .. import models
+        from config \\
+            import settings; import data
+        if x: from helpers import *
+        myimport = 1
+        reimport_x = "frommodule import y"
+    ''').encode()
+    found = {}
+    for dots, module, names in prescan.imported_names(raw):
+        found.setdefault((dots, module), set()).update(names)
+    assert (0, "os") in found and (0, "utils.meters") in found
+    assert {"total", "parts"} <= found[(1, "losses")]  # (words of the comment too: a superset)
+    assert "models" in found[(2, "")]
+    assert "settings" in found[(0, "config")] and (0, "data") in found
+    assert (0, "helpers") in found
+    assert not [m for _, m in found if m in ("x", "module", "frommodule")]  # words ending in import/from are not statements
+
+
+def test_referenced_and_defined(tmp_path):
+    write(tmp_path, {
+        "pkg/__init__.py": "from .losses import total\n",
+        "pkg/losses.py": "def total(a, b):\n    return a + b\n",
+        "pkg/unused.py": "async def lonely():\n    pass\n",
+        "train.py": "import torch\nfrom pkg import total\n\ndef main():\n    pass\n",
+    })
+    files = [str(p) for p in sorted(tmp_path.rglob("*.py"))]
+    referenced, names = prescan.scan(files)
+    rel = {os.path.relpath(p, tmp_path) for p in referenced}
+    assert rel == {os.path.join("pkg", "__init__.py"), os.path.join("pkg", "losses.py")}
+    assert {"total", "lonely", "main"} <= names
+
+
+LOSS_PROJECT = {
+    "pkg/__init__.py": "",
+    "pkg/losses.py": '''
+        import torch.nn.functional as F
+
+        def total_loss(pred, y):
+            return F.mse_loss(pred, y)
+    ''',
+    "pkg/sub/__init__.py": "",
+    "pkg/sub/train.py": '''
+        from ..losses import total_loss
+
+        def train(model, loader, opt):
+            history = []
+            for x, y in loader:
+                loss = total_loss(model(x), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                history.append(total_loss(model(x), y))
+    ''',
+}
+
+
+def test_module_the_scan_misses_is_summarized_in_full(tmp_path):
+    """`from . . losses import` (dots apart) is one the text patterns do not see: the exact
+    imports of the first round put the module back among those summarized in full."""
+    files = dict(LOSS_PROJECT)
+    files["pkg/sub/train.py"] = files["pkg/sub/train.py"].replace("from ..losses", "from . . losses")
+    write(tmp_path, files)
+    raw = (tmp_path / "pkg/sub/train.py").read_bytes()
+    assert not [m for _, m, _ in prescan.imported_names(raw) if m == "losses"]  # the scan misses it
+    found = run(tmp_path, "--no-cache", ".")
+    assert ("pkg/sub/train.py", 11, "TLL003") in found
+    assert found == run(write(tmp_path, LOSS_PROJECT), "--no-cache", ".")
