@@ -62,7 +62,7 @@ def test_referenced_and_defined(tmp_path):
         "train.py": "import torch\nfrom pkg import total\n\ndef main():\n    pass\n",
     })
     files = [str(p) for p in sorted(tmp_path.rglob("*.py"))]
-    referenced, names = prescan.scan(files)
+    referenced, names, _ = prescan.scan(files)
     rel = {os.path.relpath(p, tmp_path) for p in referenced}
     assert rel == {os.path.join("pkg", "__init__.py"), os.path.join("pkg", "losses.py")}
     assert {"total", "lonely", "main"} <= names

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import FrozenSet, Iterable, Optional, Set, Tuple
+from typing import Dict, Iterable, Optional, Set
 
 from torchleaklint.project import modules
 from torchleaklint.source import MAX_FILE_BYTES, read_regular_file
@@ -56,11 +56,14 @@ def defined_names(raw: bytes) -> Set[str]:
     return {m.group(1).decode("ascii", "replace") for m in _DEF.finditer(raw) if not _after_word(raw, m.start())}
 
 
-def scan(paths: Iterable[str]) -> Tuple[Set[str], FrozenSet[str]]:
+def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
     """(absolute paths of the first-party modules that some file of `paths` may import (a
     file's imports of itself do not count), every function or method name the files may
-    define). Both supersets."""
+    define, and per file [the modules it may import, the names it defines]). Both
+    supersets. `known`: per file results of an earlier scan of the same content (the
+    summary store's), not scanned again."""
     paths = list(paths)
+    known = known or {}
     # a module can only be a file of the run if its last name is one of theirs: most
     # candidates (stdlib, third party) are dismissed without touching the file system
     names = set()
@@ -69,22 +72,36 @@ def scan(paths: Iterable[str]) -> Tuple[Set[str], FrozenSet[str]]:
         names.add(os.path.basename(os.path.dirname(os.path.abspath(path))) if stem == "__init__" else stem)
     out: Set[str] = set()
     defs: Set[str] = set()
+    per_file: Dict[str, list] = {}
     for path in paths:
-        absolute = os.path.abspath(path)
-        try:
-            raw = read_regular_file(path, MAX_FILE_BYTES + 1)
-        except OSError:
+        found = known.get(path)
+        if found is None:
+            found = scan_file(path, names)
+        if found is None:
             continue
-        if b"def" in raw and not _builtin_module(absolute):
-            defs |= defined_names(raw)
-        for dots, module, imported in imported_names(raw):
-            for candidate in _candidates(absolute, dots, module, imported):
-                if candidate.rpartition(".")[2] not in names:
-                    continue
-                found = modules.find_module(candidate, absolute)
-                if found is not None and found != absolute:
-                    out.add(found)
-    return out, frozenset(defs)
+        per_file[path] = found
+        out.update(found[0])
+        defs.update(found[1])
+    return out, frozenset(defs), per_file
+
+
+def scan_file(path: str, names: Set[str]) -> Optional[list]:
+    """[the modules `path` may import, the function names it may define]; None if unreadable."""
+    absolute = os.path.abspath(path)
+    try:
+        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+    except OSError:
+        return None
+    defs = sorted(defined_names(raw)) if b"def" in raw and not _builtin_module(absolute) else []
+    refs = set()
+    for dots, module, imported in imported_names(raw):
+        for candidate in _candidates(absolute, dots, module, imported):
+            if candidate.rpartition(".")[2] not in names:
+                continue
+            found = modules.find_module(candidate, absolute)
+            if found is not None and found != absolute:
+                refs.add(found)
+    return [sorted(refs), defs]
 
 
 def _builtin_module(path: str) -> bool:

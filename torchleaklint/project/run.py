@@ -63,9 +63,11 @@ class SummaryStore:
             return entry
         return None
 
-    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=()) -> None:
+    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=(),
+            scan=None) -> None:
         self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                              "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries)}
+                              "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries),
+                              "scan": scan}
         self.changed = True
 
     def save(self) -> None:
@@ -98,7 +100,12 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
     todo = []
     # modules no other file imports get partial summaries (no per-function entries)
     global _CALLABLE_NAMES
-    referenced, _CALLABLE_NAMES = prescan.scan(files)
+    known = {}  # the scans of unchanged files, from the store: a warm run reads no file
+    for path in files:
+        entry = store.get(absolute[path], stats[path])
+        if entry is not None and isinstance(entry.get("scan"), list):
+            known[path] = entry["scan"]
+    referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
     partial = {path for path in files if absolute[path] not in referenced}
     for path in files:
         entry = store.get(absolute[path], stats[path])
@@ -118,7 +125,11 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
             _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
             entries[path], summarized_at[path] = inputs
             fresh.add(path)
+        before_imported = len(summaries)
         _summarize_imported(summaries, settings)
+        # nothing summarized now (a warm run): the stored summaries and their inputs are the
+        # last run's final ones, so no round can change anything
+        settled = not todo and len(summaries) == before_imported
         # the scan is a superset, but should a file's exact imports name a module it missed,
         # that module is summarized again, in full
         exact = {p for s in summaries.values() for p in s.get("imports", ())}
@@ -127,7 +138,8 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
         project = Project(summaries)
         # further rounds: summarize again, with the others' summaries, every file for which
         # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS)
-        for _ in range(MAX_ROUNDS - 1):
+        for _ in range(MAX_ROUNDS - 1 if not (settled and not upgraded) else 0):
+            settled = False
             again = [p for p in files if p in upgraded or
                      summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
             upgraded = set()
@@ -165,14 +177,14 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
             used[path] = project.fingerprint(path, reads[path])
         # bounded: what is left unconverged after MAX_ROUNDS stays as it is (the next run
         # does not continue the iteration unless a file changes)
-        for path in files:
+        for path in files if not settled else ():
             summarized_at[path] = entry_inputs(summaries, path, entries.get(path, ()))
     for path in files:
         diagnostics = results[path]
         if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
             store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
-                      summarized_at.get(path), entries.get(path, ()))
+                      summarized_at.get(path), entries.get(path, ()), scans.get(path))
         yield path, diagnostics
     if cache is not None:
         cache.save()
