@@ -103,3 +103,39 @@ def test_module_the_scan_misses_is_summarized_in_full(tmp_path):
     found = run(tmp_path, "--no-cache", ".")
     assert ("pkg/sub/train.py", 11, "TLL003") in found
     assert found == run(write(tmp_path, LOSS_PROJECT), "--no-cache", ".")
+
+
+def stored_summaries(cache_dir):
+    found = {}
+    for path in Path(cache_dir).rglob("project-*.json"):
+        for file, entry in json.loads(path.read_text()).items():
+            found[os.path.basename(file)] = entry["summary"]
+    return found
+
+
+def test_only_imported_modules_get_function_entries(tmp_path):
+    write(tmp_path, LOSS_PROJECT)
+    run(tmp_path, "--cache-dir", str(tmp_path / "cache"), ".")
+    summaries = stored_summaries(tmp_path / "cache")
+    assert "total_loss" in summaries["losses.py"]["functions"] and not summaries["losses.py"].get("partial")
+    assert summaries["train.py"].get("partial") == 1 and summaries["train.py"]["functions"] == {}
+    assert summaries["train.py"]["calls"]  # its calls still reach losses.py's check as call sites
+
+
+def rounds(tmp, *args):
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TORCHLEAKLINT_DEBUG_ROUNDS="1")
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "-q", "--exit-zero", *args],
+                          cwd=tmp, env=env, capture_output=True, text=True)
+    return [line for line in proc.stderr.splitlines() if "round" in line]
+
+
+def test_warm_run_computes_no_round(tmp_path):
+    write(tmp_path, LOSS_PROJECT)
+    cache = ["--cache-dir", str(tmp_path / "cache"), "."]
+    first = rounds(tmp_path, *cache)
+    assert "round 1: 4 files" in first[-1]
+    assert rounds(tmp_path, *cache) == ["round 1: 0 files; checked: 0 files"]
+    # editing the leaf that imports the others: it alone is summarized and checked again
+    with open(tmp_path / "pkg/sub/train.py", "a") as handle:
+        handle.write("\n\ndef added(x):\n    return x\n")
+    assert rounds(tmp_path, *cache)[-1] == "round 1: 1 files; checked: 1 files"
