@@ -137,11 +137,16 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
         partial -= upgraded
         project = Project(summaries)
         # further rounds: summarize again, with the others' summaries, every file for which
-        # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS)
+        # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS).
+        # A file no other module imports is only summarized again with its check (`deferred`):
+        # no summary reads it, and its calls are needed only by the checks after it.
+        deferred = set()
         for _ in range(MAX_ROUNDS - 1 if not (settled and not upgraded) else 0):
             settled = False
-            again = [p for p in files if p in upgraded or
-                     summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
+            changed = [p for p in files if p in upgraded or
+                       summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
+            deferred.update(p for p in changed if p in partial)
+            again = [p for p in changed if p not in partial]
             upgraded = set()
             if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
                 print(f"summary round: {len(again)} files", file=sys.stderr)
@@ -154,20 +159,38 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
             project = Project(summaries)
         # the check: with the final summaries, of every file whose result is not known
         used: Dict[str, Optional[str]] = {}
-        pending = []
-        for path in files:
-            fp = project.fingerprint(path, reads.get(path, ()))
-            if path in fresh and results.get(path) is not None and fp is None:
-                used[path] = fp  # depends on no other module: round 1's check is final
-                continue
-            if cache is not None and path not in fresh:
-                found = cache.lookup(path, stats[path], deps=fp)
-                if found is not None:
-                    results[path], used[path] = found, fp
+
+        def unknown(candidates):
+            pending = []
+            for path in candidates:
+                fp = project.fingerprint(path, reads.get(path, ()))
+                if path in deferred:
+                    pending.append(path)
                     continue
-            pending.append(path)
+                if path in fresh and results.get(path) is not None and fp is None:
+                    used[path] = fp  # depends on no other module: round 1's check is final
+                    continue
+                if cache is not None and path not in fresh:
+                    found = cache.lookup(path, stats[path], deps=fp)
+                    if found is not None:
+                        results[path], used[path] = found, fp
+                        continue
+                pending.append(path)
+            return pending
+
+        # first the files no other module imports, checked and summarized in one pass (their
+        # calls are call sites of the other files' functions), then the others
+        first = unknown([p for p in files if p in partial])
+        for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, jobs, verbose, project,
+                                                                         partial=partial):
+            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            entries[path], summarized_at[path] = inputs
+            used[path] = project.fingerprint(path, reads[path])
+        if first:
+            project = Project(summaries)
+        pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
-            print(f"round 1: {len(todo)} files; checked: {len(pending)} files", file=sys.stderr)
+            print(f"round 1: {len(todo)} files; checked: {len(first) + len(pending)} files", file=sys.stderr)
         for path, diagnostics, summary, read, digest, _ in _analyze(pending, settings, jobs, verbose, project,
                                                                     summarize=False):
             results[path] = diagnostics
