@@ -58,8 +58,8 @@ def defined_names(raw: bytes) -> Set[str]:
 
 def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
     """(absolute paths of the first-party modules that some file of `paths` may import (a
-    file's imports of itself do not count), every function or method name the files may
-    define, and per file [the modules it may import, the names it defines]). Both
+    file's imports of itself do not count), every function or method name those modules
+    may define, and per file [the modules it may import, the names it defines]). Both
     supersets. `known`: per file results of an earlier scan of the same content (the
     summary store's), not scanned again."""
     paths = list(paths)
@@ -71,7 +71,6 @@ def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
         stem = os.path.splitext(os.path.basename(path))[0]
         names.add(os.path.basename(os.path.dirname(os.path.abspath(path))) if stem == "__init__" else stem)
     out: Set[str] = set()
-    defs: Set[str] = set()
     per_file: Dict[str, list] = {}
     for path in paths:
         found = known.get(path)
@@ -81,7 +80,8 @@ def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
             continue
         per_file[path] = found
         out.update(found[0])
-        defs.update(found[1])
+    # only a module some file imports can be called from another module
+    defs = {name for path, found in per_file.items() if os.path.abspath(path) in out for name in found[1]}
     return out, frozenset(defs), per_file
 
 

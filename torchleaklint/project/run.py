@@ -65,10 +65,11 @@ class SummaryStore:
 
     def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=(),
             scan=None) -> None:
-        self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                              "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries),
-                              "scan": scan}
-        self.changed = True
+        entry = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
+                 "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries), "scan": scan}
+        if self.entries.get(path) != entry:  # a warm run writes nothing
+            self.entries[path] = entry
+            self.changed = True
 
     def save(self) -> None:
         if self.path is None or not self.changed:
@@ -79,7 +80,7 @@ class SummaryStore:
 
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle, separators=(",", ":"))
+                handle.write(json.dumps(self.entries, separators=(",", ":")))  # the C encoder: json.dump is not
             os.replace(tmp, self.path)
         except (OSError, TypeError, ValueError):  # never fail a run for its summary store
             return
@@ -109,9 +110,11 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
     partial = {path for path in files if absolute[path] not in referenced}
     for path in files:
         entry = store.get(absolute[path], stats[path])
-        if entry is not None and entry.get("summary") is not None and \
-                (path in partial or not entry["summary"].get("partial")):
-            summaries[absolute[path]] = entry["summary"]
+        # (a file with no summary, one that does not parse or no Python file, is known too)
+        if entry is not None and (entry.get("summary") is not None or "scan" in entry) and \
+                (path in partial or not (entry["summary"] or {}).get("partial")):
+            if entry["summary"] is not None:
+                summaries[absolute[path]] = entry["summary"]
             reads[path] = entry["reads"]
             summarized_at[path] = entry.get("fp")
             entries[path] = entry.get("entries") or []
@@ -135,6 +138,8 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
         exact = {p for s in summaries.values() for p in s.get("imports", ())}
         upgraded = {path for path in partial if absolute[path] in exact}
         partial -= upgraded
+        if upgraded:  # their functions may be called from other modules too
+            _CALLABLE_NAMES = _CALLABLE_NAMES | {n for p in upgraded for n in (scans.get(p) or [[], []])[1]}
         project = Project(summaries)
         # further rounds: summarize again, with the others' summaries, every file for which
         # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS).

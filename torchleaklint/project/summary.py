@@ -279,7 +279,7 @@ def _calls(model, module: str, partial: bool = False) -> List[dict]:
         self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
         if self_call and partial:
             continue
-        if names is not None and not _may_name_run_function(model, func, names):
+        if names is not None and not self_call and not _may_name_run_function(model, func, names):
             continue
         loops = model.loops_around(call)
         if self_call and not loops:
@@ -323,10 +323,12 @@ _BUILTINS = frozenset(dir(builtins))
 
 
 def _may_name_run_function(model, func, names) -> bool:
-    """Cheap test: a call can only reach a function or method of the run (the only call
-    sites anyone reads) if the name it calls is one the run defines (`names`, every
-    `def` of the run's files): `x.update(...)` needs a `def update`; `f(...)` for an
-    imported `f` needs its original name defined; a builtin is never one."""
+    """Cheap test: a call can only reach a function or method of another module of the run
+    that some file imports (the only call sites anyone reads) if the name it calls is one
+    such a module defines (`names`, every `def` of the run's imported modules):
+    `x.update(...)` needs a `def update`; `f(...)` for an imported `f` needs its original
+    name defined; a builtin is never one. (Not for `self.m()`: an override of `m` may be in
+    any subclass.)"""
     if isinstance(func, ast.Attribute):
         return func.attr in names
     if isinstance(func, ast.Name):
