@@ -177,3 +177,19 @@ def test_calls_into_a_module_the_scan_misses_are_call_sites(tmp_path):
     assert ("pkg/meters.py", 7, "TLL002") in expected
     files["pkg/sub/train.py"] = files["pkg/sub/train.py"].replace("from ..meters", "from . . meters")
     assert run(write(tmp_path, files), "--no-cache", ".") == expected
+
+
+def test_buffer_importing_a_module_no_other_file_imports(tmp_path):
+    """The last run stored a partial summary of `losses.py` (no file imported it); a new
+    buffer importing it reads its full summary (summarized from disk)."""
+    files = dict(LOSS_PROJECT)
+    train = files.pop("pkg/sub/train.py")
+    write(tmp_path, files)
+    run(tmp_path, ".")  # the default cache directory: the one an editor buffer's run reads
+    assert stored_summaries(tmp_path / ".torchleaklint_cache")["losses.py"].get("partial") == 1
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--output-format", "json",
+                           "--stdin-filename", "pkg/sub/train.py", "-"],
+                          cwd=tmp_path, env=env, input=textwrap.dedent(train), capture_output=True, text=True)
+    assert proc.returncode in (0, 1), proc.stderr
+    assert (11, "TLL003") in {(f["line"], f["code"]) for f in json.loads(proc.stdout)}

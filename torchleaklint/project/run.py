@@ -377,6 +377,9 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
     if own is None:
         return None
     summaries[absolute] = own
+    for imported in own.get("imports", ()):  # a module only the buffer imports: summarized in full
+        if (summaries.get(imported) or {}).get("partial"):
+            del summaries[imported]
     _summarize_imported(summaries, settings)
     return Project(summaries).view(absolute)
 
