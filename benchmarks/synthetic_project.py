@@ -3,7 +3,7 @@
 peak memory grow with project size (docs/performance.md, "Memory").
 
     python benchmarks/synthetic_project.py SOURCE OUT --files N [--seed 0]
-    python benchmarks/synthetic_project.py SOURCE OUT --files N --measure [--jobs 1]
+    python benchmarks/synthetic_project.py SOURCE OUT --files N --measure [--jobs 1] [--link import]
 
 SOURCE is any directory of real Python files (a checkout); OUT gets a `pyproject.toml` and
 packages `pkg000/`, `pkg001/`, ... of 50 modules each, every module a copy of one of
@@ -11,7 +11,9 @@ SOURCE's files (in sorted order, round robin). So that the modules import each o
 a real project, every module but the first starts with `from pkgNNN.mMM import *` of an
 earlier module chosen at random (seeded), and every tenth also imports a random earlier
 package by name: whole-project analysis then summarizes chains and star imports across
-packages. `--measure` runs `torchleaklint --no-cache -q --exit-zero -j JOBS .` on OUT and
+packages. `--link import` writes `import pkgNNN.mMM` instead of the star import (a star
+import re-exports what it imports, so star chains make every summary carry the names of
+its whole chain). `--measure` runs `torchleaklint --no-cache -q --exit-zero -j JOBS .` on OUT and
 prints the wall time and the peak RSS of the process and its workers (`os.wait4`).
 """
 
@@ -31,7 +33,7 @@ PER_PACKAGE = 50
 MAX_SOURCE_BYTES = 200_000  # very large generated files would make the copies unrepresentative
 
 
-def build(source: Path, out: Path, count: int, seed: int) -> int:
+def build(source: Path, out: Path, count: int, seed: int, link: str = "star") -> int:
     files = sorted(p for p in source.rglob("*.py") if p.is_file() and p.stat().st_size <= MAX_SOURCE_BYTES
                    and ".git" not in p.parts)
     if not files:
@@ -51,7 +53,8 @@ def build(source: Path, out: Path, count: int, seed: int) -> int:
         text = files[index % len(files)].read_text(encoding="utf-8", errors="replace")
         header = ""
         if names:
-            header += f"from {rng.choice(names)} import *  # synthetic link\n"
+            target = rng.choice(names)
+            header += (f"from {target} import *" if link == "star" else f"import {target}") + "  # synthetic link\n"
             if index % 10 == 0:
                 header += f"import pkg{rng.randrange(package + 1):03d}  # synthetic link\n"
         if text.startswith("from __future__"):  # must stay the first statement
@@ -85,8 +88,9 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--measure", action="store_true")
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--link", choices=("star", "import"), default="star")
     args = parser.parse_args()
-    build(Path(args.source), Path(args.out), args.files, args.seed)
+    build(Path(args.source), Path(args.out), args.files, args.seed, args.link)
     if args.measure:
         measure(Path(args.out), args.jobs)
     return 0
