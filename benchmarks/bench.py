@@ -169,6 +169,11 @@ def benchmark(corpus: Path, tools: List[str], repeat: int, timeout: float, peers
         sys.exit(f"bench: no .py files under {corpus}")
     size = sum((corpus / f).stat().st_size for f in files)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    # torchleaklint's own modules byte-compiled, as `pip install` leaves an installed package
+    # (the peers' are): with PYTHONDONTWRITEBYTECODE set, every run would compile them again
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "torchleaklint"), quiet=1)
     with tempfile.TemporaryDirectory(prefix="tll-bench-") as scratch:
         file_list = os.path.join(scratch, "files.txt")
         Path(file_list).write_text("\n".join(files) + "\n", encoding="utf-8")

@@ -109,6 +109,25 @@ def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:
     return ",".join(f"{p}={project.digest(p)}" for p in sorted(deps) if p != path)
 
 
+def entry_inputs(summaries: Dict[str, dict], path: str, entries: Iterable) -> str:
+    """What a file's summary was computed from, entry by entry: the parts of other modules'
+    summaries it read (`view.Reads.entries`), with their values in `summaries`. Finer than
+    `summary_inputs`: a change elsewhere in an imported summary does not call for another
+    round."""
+    from torchleaklint.project.view import entry_value
+
+    path = os.path.abspath(path)
+    parts = [[p, section, key, entry_value(summaries.get(p), section, key)]
+             for p, section, key in sorted(set(map(tuple, entries)), key=lambda e: (e[0], e[1], e[2] or ""))
+             if p != path]
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def entries_of(view: ProjectView) -> List[list]:
+    return [list(e) for e in getattr(view.reads, "entries", ())]
+
+
 def fingerprint(project: Project, path: str, reads: Iterable[str]) -> str:
     return project.fingerprint(path, reads)
 
@@ -132,10 +151,11 @@ def _descendants(children, root) -> List[Tuple[str, str]]:
     return out
 
 
-def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] = None, before=None):
+def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] = None, before=None,
+                   partial: bool = False):
     """(summary, semantic model) of a file's content; (None, None) when it does not parse.
     `before(model)` runs on the model first (the check: so that its results are exactly
-    those of a fresh model)."""
+    those of a fresh model). `partial`: see `summary.summarize`."""
     from torchleaklint.engine import AnalysisTimeout, TIME_LIMIT_SECONDS, analysis_time_limit
     from torchleaklint.semantic import SemanticModel
     from torchleaklint.source import SourceError, decode
@@ -153,7 +173,7 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
         before(model)
     try:
         with analysis_time_limit(TIME_LIMIT_SECONDS):
-            return summarize(model, modules.module_name(path) or ""), model
+            return summarize(model, modules.module_name(path) or "", partial), model
     except (RecursionError, MemoryError, AnalysisTimeout):
         return None, None
     except Exception:  # a bug in summarizing must not hide the file's own findings
@@ -161,7 +181,7 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
 
 
 def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bool = False,
-                 provisional: bool = False):
+                 provisional: bool = False, partial: bool = False):
     """(diagnostics, summary, files whose summaries the check read) for one file.
     `provisional` (the first round, before any summary exists): a file importing first-party
     modules is only summarized (diagnostics None), as its check must wait for their summaries."""
@@ -173,7 +193,7 @@ def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bo
         if not (provisional and view.has_first_party_imports()):
             found.append(lint_source(raw, path, settings, verbose, project=view, model=model))
 
-    summary, model = summarize_file(path, raw, settings, view, before=check)
+    summary, model = summarize_file(path, raw, settings, view, before=check, partial=partial)
     if found:
         diagnostics = found[0]
     elif model is not None:

@@ -22,10 +22,11 @@ import hashlib
 import json
 import os
 import sys
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Collection, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
-from torchleaklint.project import Project, ProjectView, analyze_file, modules, summarize_file, summary_inputs
+from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
+                                   summarize_file)
 from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
 
 # Summary rounds: the first without other modules' summaries, then again for the files whose
@@ -34,7 +35,7 @@ MAX_ROUNDS = 3
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
-STORE_VERSION = "1"
+STORE_VERSION = "2"
 
 
 class SummaryStore:
@@ -62,10 +63,13 @@ class SummaryStore:
             return entry
         return None
 
-    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None) -> None:
-        self.entries[path] = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                              "summary": summary, "reads": list(reads), "fp": fp}
-        self.changed = True
+    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=(),
+            scan=None) -> None:
+        entry = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
+                 "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries), "scan": scan}
+        if self.entries.get(path) != entry:  # a warm run writes nothing
+            self.entries[path] = entry
+            self.changed = True
 
     def save(self) -> None:
         if self.path is None or not self.changed:
@@ -76,7 +80,7 @@ class SummaryStore:
 
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(self.entries, handle, separators=(",", ":"))
+                handle.write(json.dumps(self.entries, separators=(",", ":")))  # the C encoder: json.dump is not
             os.replace(tmp, self.path)
         except (OSError, TypeError, ValueError):  # never fail a run for its summary store
             return
@@ -91,56 +95,109 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
     summaries: Dict[str, dict] = {}
     reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
     summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
+    entries: Dict[str, list] = {}  # the entries of other summaries a file's summary read
     results: Dict[str, list] = {}
     digests: Dict[str, Optional[bytes]] = {}
     todo = []
+    # modules no other file imports get partial summaries (no per-function entries)
+    global _CALLABLE_NAMES
+    known = {}  # the scans of unchanged files, from the store: a warm run reads no file
     for path in files:
         entry = store.get(absolute[path], stats[path])
-        if entry is not None and entry.get("summary") is not None:
-            summaries[absolute[path]] = entry["summary"]
+        if entry is not None and isinstance(entry.get("scan"), list):
+            known[path] = entry["scan"]
+    referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
+    partial = {path for path in files if absolute[path] not in referenced}
+    for path in files:
+        entry = store.get(absolute[path], stats[path])
+        # (a file with no summary, one that does not parse or no Python file, is known too)
+        if entry is not None and (entry.get("summary") is not None or "scan" in entry) and \
+                (path in partial or not (entry["summary"] or {}).get("partial")):
+            if entry["summary"] is not None:
+                summaries[absolute[path]] = entry["summary"]
             reads[path] = entry["reads"]
             summarized_at[path] = entry.get("fp")
+            entries[path] = entry.get("entries") or []
         else:
             todo.append(path)
     with _rare_gc():
         # round 1: summaries without other modules' (files importing none are also checked)
         fresh = set()
-        for path, diagnostics, summary, read, digest in _analyze(todo, settings, jobs, verbose, None):
+        for path, diagnostics, summary, read, digest, inputs in _analyze(todo, settings, jobs, verbose, None,
+                                                                         partial=partial):
             _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
-            summarized_at[path] = summary_inputs(Project({}), path, read)
+            entries[path], summarized_at[path] = inputs
             fresh.add(path)
+        before_imported = len(summaries)
         _summarize_imported(summaries, settings)
+        # nothing summarized now (a warm run): the stored summaries and their inputs are the
+        # last run's final ones, so no round can change anything
+        settled = not todo and len(summaries) == before_imported
+        # the scan is a superset, but should a file's exact imports name a module it missed,
+        # that module is summarized again, in full
+        exact = {p for s in summaries.values() for p in s.get("imports", ())}
+        upgraded = {path for path in partial if absolute[path] in exact}
+        partial -= upgraded
+        if upgraded:  # their functions may be called from other modules too
+            _CALLABLE_NAMES = _CALLABLE_NAMES | {n for p in upgraded for n in (scans.get(p) or [[], []])[1]}
         project = Project(summaries)
-        # further rounds: summarize again, with the others' summaries, every file whose
-        # dependencies changed, until nothing changes (or MAX_ROUNDS)
-        for _ in range(MAX_ROUNDS - 1):
-            again = [p for p in files if summarized_at.get(p) != summary_inputs(project, p, reads.get(p, ()))]
+        # further rounds: summarize again, with the others' summaries, every file for which
+        # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS).
+        # A file no other module imports is only summarized again with its check (`deferred`):
+        # no summary reads it, and its calls are needed only by the checks after it.
+        deferred = set()
+        for _ in range(MAX_ROUNDS - 1 if not (settled and not upgraded) else 0):
+            settled = False
+            changed = [p for p in files if p in upgraded or
+                       summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
+            deferred.update(p for p in changed if p in partial)
+            again = [p for p in changed if p not in partial]
+            upgraded = set()
             if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
                 print(f"summary round: {len(again)} files", file=sys.stderr)
             if not again:
                 break
-            for path, _, summary, read, digest in _analyze(again, settings, jobs, verbose, project, check=False):
+            for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
+                                                                   check=False, partial=partial):
                 _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
-                summarized_at[path] = summary_inputs(project, path, read)
+                entries[path], summarized_at[path] = inputs
             project = Project(summaries)
         # the check: with the final summaries, of every file whose result is not known
         used: Dict[str, Optional[str]] = {}
-        pending = []
-        for path in files:
-            fp = project.fingerprint(path, reads.get(path, ()))
-            if path in fresh and results.get(path) is not None and fp is None:
-                used[path] = fp  # depends on no other module: round 1's check is final
-                continue
-            if cache is not None and path not in fresh:
-                found = cache.lookup(path, stats[path], deps=fp)
-                if found is not None:
-                    results[path], used[path] = found, fp
+
+        def unknown(candidates):
+            pending = []
+            for path in candidates:
+                fp = project.fingerprint(path, reads.get(path, ()))
+                if path in deferred:
+                    pending.append(path)
                     continue
-            pending.append(path)
+                if path in fresh and results.get(path) is not None and fp is None:
+                    used[path] = fp  # depends on no other module: round 1's check is final
+                    continue
+                if cache is not None and path not in fresh:
+                    found = cache.lookup(path, stats[path], deps=fp)
+                    if found is not None:
+                        results[path], used[path] = found, fp
+                        continue
+                pending.append(path)
+            return pending
+
+        # first the files no other module imports, checked and summarized in one pass (their
+        # calls are call sites of the other files' functions), then the others
+        first = unknown([p for p in files if p in partial])
+        for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, jobs, verbose, project,
+                                                                         partial=partial):
+            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            entries[path], summarized_at[path] = inputs
+            used[path] = project.fingerprint(path, reads[path])
+        if first:
+            project = Project(summaries)
+        pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
-            print(f"round 1: {len(todo)} files; checked: {len(pending)} files", file=sys.stderr)
-        for path, diagnostics, summary, read, digest in _analyze(pending, settings, jobs, verbose, project,
-                                                                 summarize=False):
+            print(f"round 1: {len(todo)} files; checked: {len(first) + len(pending)} files", file=sys.stderr)
+        for path, diagnostics, summary, read, digest, _ in _analyze(pending, settings, jobs, verbose, project,
+                                                                    summarize=False):
             results[path] = diagnostics
             if digest is not None:
                 digests[path] = digest
@@ -148,14 +205,14 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
             used[path] = project.fingerprint(path, reads[path])
         # bounded: what is left unconverged after MAX_ROUNDS stays as it is (the next run
         # does not continue the iteration unless a file changes)
-        for path in files:
-            summarized_at[path] = summary_inputs(project, path, reads.get(path, ()))
+        for path in files if not settled else ():
+            summarized_at[path] = entry_inputs(summaries, path, entries.get(path, ()))
     for path in files:
         diagnostics = results[path]
         if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
             store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
-                      summarized_at.get(path))
+                      summarized_at.get(path), entries.get(path, ()), scans.get(path))
         yield path, diagnostics
     if cache is not None:
         cache.save()
@@ -198,12 +255,12 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
 
 
 def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
-             check: bool = True, summarize: bool = True):
+             check: bool = True, summarize: bool = True, partial: Collection[str] = ()):
     from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
 
     if jobs == 1 or len(paths) < MIN_FILES_FOR_POOL:
         for path in paths:
-            yield analyze_one(path, settings, verbose, project, check, summarize)
+            yield _analyze_one(path, settings, verbose, project, check, summarize, path in partial)
         return
     from concurrent.futures import ProcessPoolExecutor
 
@@ -212,48 +269,71 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     summaries = project.summaries if project is not None else None
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
-                             initargs=(os.getpid(), summaries)) as pool:
-        for results in pool.map(_analyze_chunk, [(chunk, settings, verbose, check, summarize) for chunk in chunks]):
+                             initargs=(os.getpid(), summaries, _CALLABLE_NAMES)) as pool:
+        jobs_args = [(chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
+        for results in pool.map(_analyze_chunk, jobs_args):
             yield from results
 
 
 _WORKER_PROJECT: Optional[Project] = None
+# every function or method name the run's files define (prescan): only calls of those can
+# be call sites another module's check reads; None (no filter) outside lint_project
+_CALLABLE_NAMES = None
 
 
-def _init_project_worker(parent: int, summaries) -> None:
+def _init_project_worker(parent: int, summaries, names=None) -> None:
     from torchleaklint.runner import _init_worker
 
-    global _WORKER_PROJECT
+    global _WORKER_PROJECT, _CALLABLE_NAMES
     _init_worker(parent)
+    _CALLABLE_NAMES = names
     _WORKER_PROJECT = Project(summaries) if summaries is not None else None
 
 
 def _analyze_chunk(args):
-    chunk, settings, verbose, check, summarize = args
-    return [analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize) for path in chunk]
+    chunk, settings, verbose, check, summarize, partial = args
+    return [_analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize, part)
+            for path, part in zip(chunk, partial)]
 
 
 def analyze_one(path: str, settings, verbose: bool, project: Optional[Project], check: bool = True,
-                summarize: bool = True):
+                summarize: bool = True, partial: bool = False):
     """(path, diagnostics, summary, reads, content hash) of one file: summarized and checked,
     or only one of the two."""
+    return _analyze_one(path, settings, verbose, project, check, summarize, partial)[:5]
+
+
+def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project], check: bool = True,
+                summarize: bool = True, partial: bool = False):
+    """(path, diagnostics, summary, reads, content hash, (entries read, their digest)) of
+    one file: summarized and checked, or only one of the two."""
     from torchleaklint.engine import lint_file
 
     try:
         raw = read_regular_file(path, MAX_FILE_BYTES + 1)
     except OSError:
-        return path, lint_file(path, settings, verbose), None, [], None
+        return path, lint_file(path, settings, verbose), None, [], None, ([], None)
     view = project.view(path) if project is not None else ProjectView(path)
+    view.callable_names = _CALLABLE_NAMES
     if not summarize:
         from torchleaklint.engine import lint_source
 
         diagnostics = lint_source(raw, path, settings, verbose, project=view)
-        return path, diagnostics, None, sorted(view.reads), content_hash(raw)
+        return path, diagnostics, None, sorted(view.reads), content_hash(raw), None
     if not check:  # a summary looks forward only: no call sites of other modules
-        summary, _ = summarize_file(path, raw, settings, ProjectView(path, project.summaries))
-        return path, None, summary, sorted(view.reads), content_hash(raw)
-    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None)
-    return path, diagnostics, summary, read, content_hash(raw)
+        forward = ProjectView(path, project.summaries)
+        forward.callable_names = _CALLABLE_NAMES
+        summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
+        return path, None, summary, sorted(forward.reads), content_hash(raw), _inputs(forward)
+    diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None,
+                                              partial=partial)
+    return path, diagnostics, summary, read, content_hash(raw), _inputs(view)
+
+
+def _inputs(view: ProjectView):
+    """(entries read, their digest) against the summaries the view itself used."""
+    found = entries_of(view)
+    return found, entry_inputs(view.summaries, view.path, found)
 
 
 def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
@@ -297,6 +377,9 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
     if own is None:
         return None
     summaries[absolute] = own
+    for imported in own.get("imports", ()):  # a module only the buffer imports: summarized in full
+        if (summaries.get(imported) or {}).get("partial"):
+            del summaries[imported]
     _summarize_imported(summaries, settings)
     return Project(summaries).view(absolute)
 

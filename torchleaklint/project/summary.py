@@ -25,6 +25,7 @@ name, elements or items.
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Dict, List, Optional
 
 from torchleaklint.semantic.values import (
@@ -79,8 +80,10 @@ def decode(data) -> Value:
                  scalar=bool(data.get("s")), grad_off=bool(data.get("g")))
 
 
-def summarize(model, module: str) -> dict:
-    """The summary of the module `model` describes (its view resolves first-party names)."""
+def summarize(model, module: str, partial: bool = False) -> dict:
+    """The summary of the module `model` describes (its view resolves first-party names).
+    `partial` (a module no other module imports): no per-function entries nor class
+    attributes, which only importers read; names, classes, calls and imports as in full."""
     from torchleaklint.semantic.model import FUNCTION_TYPES
 
     view = model.project
@@ -100,20 +103,25 @@ def summarize(model, module: str) -> dict:
                 defs[node.name] = "class"
         summary["exports"] = {}
         return summary
+    if partial:
+        summary["partial"] = 1
     for node in model.tree.body:
         if isinstance(node, FUNCTION_TYPES):
             defs[node.name] = "function"
-            summary["functions"][node.name] = _function(model, node, module, None)
+            if not partial:
+                summary["functions"][node.name] = _function(model, node, module, None)
         elif isinstance(node, ast.ClassDef):
             defs[node.name] = "class"
             info = model.classes.get(node.name)
             if info is None or info.node is not node:
                 continue
-            summary["classes"][node.name] = _class(model, info, module)
+            summary["classes"][node.name] = _class(model, info, module, partial)
+            if partial:
+                continue
             for name, method in info.methods.items():
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
     summary["exports"] = _exports(summary, module)
-    summary["calls"] = _calls(model, module)
+    summary["calls"] = _calls(model, module, partial)
     return summary
 
 
@@ -239,7 +247,7 @@ def _self_attr(node) -> Optional[str]:
     return None
 
 
-def _class(model, info, module: str) -> dict:
+def _class(model, info, module: str, partial: bool = False) -> dict:
     from torchleaklint.semantic.dataflow import class_attribute_value
 
     kind = ""
@@ -248,7 +256,7 @@ def _class(model, info, module: str) -> dict:
     elif model.is_dataset_class(info):
         kind = "dataset"
     attrs = {}
-    init = info.methods.get("__init__")
+    init = info.methods.get("__init__") if not partial else None
     if init is not None:
         for node in ast.walk(init):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
@@ -260,13 +268,19 @@ def _class(model, info, module: str) -> dict:
             "methods": sorted(info.methods), "attrs": attrs}
 
 
-def _calls(model, module: str) -> List[dict]:
-    """Calls of first-party functions of other modules, and self-calls in loops."""
+def _calls(model, module: str, partial: bool = False) -> List[dict]:
+    """Calls of first-party functions of other modules, and self-calls in loops (not in a
+    module no other module imports: no subclass elsewhere can override its methods)."""
     view = model.project
+    names = getattr(view, "callable_names", None)
     out = []
     for call in model.calls:
         func = call.func
         self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+        if self_call and partial:
+            continue
+        if names is not None and not self_call and not _may_name_run_function(model, func, names):
+            continue
         loops = model.loops_around(call)
         if self_call and not loops:
             continue
@@ -303,6 +317,26 @@ def _calls(model, module: str) -> List[dict]:
             "ex": model.in_except_handler(call),
         })
     return out
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def _may_name_run_function(model, func, names) -> bool:
+    """Cheap test: a call can only reach a function or method of another module of the run
+    that some file imports (the only call sites anyone reads) if the name it calls is one
+    such a module defines (`names`, every `def` of the run's imported modules):
+    `x.update(...)` needs a `def update`; `f(...)` for an imported `f` needs its original
+    name defined; a builtin is never one. (Not for `self.m()`: an override of `m` may be in
+    any subclass.)"""
+    if isinstance(func, ast.Attribute):
+        return func.attr in names
+    if isinstance(func, ast.Name):
+        qual = model.imports.aliases.get(func.id)
+        if qual is not None:
+            return qual.rpartition(".")[2] in names
+        return func.id in names or func.id not in _BUILTINS
+    return True
 
 
 def _may_call_first_party(model, call) -> bool:

@@ -18,6 +18,27 @@ from torchleaklint.project import modules
 MAX_HOPS = 8
 
 
+class Reads(set):
+    """The files whose summaries a view read (the set), and which entries of them
+    (`entries`: (file, section, key); section "*" is the summary's presence, key None a
+    whole section): what a summary computed through the view depends on."""
+
+    def __init__(self):
+        super().__init__()
+        self.entries: Set[tuple] = set()
+
+
+def entry_value(summary: Optional[dict], section: str, key: Optional[str]):
+    if summary is None:
+        return None
+    if section == "*":
+        return 1
+    part = summary.get(section)
+    if key is None or not isinstance(part, dict):
+        return part
+    return part.get(key)
+
+
 class Resolver:
     """Qualified first-party names -> the summary entry they denote, as seen from `importer`."""
 
@@ -40,7 +61,13 @@ class Resolver:
         found = self.summaries.get(path)
         if found is not None and self.reads is not None:
             self.reads.add(path)
+        self.note(path, "*")  # absent too: its appearance changes what was computed
         return found
+
+    def note(self, path: str, section: str, key: Optional[str] = None) -> None:
+        entries = getattr(self.reads, "entries", None)
+        if entries is not None:
+            entries.add((path, section, key))
 
     def lookup(self, qual: str, hops: int = 0):
         """("function", entry, path, objpath) / ("class", entry, path, name) /
@@ -55,15 +82,21 @@ class Resolver:
             return None
         head, _, tail = rest.partition(".")
         kind = summary["defs"].get(head)
+        self.note(path, "defs", head)
         if kind == "function":
-            return ("function", summary["functions"].get(head), path, head) if not tail else None
+            if tail:
+                return None
+            self.note(path, "functions", head)
+            return ("function", summary["functions"].get(head), path, head)
         if kind == "class":
             if not tail:
+                self.note(path, "classes", head)
                 return ("class", summary["classes"].get(head), path, head)
             if "." in tail:
                 return None
             return self.method(path, head, tail, hops)
         target = summary["aliases"].get(head)
+        self.note(path, "aliases", head)
         if target is None:
             return None
         if target.split(".")[0] in modules.BUILTIN_KNOWLEDGE or not self.is_first_party(target):
@@ -76,9 +109,11 @@ class Resolver:
         if summary is None or hops > MAX_HOPS:
             return None
         entry = summary["classes"].get(cls)
+        self.note(path, "classes", cls)
         if entry is None:
             return None
         if name in entry["methods"]:
+            self.note(path, "functions", f"{cls}.{name}")
             return ("function", summary["functions"].get(f"{cls}.{name}"), path, f"{cls}.{name}")
         for base in entry["bases"]:
             found = self.base_class(path, base, hops + 1)
@@ -93,6 +128,7 @@ class Resolver:
         summary = self.summary(path)
         if summary is None:
             return None
+        self.note(path, "defs", base)
         if "." not in base and summary["defs"].get(base) == "class":
             return path, base
         found = Resolver(path, self.summaries, self.reads).lookup(base, hops)
@@ -104,6 +140,7 @@ class Resolver:
         """Qualified names of every base of a class, transitively across modules."""
         summary = self.summary(path)
         entry = summary["classes"].get(cls) if summary else None
+        self.note(path, "classes", cls)
         if entry is None or hops > MAX_HOPS:
             return []
         out = []
@@ -126,10 +163,13 @@ class ProjectView:
         self.path = os.path.abspath(path)
         self.summaries = summaries if summaries is not None else {}
         self.sites = sites or {}
-        self.reads: Set[str] = set()
+        self.reads: Set[str] = Reads()
         self.resolver = Resolver(self.path, self.summaries, self.reads)
         self._imported: Set[str] = set()
         self._first_party: Dict[str, bool] = {}
+        # the function and method names of the run (project.prescan), when known: a call of
+        # any other name is no call site of the run's functions (see summary._calls)
+        self.callable_names = None
 
     # ----------------------------------------------------------- imports
     def extend_imports(self, table, node: ast.AST) -> None:
@@ -167,6 +207,7 @@ class ProjectView:
         summary = self.resolver.summary(path) if path else None
         if summary is None:
             return
+        self.resolver.note(path, "exports")
         for name, qual in summary.get("exports", {}).items():
             table.aliases.setdefault(name, qual)
 
