@@ -69,6 +69,16 @@ def test_callee_in_other_module_sees_graph_argument(tmp_path):
     assert "train.py:13" in found[("utils.py", 7, "TLL002")]  # the message names the other module
 
 
+def test_a_checkout_without_markers_is_one_project_from_where_the_run_starts(tmp_path):
+    """No pyproject.toml, setup.* or .git (an archive, a copied folder): the directory the run
+    starts in is the project root, so imports are followed as in a marked checkout."""
+    write(tmp_path, METER)
+    (tmp_path / "pyproject.toml").unlink()
+    found = run(tmp_path, "--no-cache", ".")
+    assert ("utils.py", 7, "TLL002") in found
+    assert not run(tmp_path, "--no-cache", "--no-project-analysis", ".")
+
+
 def test_detached_argument_is_quiet(tmp_path):
     files = dict(METER)
     files["train.py"] = files["train.py"].replace("meter.update(loss)", "meter.update(loss.item())")

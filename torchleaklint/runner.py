@@ -47,7 +47,9 @@ def lint_paths(files: Sequence[str], settings: Settings, jobs: Optional[int] = N
     new ones recorded; the cache is saved when the iteration completes."""
     jobs = jobs or default_jobs()
     from torchleaklint import project
+    from torchleaklint.project import modules
 
+    modules.use_fallback_root(settings.project_root)
     if settings.project_analysis and project.enabled(list(files)):
         from torchleaklint.project.run import lint_project  # follows imports across the run's modules
 

@@ -24,6 +24,25 @@ BUILTIN_KNOWLEDGE = frozenset({
 })
 
 
+# The root of a run's files that lie under no marker: the directory the run started in (the
+# settings' project root: the working directory, or the configuration file's). A checkout
+# without pyproject.toml, setup.* or .git (an archive, a copied folder) is still one project,
+# as ruff takes the working directory for its project root.
+_FALLBACK_ROOT: Optional[str] = None
+
+
+def use_fallback_root(root: Optional[str]) -> None:
+    global _FALLBACK_ROOT
+    root = os.path.abspath(root) if root else None
+    if root == os.path.dirname(root or "") or root == os.path.expanduser("~"):
+        root = None  # never the whole file system or the home directory
+    if root != _FALLBACK_ROOT:
+        _FALLBACK_ROOT = root
+        project_root.cache_clear()
+        source_roots.cache_clear()
+        _find_module.cache_clear()
+
+
 @lru_cache(maxsize=4096)
 def project_root(directory: str) -> Optional[str]:
     """The project root for files in `directory` (absolute), or None."""
@@ -35,6 +54,10 @@ def project_root(directory: str) -> Optional[str]:
         if parent == current:
             break
         current = parent
+    fallback = _FALLBACK_ROOT
+    if fallback and (directory == fallback or directory.startswith(fallback + os.sep)) \
+            and not _inside_installed_packages(directory):
+        return fallback
     top = None
     current = directory
     while os.path.isfile(os.path.join(current, "__init__.py")):
@@ -44,7 +67,12 @@ def project_root(directory: str) -> Optional[str]:
 
 
 def _has_marker(root: str) -> bool:
-    return any(os.path.exists(os.path.join(root, marker)) for marker in ROOT_MARKERS)
+    return root == _FALLBACK_ROOT or any(os.path.exists(os.path.join(root, marker)) for marker in ROOT_MARKERS)
+
+
+def _inside_installed_packages(directory: str) -> bool:
+    parts = directory.split(os.sep)
+    return "site-packages" in parts or "dist-packages" in parts
 
 
 @lru_cache(maxsize=4096)

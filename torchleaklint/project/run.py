@@ -25,6 +25,7 @@ import sys
 from typing import Collection, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
+from torchleaklint.environment import SHELL, YAML, environment_kind
 from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
                                    summarize_file)
 from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
@@ -87,6 +88,14 @@ class SummaryStore:
 
 
 def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
+    global _CALLABLE_NAMES
+    try:
+        yield from _lint_project(files, settings, jobs, cache, verbose)
+    finally:
+        _CALLABLE_NAMES = None  # the call filter belongs to this run: a later analysis in the process has none
+
+
+def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
     from torchleaklint.runner import _rare_gc
 
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
@@ -110,8 +119,11 @@ def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool
     partial = {path for path in files if absolute[path] not in referenced}
     for path in files:
         entry = store.get(absolute[path], stats[path])
-        # (a file with no summary, one that does not parse or no Python file, is known too)
+        # (a file with no summary, one that does not parse, is known too; a YAML or shell file is
+        # analyzed again: its findings may rest on other files of the repository, such as the
+        # Dockerfile that builds the image it runs, which no entry records)
         if entry is not None and (entry.get("summary") is not None or "scan" in entry) and \
+                environment_kind(os.path.basename(path)) not in (YAML, SHELL) and \
                 (path in partial or not (entry["summary"] or {}).get("partial")):
             if entry["summary"] is not None:
                 summaries[absolute[path]] = entry["summary"]
@@ -292,6 +304,7 @@ def _init_project_worker(parent: int, summaries, names=None) -> None:
 
 def _analyze_chunk(args):
     chunk, settings, verbose, check, summarize, partial = args
+    modules.use_fallback_root(settings.project_root)  # as in the parent (a spawned worker starts without it)
     return [_analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize, part)
             for path, part in zip(chunk, partial)]
 

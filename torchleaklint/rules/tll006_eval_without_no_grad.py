@@ -504,9 +504,14 @@ def _declared_scalar_result(model, call, unit) -> bool:
     if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and isinstance(unit, FUNCTION_TYPES)):
         return False
-    name = stmt.targets[0].id
-    return any(isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == name
-               and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS for node in ast.walk(unit))
+    declared = model.cached(("tll006_declared_scalars", unit), lambda: _declared_scalars(unit))
+    return stmt.targets[0].id in declared
+
+
+def _declared_scalars(unit) -> set:
+    """Names the function declares `int`/`float`/`bool`/`str` (one walk per function)."""
+    return {node.target.id for node in ast.walk(unit) if isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name) and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS}
 
 
 def _callee_computes_gradients(model, call) -> bool:

@@ -45,13 +45,15 @@ def runs_only_without_grad(model, stmt) -> bool:
     flag = gating_flag(model, stmt)
     if flag is None:
         return False
-    return not _enabled_with_grad(model, model.unit_of(stmt), flag, 0)
+    func = model.unit_of(stmt)
+    return not model.cached(("flag_enabled_with_grad", func, flag), lambda: _enabled_with_grad(model, func, flag, 0))
 
 
 def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
     if depth > MAX_FORWARDING:
         return True  # too far to follow: it may be on
-    for call in model.calls:
+    by_keyword = model.cached(("calls_by_keyword",), lambda: _calls_by_keyword(model))
+    for call in by_keyword.get(flag, ()):
         value = next((kw.value for kw in call.keywords if kw.arg == flag), None)
         if value is None:
             continue
@@ -71,6 +73,15 @@ def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
             continue  # `blk(x, use_cache=use_cache)` forwarded from a caller that keeps it off
         return True
     return False
+
+
+def _calls_by_keyword(model) -> dict:
+    out: dict = {}
+    for call in model.calls:
+        for kw in call.keywords:
+            if kw.arg:
+                out.setdefault(kw.arg, []).append(call)
+    return out
 
 
 def _falsy_default_parameters(func) -> set:
