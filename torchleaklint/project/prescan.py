@@ -17,7 +17,8 @@ import re
 from typing import Dict, Iterable, Optional, Set
 
 from torchleaklint.project import modules
-from torchleaklint.source import MAX_FILE_BYTES, read_regular_file
+from torchleaklint.kinds import max_bytes
+from torchleaklint.source import read_regular_file
 
 _CONTINUATION = re.compile(rb"\\\r?\n")
 # no leading \b (it defeats the regex engine's literal prefix search: ten times slower);
@@ -89,7 +90,7 @@ def scan_file(path: str, names: Set[str]) -> Optional[list]:
     """[the modules `path` may import, the function names it may define]; None if unreadable."""
     absolute = os.path.abspath(path)
     try:
-        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, max_bytes(path) + 1)
     except OSError:
         return None
     defs = sorted(defined_names(raw)) if b"def" in raw and not _builtin_module(absolute) else []

@@ -28,7 +28,8 @@ from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
 from torchleaklint.environment import SHELL, YAML, environment_kind
 from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
                                    summarize_file)
-from torchleaklint.source import INTERNAL_ERROR, MAX_FILE_BYTES, read_regular_file
+from torchleaklint.kinds import max_bytes
+from torchleaklint.source import INTERNAL_ERROR, read_regular_file
 
 # Summary rounds: the first without other modules' summaries, then again for the files whose
 # dependencies' summaries changed, until none did; chains deeper than this stop there.
@@ -256,7 +257,7 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
         found = set()
         for path in sorted(frontier):
             try:
-                raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+                raw = read_regular_file(path, max_bytes(path) + 1)
             except OSError:
                 continue
             summary, _ = summarize_file(path, raw, settings)
@@ -323,7 +324,7 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
     from torchleaklint.engine import lint_file
 
     try:
-        raw = read_regular_file(path, MAX_FILE_BYTES + 1)
+        raw = read_regular_file(path, max_bytes(path) + 1)
     except OSError:
         return path, lint_file(path, settings, verbose), None, [], None, ([], None)
     view = project.view(path) if project is not None else ProjectView(path)
@@ -371,7 +372,7 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
     if not summaries:  # no run stored its summaries: a small project is summarized now
         for file in _project_files(root, MAX_BUFFER_SCAN):
             try:  # the buffer itself: its unsaved text
-                content = raw if file == absolute else read_regular_file(file, MAX_FILE_BYTES + 1)
+                content = raw if file == absolute else read_regular_file(file, max_bytes(file) + 1)
                 summary, _ = summarize_file(file, content, settings)
             except OSError:
                 continue
@@ -380,7 +381,7 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
         first = Project(dict(summaries))  # a second round sees the first's summaries
         for file in [f for f, s in summaries.items() if s.get("imports") and f != absolute]:
             try:
-                summary, _ = summarize_file(file, read_regular_file(file, MAX_FILE_BYTES + 1), settings, first.view(file))
+                summary, _ = summarize_file(file, read_regular_file(file, max_bytes(file) + 1), settings, first.view(file))
             except OSError:
                 continue
             if summary is not None:
