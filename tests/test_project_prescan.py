@@ -9,26 +9,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+from test_project import run as run_findings, write  # the same on-disk project helpers
 from torchleaklint.project import prescan
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write(tmp, files):
-    (tmp / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
-    for name, text in files.items():
-        path = tmp / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    return tmp
-
-
 def run(tmp, *args):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--output-format", "json", *args],
-                          cwd=tmp, env=env, capture_output=True, text=True)
-    assert proc.returncode in (0, 1), proc.stderr
-    return {(f["path"].replace("\\", "/").removeprefix("./"), f["line"], f["code"]) for f in json.loads(proc.stdout)}
+    """The (path, line, code) keys of a real command-line run's findings."""
+    return set(run_findings(tmp, *args))
 
 
 def test_import_forms_found():

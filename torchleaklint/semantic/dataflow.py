@@ -14,7 +14,7 @@ calls of functions of the module take the callee's return value (a summary).
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
@@ -1382,11 +1382,11 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     result = out or UNKNOWN_V
-    if result.kind == UNKNOWN and attr in model.cached(("self_module_attributes", class_name),
-                                                       lambda: _duck_typed_module_attributes(model, class_name)):
+    attributes, containers = model.cached(("self_module_duck_typing", class_name),
+                                          lambda: _duck_typed_module_attributes(model, class_name))
+    if result.kind == UNKNOWN and attr in attributes:
         result = Value(MODULE)  # `self.model.eval()` / `self.model.parameters()` in a method
-    if result.kind == UNKNOWN and attr in model.cached(("self_module_containers", class_name),
-                                                       lambda: _duck_typed_module_containers(model, class_name)):
+    if result.kind == UNKNOWN and attr in containers:
         result = sequence_of(Value(MODULE))  # `self.model[key].eval()`: a dict of modules
     return result
 
@@ -1501,39 +1501,30 @@ def _module_classes_by_attribute(model) -> Dict[str, List[str]]:
     return index
 
 
-def _duck_typed_module_attributes(model, class_name: str) -> Set[str]:
-    """Attributes on which a method of the class calls what only an nn.Module has
-    (`self.model.eval()`, `self.net.parameters()`): duck typing, as for parameters."""
+def _duck_typed_module_attributes(model, class_name: str) -> Tuple[Set[str], Set[str]]:
+    """(attributes on which a method of the class calls what only an nn.Module has:
+    `self.model.eval()`, `self.net.parameters()`; attributes whose items it treats so:
+    `self.model[key].eval()`, a dict or list of modules). Duck typing, as for parameters."""
     info = model.classes.get(class_name)
-    out: Set[str] = set()
+    attributes: Set[str] = set()
+    containers: Set[str] = set()
     if info is None:
-        return out
+        return attributes, containers
     for method in info.methods.values():
         for node in ast.walk(method):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in _STRONG_MODULE_METHODS:
-                owner = node.func.value
-                if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
-                    out.add(owner.attr)
-    return out
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            owner = node.func.value
+            if node.func.attr in _STRONG_MODULE_METHODS and _is_self_attribute(owner):
+                attributes.add(owner.attr)
+            elif node.func.attr in _STRONG_MODULE_METHODS | {"eval"} and isinstance(owner, ast.Subscript) \
+                    and _is_self_attribute(owner.value):
+                containers.add(owner.value.attr)
+    return attributes, containers
 
 
-def _duck_typed_module_containers(model, class_name: str) -> Set[str]:
-    """Attributes whose items a method of the class treats as only an nn.Module is treated
-    (`self.model[key].eval()`, `self.nets[i].parameters()`): a dict or list of modules."""
-    info = model.classes.get(class_name)
-    out: Set[str] = set()
-    if info is None:
-        return out
-    for method in info.methods.values():
-        for node in ast.walk(method):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in _STRONG_MODULE_METHODS | {"eval"}:
-                owner = node.func.value
-                if isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) \
-                        and isinstance(owner.value.value, ast.Name) and owner.value.value.id == "self":
-                    out.add(owner.value.attr)
-    return out
+def _is_self_attribute(node) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
 def _backward_evidence(model, unit) -> Set[ast.AST]:
