@@ -576,7 +576,7 @@ def _freeze_positions(unit) -> Dict[str, Position]:
 def _chain_root(expr):
     """`sampler.eval().to(device)` -> `sampler`: the module under calls that return it."""
     while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
-            expr.func.attr in ("eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
+            expr.func.attr in torch_api.MODULE_CHAIN_METHODS:
         expr = expr.func.value
     return expr
 

@@ -794,7 +794,7 @@ class Analyzer:
         node = call
         frozen = False
         while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"):
+                node.func.attr in torch_api.MODULE_CHAIN_METHODS:
             if node.func.attr == "requires_grad_":
                 flag = node.args[0] if node.args else _kw(node, "requires_grad")
                 frozen = isinstance(flag, ast.Constant) and flag.value is False

@@ -187,9 +187,6 @@ def _tests_unset_attribute(test) -> bool:
     return False
 
 
-def restarted_by_class(model, attr: str, func, methods) -> bool:
-    """A method restarts `self.attr` between the steps `func` runs."""
-    return any(_cuts_between_steps(model, method, func) for method in restarting_methods(model, attr, func, methods))
 
 
 def _restart_sites(model, method) -> List[ast.Call]:

@@ -59,6 +59,11 @@ PARAMETERLESS_NN_CLASSES = frozenset({
     "CircularPad3d", "Fold", "Unfold", "CosineSimilarity", "PairwiseDistance",
 })
 
+# Module methods that return the module itself, so a chain of them (`net.eval().to(d)`) is
+# still the module; `requires_grad_(False)` among them freezes it.
+MODULE_CHAIN_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"})
+
+
 def is_parameterless_layer(qualname: str) -> bool:
     """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`...: a layer that holds no parameters."""
     name = nn_class(qualname)
