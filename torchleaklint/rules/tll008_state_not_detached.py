@@ -85,27 +85,11 @@ class StateNotDetached(Rule):
     tokens = ("backward", "autograd.grad")
 
     def check(self, model) -> Iterator:
-        for stmt in model.nodes(ast.Assign, ast.AnnAssign):
-            if not model.loops_around(stmt) or stmt.value is None:
-                continue
-            names = [n for n in _carried_names(model, stmt) if _carries_graph_after(model, stmt, n)]
-            loop = None
-            reported = []
-            for name in names:
-                found = _backward_loop(model, stmt, name)
-                if found is not None and not _detached_in(model, found, stmt, name):
-                    loop = loop or found
-                    reported.append(name)
-            if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
-                for name in _bound_names(stmt):
-                    found = _recurrent_loop(model, stmt, name)
-                    if found is not None and _carries_graph_after(model, stmt, name) and \
-                            not _detached_in(model, found, stmt, name):
-                        loop = loop or found
-                        reported.append(name)
-            if loop is not None and not model.grad_disabled_at(stmt):
-                yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported),
-                                   severity=ERROR, evidence=_evidence(model, stmt, loop, reported))
+        candidates = [found for stmt in model.nodes(ast.Assign, ast.AnnAssign)
+                      for found in [_carried_state(model, stmt)] if found is not None]
+        for stmt, loop, reported in _one_per_cycle(model, candidates):
+            yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported),
+                               severity=ERROR, evidence=_evidence(model, stmt, loop, reported))
 
     def _message(self, names, loop) -> str:
         shown = ", ".join(f"`{n}`" for n in names)
@@ -124,6 +108,45 @@ class StateNotDetached(Rule):
             params = (("name", ", ".join(names)), ("tuple_size", len(names)), ("names", tuple(names)))
         return FixSpec(codemod="insert_detach", safety=UNSAFE, title=self.fix_title,
                        target=Span.of(loop), params=params)
+
+
+
+def _carried_state(model, stmt):
+    """(stmt, loop, names) when `stmt` rebinds loop-carried state through a graph-building
+    call in a loop that back-propagates every iteration and nothing detaches it."""
+    if not model.loops_around(stmt) or stmt.value is None or model.grad_disabled_at(stmt):
+        return None
+    names = [n for n in _carried_names(model, stmt) if _carries_graph_after(model, stmt, n)]
+    loop = None
+    reported = []
+    for name in names:
+        found = _backward_loop(model, stmt, name)
+        if found is not None and not _detached_in(model, found, stmt, name):
+            loop = loop or found
+            reported.append(name)
+    if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
+        for name in _bound_names(stmt):
+            found = _recurrent_loop(model, stmt, name)
+            if found is not None and _carries_graph_after(model, stmt, name) and \
+                    not _detached_in(model, found, stmt, name):
+                loop = loop or found
+                reported.append(name)
+    return (stmt, loop, reported) if loop is not None else None
+
+
+def _one_per_cycle(model, candidates):
+    """One finding per carried cycle: `state = to_device(state)` then `out, state =
+    model(x, state)` rebind the same state twice in one iteration; only the binding that
+    survives into the next iteration (the forward's) is the one fed back."""
+    def survives(stmt, loop, names):
+        reaching = model.reaching(model.unit_of(stmt))
+        return any(reaching.effect_survives(stmt, name, loop) for name in names)
+
+    surviving = {(loop, name) for stmt, loop, names in candidates if survives(stmt, loop, names)
+                 for name in names}
+    for stmt, loop, names in candidates:
+        if survives(stmt, loop, names) or not all((loop, name) in surviving for name in names):
+            yield stmt, loop, names
 
 
 def _evidence(model, stmt, loop, names) -> list:
