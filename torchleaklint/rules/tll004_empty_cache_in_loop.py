@@ -110,6 +110,8 @@ def _runs_per_step(model, call) -> Optional[str]:
     hook = _per_step_hook(model, unit)
     if hook is not None:
         return hook
+    if model.passes_over_data(unit):
+        return None  # `validation()` empties the cache once per pass over its own loader
     return _only_called_per_step(model, unit)
 
 

@@ -684,21 +684,24 @@ class SemanticModel:
             return False
         iterable = loop.iter
         value = self.value(iterable)
-        if value.kind in ("dataloader", "dataset"):
-            return True
+        if value.kind in ("dataloader", "dataset") or any(
+                self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable)):
+            return True  # also `enumerate(loader)`, `tqdm(loader)`, `zip(loader_a, loader_b)`
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
         if _strided_batch_loop(loop):
             return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
             return False
-        if _is_range_like(iterable, self) or _rooted_at_self(iterable) or _is_slicing(iterable) \
+        if _is_range_like(iterable, self) or _is_slicing(iterable) \
                 or self._inside_module_forward(loop) or self._iterates_tensors(iterable):
             return False
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
         if not targets or not self._batch_shaped(loop, targets):
             return False
+        if _rooted_at_self(iterable) and not (self._moves_to_device(loop, targets) or self.step_ops_in(loop)):
+            return False  # `self.blocks`, `self.heads.items()`: parts of the model, unless moved like a batch
         targets = _derived_names(loop, targets, self._data_reads)
         for call in self._calls_within(loop, skip_loops=True):
             if self.value(call.func).kind != MODULE or not _input_args(call):
@@ -728,12 +731,16 @@ class SemanticModel:
             return True
         if self._switches_a_model_mode(self.unit_of(loop)):
             return True  # `net.eval()` / `net.train()` in the function: a pass over data
+        return self._moves_to_device(loop, targets) or bool(self.step_ops_in(loop))
+
+    def _moves_to_device(self, loop: ast.AST, targets: Set[str]) -> bool:
+        """Items moved to a device in the loop body: `x.to(device)`, `x.cuda()`."""
         for call in self._calls_within(loop, skip_loops=True):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
                     {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)} & targets:
                 return True
-        return bool(self.step_ops_in(loop))
+        return False
 
     def _inside_module_forward(self, loop: ast.AST) -> bool:
         """A loop in an nn.Module's `forward` (or `forward_*`) runs within one step: it
@@ -758,6 +765,12 @@ class SemanticModel:
     def is_step_loop(self, loop: ast.AST) -> bool:
         """A loop that runs once per training/evaluation step."""
         return self.runs_training_step(loop) or self.is_data_loop(loop)
+
+    def passes_over_data(self, func: ast.AST) -> bool:
+        """Does the function loop over steps itself (a validation pass, `train_one_epoch`)?
+        Whatever it does outside that loop runs once per pass, not once per step."""
+        return self.cached(("passes_over_data", func), lambda: any(
+            isinstance(node, LOOP_TYPES) and self.is_step_loop(node) for node in nodes_within(func)))
 
     # ------------------------------------------------------ loop-carried state
     def reaching(self, unit: ast.AST):
@@ -962,7 +975,7 @@ class SemanticModel:
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
             return None
-        if "." in key or key in self._globals_of(unit) or self.is_module_global(unit, key):
+        if self._persists_across_calls(unit, key):
             if self.is_per_step_method(unit):
                 if self._self_attribute_cut(unit, key):
                     return None
@@ -970,6 +983,28 @@ class SemanticModel:
             if self.is_per_step_function(unit):
                 return "function"
         return None
+
+    def _persists_across_calls(self, unit: ast.AST, key: str) -> bool:
+        """Is `key` state that outlives a call of `unit`: an attribute of the method's own
+        `self`, a global, a module-level object or one of its attributes? An attribute of a
+        parameter (`data.x` of the batch passed in) or of a local object is the caller's
+        business or made fresh each call: unknown, so not state."""
+        from torchleaklint.semantic.object_state import self_name
+
+        root = key.partition(".")[0]
+        if "." in key and self.class_of(unit) is not None and root == self_name(unit):
+            return True
+        if "." in key and self._parameter_is_module(unit, root):
+            return True  # `policy.saved_log_probs` of the model handed in: the model lives on
+        return root in self._globals_of(unit) or self.is_module_global(unit, root)
+
+    def _parameter_is_module(self, unit: ast.AST, name: str) -> bool:
+        args = unit.args
+        if name not in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}:
+            return False
+        read = next((node for node in nodes_within(unit) if isinstance(node, ast.Name) and node.id == name
+                     and isinstance(node.ctx, ast.Load)), None)
+        return read is not None and self.value(read).kind == MODULE
 
     def _self_attribute_cut(self, unit: ast.AST, key: str) -> bool:
         """`self.total` of a method whose class detaches or restarts it between steps."""
@@ -1326,6 +1361,23 @@ def _item_target(loop: ast.AST) -> ast.AST:
             and isinstance(target, ast.Tuple) and len(target.elts) == 2:
         return target.elts[1]
     return target
+
+
+_ITERABLE_WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "iter", "trange"})
+
+
+def _wrapped_iterables(iterable: ast.AST) -> Iterator[ast.AST]:
+    """The iterables inside `enumerate(...)`, `zip(...)`, `tqdm(...)` (nested too)."""
+    stack = [iterable]
+    while stack:
+        expr = stack.pop()
+        if isinstance(expr, ast.Call) and expr.args:
+            func = expr.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in _ITERABLE_WRAPPERS:
+                inner = [a.value if isinstance(a, ast.Starred) else a for a in expr.args]
+                yield from inner
+                stack.extend(inner)
 
 
 def _yields_data(value: Value) -> bool:
