@@ -124,8 +124,11 @@ class EvalWithoutNoGrad(Rule):
         calls = _calls_by_unit(model)
         for region in _eval_regions(model):
             receiver, start, end = region[1], region[2], region[3]
-            if isinstance(region[0], FUNCTION_TYPES) and _is_module_forward(model, region[0]):
+            if isinstance(region[0], FUNCTION_TYPES) and (_is_module_forward(model, region[0])
+                                                          or _pins_own_submodule(model, region[0], receiver)):
                 continue  # `self.module.eval()` in a wrapper's forward pins a mode: its caller decides grad
+            if isinstance(region[0], FUNCTION_TYPES) and receiver == "self" and not _callers_in_view(model, region[0]):
+                continue  # `self.eval()` in a method nobody here calls: its callers decide grad
             for call in calls.get(region[0], []):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
                         not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
@@ -153,6 +156,8 @@ class EvalWithoutNoGrad(Rule):
                                      and unit.name.endswith("_step")):
                 return True
         start, end = context[2], context[3]
+        if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
+            return True  # every call in view, in any module, runs under no-grad
         if context[1] is None and _result_back_propagated(model, unit):
             return True  # a `predict` that training back-propagates through is training code
         if _receiver_frozen_before(model, call, unit):
@@ -183,8 +188,12 @@ class EvalWithoutNoGrad(Rule):
         if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
                 not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
             advice = f"decorate `{unit.name}` with `@torch.no_grad()` or wrap the evaluation in `with torch.no_grad():`"
+        if model.loops_around(call):
+            cost = "keeping every batch's activations alive while its outputs are referenced (evaluation memory doubles or worse)"
+        else:
+            cost = "keeping this forward's activations alive as long as its result is referenced"
         return (f"`{shown}` runs in evaluation ({where}) with autograd enabled: it records a graph nobody "
-                f"back-propagates, keeping activations alive and doubling evaluation memory; {advice}")
+                f"back-propagates, {cost}; {advice}")
 
     def _fix(self, model, call, unit, context) -> Optional[FixSpec]:
         if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
@@ -234,6 +243,28 @@ def _evaluation_by_name(model, func) -> bool:
     if owner is None and not sites:
         return True  # a script's `evaluate(model, loader)`: evaluation by what it is
     return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site) for site in sites)
+
+
+def _pins_own_submodule(model, func, receiver: str) -> bool:
+    """`self.bn.eval()` in a method of an nn.Module: the module pins a part of itself to
+    evaluation mode (running statistics) as part of its own computation; whether that runs
+    with autograd on is for the module's callers to say."""
+    info = model.class_of(func)
+    return info is not None and receiver.startswith("self.") and model.is_module_class(info)
+
+
+def _callers_in_view(model, func) -> bool:
+    return bool(_sites_including_self_calls(model, func)) or bool(model.external_sites(func))
+
+
+def _only_called_without_grad(model, func) -> bool:
+    """Every call of the function in view (this module and the project's others) is under
+    no-grad: the function never runs with autograd on."""
+    sites = _sites_including_self_calls(model, func)
+    external = model.external_sites(func)
+    if not sites and not external:
+        return False
+    return all(model.grad_disabled_at(site) for site in sites) and all(site.get("ng") for site in external)
 
 
 def _feeds_a_loss(model, site) -> bool:
@@ -442,31 +473,25 @@ def _calls_receiver(call, receiver: str) -> bool:
 def _forward_of_a_module(model, call, receiver: str) -> bool:
     """Calling the switched object is its forward; calling one of its methods is a forward
     only when the object is proven an nn.Module (`env.eval(); env.step(a)` on a gym
-    wrapper, or `weight.transpose(...)` on an array, run none)."""
+    wrapper, or `weight.transpose(...)` on an array, run none) and the method is in view:
+    a method of a class nobody here can read (`inference()`, `compute_embedding()` of an
+    imported or unknown class) may turn autograd off itself, so it is unknown."""
     if dotted(call.func) == receiver:
         return True
     value = model.value(call.func.value)
     if value.kind != MODULE:
         return False
+    runs = model.method_runs_forward(value, call.func.attr)
+    if runs is not None:
+        return runs
     if value.name and value.name in model.classes:
-        # an instance of a module class of this file: its method is a forward unless its
-        # body is in view and runs none (`get_gru_cell` builds a module, a numpy helper)
-        method = model.method(value.name, call.func.attr)
-        if method is not None:
-            return model.may_run_forward(method)
         # an attribute called: a submodule's forward when it is proven a module with parameters
         # (`self.encoder(x)`), not an activation passed in (`self.activation = activation`)
         callee = model.value(call.func)
         return callee.kind == MODULE and not callee.frozen
-    # `.eval()` alone proves little (gym wrappers and samplers have one too): the object must
-    # also be used as only a module is, in the same function, or be a module a caller in
-    # view passes (`evaluate(model, ...)` after `model.load_state_dict(...)` in another module)
-    unit = model.unit_of(call)
-    flow = model.flow(unit)
-    if flow is not None and receiver in flow.module_params:
-        return True
-    return any(dotted(c.func) == receiver or isinstance(c.func, ast.Attribute) and dotted(c.func.value) == receiver
-               and c.func.attr in _MODULE_ONLY_METHODS for c in model.calls if model.unit_of(c) is unit)
+    # a method of a class not in view runs a forward with grad on when training here
+    # back-propagates what the same method returns
+    return model.method_trained_through(call.func.attr)
 
 
 _MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "load_state_dict", "state_dict", "modules",

@@ -121,8 +121,11 @@ class Analyzer:
                 for name, value in self._external_site_values(unit, params).items():
                     sites[name] = join(sites.get(name), value)
             for name, value in sites.items():
-                if value.carries_graph or values.get(name, UNKNOWN_V).kind == UNKNOWN:
-                    values[name] = join(values.get(name) if values.get(name, UNKNOWN_V).kind != UNKNOWN else None, value)
+                own = values.get(name, UNKNOWN_V)
+                if own.kind == MODULE and not own.name and value.kind == MODULE and value.name:
+                    values[name] = value  # duck-typed a module here; the callers say which class
+                elif value.carries_graph or own.kind == UNKNOWN:
+                    values[name] = join(own if own.kind != UNKNOWN else None, value)
         return values
 
     def _annotation_value(self, annotation) -> Value:
@@ -168,7 +171,10 @@ class Analyzer:
                             placed.add(owner.id)
                     elif attr == "load_state_dict":
                         loaded.add(owner.id)
-        for name in weak & called:  # called directly like a function: a module, not a Trainer
+        # a parameter whose kind the function tests (`t() if callable(t) else t`) takes several
+        # kinds: calling it and moving it are on different paths, no evidence of a module
+        polymorphic = _kind_tested_names(self.unit, names)
+        for name in (weak & called) - polymorphic:  # called directly like a function: a module, not a Trainer
             found.setdefault(name, Value(MODULE))
         for name in loaded & placed:  # weights loaded and moved to a device: no optimizer does both
             found.setdefault(name, Value(MODULE))
@@ -1074,6 +1080,14 @@ class Analyzer:
         return UNKNOWN_V
 
 
+def _kind_tested_names(unit, names: Set[str]) -> Set[str]:
+    """Names of `names` the function tests the kind of: `callable(t)`, `isinstance(t, ...)`."""
+    return {node.args[0].id for node in ast.walk(unit)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("callable", "isinstance") and node.args
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in names}
+
+
 _SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
                             "squeeze", "view", "reshape", "abs"})
 _TENSOR_METHOD_HINTS = frozenset()
@@ -1361,15 +1375,15 @@ def class_attribute_value(model, class_name: str, attr: str) -> Value:
     return result
 
 
-def _class_attribute_value(model, class_name: str, attr: str) -> Value:
-    from torchleaklint.semantic.model import INIT_METHODS
-
+def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[Value]:
+    """Join of what the selected methods of the class (and its bases in this file) store in
+    `self.<attr>`, None when none does."""
     out = None
     info = model.classes.get(class_name)
     seen = 0
     while info is not None and seen < 8:
         for name, method in info.methods.items():
-            if name not in INIT_METHODS:
+            if not selected(name):
                 continue
             flow = model.flow(method)
             if flow is None:
@@ -1381,6 +1395,17 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
         parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
+    return out
+
+
+def _class_attribute_value(model, class_name: str, attr: str) -> Value:
+    from torchleaklint.semantic.model import INIT_METHODS
+
+    out = _stored_by_methods(model, class_name, attr, lambda name: name in INIT_METHODS)
+    if out is not None and out.kind == "none":
+        # a placeholder made in `__init__` and filled in by another method (`self._model = None`
+        # then `self._model = Tacotron(...)` in `load()`): what is used is the later value
+        out = join(out, _stored_by_methods(model, class_name, attr, lambda name: name not in INIT_METHODS))
     result = out or UNKNOWN_V
     attributes, containers = model.cached(("self_module_duck_typing", class_name),
                                           lambda: _duck_typed_module_attributes(model, class_name))

@@ -672,6 +672,44 @@ class SemanticModel:
             return depth >= 3 or self.may_run_forward(target, depth + 1)
         return False
 
+    def method_runs_forward(self, receiver: Value, attr: str) -> Optional[bool]:
+        """Does calling method `attr` of the module `receiver` run a forward with autograd
+        on? Known when the method is in view: a method of a class of this file (not when it
+        is decorated `@torch.no_grad()` or provably runs no forward), or of a class of
+        another module of the project (from its summary). None when it is not in view: a
+        third-party `inference()` or `generate()` may turn autograd off itself."""
+        if not receiver.name:
+            return None
+        if receiver.name in self.classes:
+            method = self.method(receiver.name, attr)
+            if method is None:
+                return None
+            return not self.grad_off_decorated(method) and self.may_run_forward(method)
+        if "." in receiver.name and self.project is not None:
+            found = self.project.method_of(receiver.name, attr)
+            if found is not None and isinstance(found[1], dict):
+                return not found[1].get("nograd")
+        return None
+
+    def method_trained_through(self, attr: str) -> bool:
+        """Is a method of this name called somewhere in the file, with autograd on, whose
+        result a backward of the same function differentiates (`logits = model.classify(x)`
+        in the training loop)? Then the method builds a graph: it is no `@torch.no_grad()`
+        inference helper, whatever its class."""
+        return self.cached(("method_trained_through", attr), lambda: any(
+            self._result_back_propagated_here(call) for call in self.calls
+            if isinstance(call.func, ast.Attribute) and call.func.attr == attr))
+
+    def _result_back_propagated_here(self, call: ast.Call) -> bool:
+        unit = self.unit_of(call)
+        if self.grad_disabled_at(call) or not self.backward_calls_in(unit):
+            return False
+        stmt = self.statement_of(call)
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
+        names = {dotted(t) for t in targets if t is not None and dotted(t)}
+        names |= {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return any(self.feeds_backward(unit, name) for name in names)
+
     def has_backward_within(self, owner: ast.AST) -> bool:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
 
@@ -752,13 +790,20 @@ class SemanticModel:
 
     def _data_reads(self, expr: ast.AST) -> Set[str]:
         """Names an expression computes data from: not the shape/size arguments of a tensor
-        factory (`torch.randn(size, 10)` in a loop over benchmark sizes makes new data)."""
+        factory (`torch.randn(size, 10)` in a loop over benchmark sizes makes new data), nor
+        the positions of a tile or a time step cut from one tensor (`x[..., i:i + h, j:j + w]`,
+        `x[:, t]`): the data is the tensor cut, not the index."""
         skipped = set()
-        for call in ast.walk(expr):
-            if isinstance(call, ast.Call):
-                qual = self.qualname(call.func) or ""
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call):
+                qual = self.qualname(node.func) or ""
                 if torch_api.is_factory(qual) and not qual.endswith(("tensor", "asarray", "_like")):
-                    skipped.update(id(n) for a in _call_args(call) for n in ast.walk(a))
+                    skipped.update(id(n) for a in _call_args(node) for n in ast.walk(a))
+            elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
+                parts = node.slice.elts
+                has_ellipsis = any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts)
+                positional = parts if has_ellipsis else parts[1:]
+                skipped.update(id(n) for p in positional for n in ast.walk(p))
         return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
             & expression_names(expr)
 
