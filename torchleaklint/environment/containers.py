@@ -242,8 +242,10 @@ def _compose_shm(service: MappingNode) -> Shm:
 
 def kubernetes_containers(doc: Node, env=None) -> Iterator[Container]:
     seen = set()
-    for workload in _workloads(doc):
-        owner = f"{y.scalar(y.get(workload, 'kind'))} `{y.scalar(y.path(workload, 'metadata', 'name')) or '?'}`"
+    for workload, outer in _workloads(doc):
+        name = y.scalar(y.path(workload, "metadata", "name"))
+        owner = f"{y.scalar(y.get(workload, 'kind'))} `{name}`" if name else outer or \
+            f"{y.scalar(y.get(workload, 'kind'))} `?`"
         policy = _torch_policy_processes(workload)
         for pod in _pod_specs(workload):
             if id(pod) in seen:
@@ -271,22 +273,27 @@ def _torch_policy_processes(workload: MappingNode) -> Optional[Tuple[str, bool]]
     return f"{kind} `{field}: {value}` (torchrun with several processes per node)", kind != "PyTorchJob"
 
 
-def _workloads(doc: Node) -> Iterator[MappingNode]:
+def _workloads(doc: Node) -> Iterator[Tuple[MappingNode, Optional[str]]]:
     """Workload mappings (`apiVersion` + a workload `kind`) in a document, also embedded
-    ones (a Katib trial template, a CodeFlare AppWrapper); nothing below a KubeRay kind."""
-    stack = [doc]
+    ones (a Katib trial template, a CodeFlare AppWrapper, an ElasticJob's pod template);
+    nothing below a KubeRay kind. Each with the named object it is embedded in (how a
+    message names an anonymous pod template: ElasticJob `imagenet`), or None."""
+    stack: List[Tuple[Node, Optional[str]]] = [(doc, None)]
     while stack:
-        node = stack.pop()
+        node, outer = stack.pop()
         if isinstance(node, MappingNode):
             kind = y.scalar(y.get(node, "kind"))
             if kind in KUBERAY_KINDS:
                 continue
             if kind in WORKLOAD_KINDS and y.get(node, "apiVersion") is not None:
-                yield node
+                yield node, outer
                 continue
-            stack.extend(v for _, v in reversed(list(y.items(node))))
+            name = y.scalar(y.path(node, "metadata", "name"))
+            if kind and name:
+                outer = f"{kind} `{name}`"
+            stack.extend((v, outer) for _, v in reversed(list(y.items(node))))
         elif isinstance(node, SequenceNode):
-            stack.extend(reversed(node.value))
+            stack.extend((v, outer) for v in reversed(node.value))
 
 
 def _pod_specs(workload: MappingNode) -> Iterator[MappingNode]:
@@ -358,7 +365,19 @@ def _kubernetes_workload(container: MappingNode, env, policy: Optional[Tuple[str
             workload.processes, workload.command = reason, evidence.HIDDEN
         elif workload.command != evidence.ONLY_UTILITIES:
             workload.processes = workload.processes or reason
+    if workload.processes and not workload.accelerator and "ray start" not in workload.processes \
+            and not _gpu_build(image):
+        # no accelerator requested and no GPU build of an image (whose runtime may expose the
+        # node's GPUs anyway): the ranks are CPU processes talking over gloo's TCP transport,
+        # not through /dev/shm (a CPU PyTorchJob, `nprocPerNode: 2`)
+        workload.processes = None
     return workload
+
+
+def _gpu_build(image: Optional[str]) -> bool:
+    """An image built for GPUs (`nvcr.io/nvidia/pytorch`, a `-cuda` or `-gpu` tag)."""
+    name = (image or "").lower()
+    return name.startswith("nvcr.io/") or any(part in name for part in ("cuda", "gpu", "rocm"))
 
 
 def _built_here(env, image: Optional[str]) -> Optional[str]:
