@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from torchleaklint.config import Settings  # noqa: E402
 from torchleaklint.discovery import discover  # noqa: E402
 from torchleaklint.engine import lint_file  # noqa: E402
+from torchleaklint.runner import lint_paths  # noqa: E402
 from torchleaklint.rules import all_rules  # noqa: E402
 
 MANIFEST = ROOT / "benchmarks" / "realworld_repos.toml"
@@ -63,9 +64,10 @@ def pinned_paths(repo_name: str) -> list:
     return [pin["path"] for pin in load_toml(PINNED_FILES).get("file", []) if pin["repo"] == repo_name]
 
 
-def lint_repo(corpus: Path, repo: dict, notebooks: bool = True):
-    """Lint one pinned repository. The earlier corpus (realworld_repos.toml) was measured and
-    triaged on .py files only, so its run leaves notebooks out (notebooks=False)."""
+def lint_repo(corpus: Path, repo: dict, notebooks: bool = True, project_analysis: bool = True):
+    """Lint one pinned repository as the command line does (a project: imports followed
+    across its modules). The earlier corpus (realworld_repos.toml) was measured and triaged
+    on .py files only, so its run leaves notebooks out (notebooks=False)."""
     base = repo_dir(corpus, repo["name"])
     if not base.is_dir():
         return None
@@ -82,11 +84,13 @@ def lint_repo(corpus: Path, repo: dict, notebooks: bool = True):
         files = discover([r for r in roots if os.path.exists(r)], settings)
     findings = []
     lines = 0
+    # the repository as the command line lints it: one project, imports followed across modules
+    results = dict(lint_paths(files, settings, jobs=1, cache=None)) if project_analysis else {}
     for path in files:
         text = _read(path)
         lines += sum(1 for line in text.splitlines() if line.strip())
         cells = _cells(text) if path.endswith(".ipynb") else None
-        for d in lint_file(path, settings):
+        for d in (results[path] if project_analysis else lint_file(path, settings)):
             rel = os.path.relpath(path, base)
             cell = getattr(d, "cell", None)
             own = cells[cell - 1].splitlines() if cells and cell and 0 < cell <= len(cells) else text.splitlines()

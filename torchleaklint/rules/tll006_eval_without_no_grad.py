@@ -556,7 +556,8 @@ def _callee_computes_gradients(model, call) -> bool:
 def _computes_gradients(model, func, depth: int) -> bool:
     """`func` or a function of this file it calls (`forward` dispatching to `meta_forward`,
     two calls deep) has gradient code."""
-    if _has_gradient_code(model, func, _pos(func), _end(func)):
+    if model.cached(("tll006_direct_gradient_code", func),
+                    lambda: any(_is_gradient_code(model, node) for node in ast.walk(func))):
         return True
     if depth >= 2:
         return False
@@ -695,7 +696,16 @@ def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
 def _gradient_code_positions(model, unit) -> List[Position]:
     body = unit.body if hasattr(unit, "body") else []
     return sorted(_pos(node) for stmt in body for node in ast.walk(stmt)
-                  if hasattr(node, "lineno") and _is_gradient_code(model, node))
+                  if hasattr(node, "lineno") and (_is_gradient_code(model, node) or _calls_gradient_code(model, node)))
+
+
+def _calls_gradient_code(model, node) -> bool:
+    """A call of a function of this file that differentiates (`self.cac_grad(loss, ...)`
+    running `torch.autograd.grad`): the graph of what it is handed is needed."""
+    if not isinstance(node, ast.Call):
+        return False
+    target = model.resolve_call(node)
+    return isinstance(target, FUNCTION_TYPES) and target.name != "__init__" and _computes_gradients(model, target, 1)
 
 
 def _is_gradient_code(model, node) -> bool:

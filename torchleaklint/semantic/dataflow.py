@@ -858,7 +858,9 @@ class Analyzer:
                 return TENSOR_V
             if method in ("split", "chunk", "unbind", "tensor_split"):
                 return sequence_of(self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V)
-            if receiver.requires_grad or any(a.requires_grad for a in all_args):
+            # `x.to(y)`, `x.type_as(y)`, `x.view_as(y)`: `y` gives a dtype, device or shape, no graph
+            inputs = [] if method in _TEMPLATE_ARGUMENT_METHODS else all_args
+            if receiver.requires_grad or any(a.requires_grad for a in inputs):
                 scalar = method in ("sum", "mean", "norm", "prod", "std", "var") and not args and "dim" not in kwargs
                 return self.produced(Value(GRAPH, scalar=scalar or receiver.scalar and method in _SHAPE_KEEPING))
             return TENSOR_V
@@ -1088,6 +1090,7 @@ def _kind_tested_names(unit, names: Set[str]) -> Set[str]:
             and isinstance(node.args[0], ast.Name) and node.args[0].id in names}
 
 
+_TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "type"})
 _SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
                             "squeeze", "view", "reshape", "abs"})
 _TENSOR_METHOD_HINTS = frozenset()
