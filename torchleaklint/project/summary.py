@@ -179,6 +179,11 @@ def _function(model, func, module: str, info) -> dict:
             out["weight"] = weight
     if _returns_detached_parameter(func, set(params)):
         out["detaches"] = True
+    from torchleaklint.semantic.state_cuts import parameters_cut_on_entry
+
+    cuts = parameters_cut_on_entry(model, func)
+    if cuts:
+        out["cuts"] = sorted(cuts)
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
     if model.backward_calls_in(func):

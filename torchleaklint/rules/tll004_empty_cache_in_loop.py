@@ -95,8 +95,8 @@ class EmptyCacheInLoop(Rule):
 
 def _runs_per_step(model, call) -> Optional[str]:
     for loop in model.loops_around(call):
-        if _builds_a_model_each_iteration(model, loop):
-            return None  # a loop over trials (batch sizes, configurations): each builds its own model
+        if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop):
+            return None  # a loop over trials (batch sizes, configurations, retries), not over steps
         if model.is_step_loop(loop):
             if _under_one_off_condition(model, call, loop):
                 return None
@@ -123,6 +123,14 @@ def _builds_a_model_each_iteration(model, loop) -> bool:
                 and model.value(node.value.func).kind in ("class", "ref"):
             return True
     return False
+
+
+def _ends_after_first_success(loop) -> bool:
+    """Every iteration that does not raise leaves the loop: a `return` or `break` straight in
+    its body or in the `try` body there (`for bs in sizes: try: step(bs); return bs except
+    OutOfMemoryError: ...`). The loop probes or retries until one attempt works."""
+    blocks = [loop.body] + [stmt.body for stmt in loop.body if isinstance(stmt, ast.Try)]
+    return any(isinstance(stmt, (ast.Return, ast.Break)) for block in blocks for stmt in block)
 
 
 def _outside_inner_loops(loop):

@@ -194,12 +194,14 @@ def _read_carries_graph(model, stmt, name) -> bool:
 
 
 def _names_passed_to_calls(model, expr) -> set:
+    """Names passed undetached to a call that keeps their history: not to one that cuts it
+    on entry (a `forward` whose first line is `hidden = tuple(h.detach() for h in hidden)`)."""
     out = set()
     for call in ast.walk(expr):
         if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
             continue
         for arg in list(call.args) + [kw.value for kw in call.keywords]:
-            out.update(_direct_names(arg))
+            out.update(name for name in _direct_names(arg) if not model.call_cuts_argument(call, name))
     return out
 
 

@@ -874,6 +874,13 @@ class SemanticModel:
 
         return recurrent_through_call(self, stmt, name, loop)
 
+    def call_cuts_argument(self, call: ast.Call, name: str) -> bool:
+        """Does the function `call` runs (of this module, or of another module of the
+        project) cut the history of the argument `name` on entry (`h = h.detach()`)?"""
+        from torchleaklint.semantic.state_cuts import call_cuts_argument
+
+        return call_cuts_argument(self, call, name)
+
     def iteration_backwards(self, loop: ast.AST) -> List[ast.Call]:
         from torchleaklint.semantic.provenance import iteration_backwards
 

@@ -208,6 +208,14 @@ def _added_by_mutation(reaching, definition: ast.AST, stmt: ast.AST) -> Optional
     return None
 
 
+def _cut_by_callee(model, name: ast.Name) -> bool:
+    """`model(data, hidden)` where the forward detaches `hidden` on entry: its history stops there."""
+    parent = model.parent(name)
+    if isinstance(parent, ast.keyword):
+        parent = model.parent(parent)
+    return isinstance(parent, ast.Call) and name is not parent.func and model.call_cuts_argument(parent, name.id)
+
+
 def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
     """Names and attributes (`self.graph0`) read as data in `expr`: not the callee of a
     call, not under a graph killer. An attribute read stands for itself (its reaching
@@ -222,7 +230,7 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
                 stack.append(node.value)  # `x.reshape(...)`: the receiver is data, the method is not
             continue
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            if not model.value_killed_at(node):
+            if not model.value_killed_at(node) and not _cut_by_callee(model, node):
                 out.append(node)
             continue
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and dotted(node) is not None \
