@@ -96,7 +96,7 @@ def _lint_source(source, path: str, settings: Settings, rules, verbose: bool, pr
         from torchleaklint.environment.engine import lint_environment
 
         return lint_environment(text, path, kind, settings, rules, verbose)
-    rules = [rule for rule in rules if PYTHON in rule.kinds and rule.applies_to(text)]
+    rules = [rule for rule in rules if PYTHON in rule.kinds and rule.applies_with_project(text, project)]
     if not rules and not settings.enabled_for_path(SYNTAX_ERROR, path):
         return []
     try:

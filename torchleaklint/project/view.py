@@ -262,6 +262,12 @@ class ProjectView:
         """Call sites in other modules of this module's function or method `objpath`."""
         return self.sites.get(objpath, [])
 
+    def has_external_callers(self) -> bool:
+        """Do other modules of the project call into this one? Then its functions may be
+        handed graphs by them, whatever its own text mentions (a meter that never imports
+        torch)."""
+        return bool(self.sites)
+
     def definition_label(self, path: str, line: int) -> str:
         return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"
 

@@ -40,8 +40,17 @@ class Rule:
                 return value
         return self.options[key]
 
+    # a rule whose facts can come from a caller's values (a graph handed in): a file other
+    # modules of the project call into is checked even when its text has none of `tokens`
+    follows_callers: ClassVar[bool] = False
+
     def applies_to(self, source: str) -> bool:
         return any(token in source for token in self.tokens)
+
+    def applies_with_project(self, source: str, project) -> bool:
+        if self.applies_to(source):
+            return True
+        return self.follows_callers and project is not None and project.has_external_callers()
 
     def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError

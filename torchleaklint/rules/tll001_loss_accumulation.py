@@ -74,10 +74,14 @@ class LossAccumulation(Rule):
     fix_safety = SAFE
     # A graph needs torch (or a backward call) in the file, and accumulation needs an operator.
     tokens = ("torch", "backward")
+    follows_callers = True
     operator_tokens = ("+", "-", "*", "/", "cat(", "stack(")
 
     def applies_to(self, source: str) -> bool:
         return super().applies_to(source) and any(t in source for t in self.operator_tokens)
+
+    def applies_with_project(self, source: str, project) -> bool:
+        return any(t in source for t in self.operator_tokens) and super().applies_with_project(source, project)
 
     def check(self, model) -> Iterator:
         for stmt in model.nodes(ast.AugAssign, ast.Assign):
@@ -95,10 +99,11 @@ class LossAccumulation(Rule):
             why = model.outlives_step(stmt, key)
             if why is None:
                 continue
-            kept = kept_graph(model, stmt, operands[0], key, why, key)
-            yield self.finding(stmt, self._message(model, key, operands, why, kept),
+            holder = _holder(stmt, key)
+            kept = kept_graph(model, stmt, operands[0], holder, why, key)
+            yield self.finding(stmt, self._message(model, holder, operands, why, kept),
                                self._fix(model, stmt, key, operands), severity=kept.severity,
-                               evidence=kept.evidence(f"`{key}` keeps its value"))
+                               evidence=kept.evidence(f"`{holder}` keeps its value"))
 
     # A statement is an accumulation when its target is updated from its own previous value
     # with an arithmetic operator or a growing call (torch.cat). Returns the target key and
@@ -139,6 +144,15 @@ class LossAccumulation(Rule):
 
 
 _NO = type("_No", (), {"carries_graph": False})()
+
+
+def _holder(stmt, key: str) -> str:
+    """How a message names what keeps the value: `self._sum[idx]` as written, not the key."""
+    if not key.endswith("[]"):
+        return key
+    target = stmt.target if isinstance(stmt, ast.AugAssign) else stmt.targets[0]
+    text = ast.unparse(target)
+    return text if len(text) <= 40 else key[:-2]
 
 
 def _target_key(target) -> Optional[str]:

@@ -73,6 +73,7 @@ class GraphInContainer(Rule):
     fix_title = "Store `.item()` (or `.detach()`) of the value"
     fix_safety = SAFE
     tokens = ("append", "extend", "insert", "] =", "+= [", " for ")
+    follows_callers = True
 
     def check(self, model) -> Iterator:
         for node in model.nodes(ast.Call, ast.Assign, ast.AugAssign, *_COMPREHENSIONS):
