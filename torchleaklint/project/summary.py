@@ -269,8 +269,14 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
                 value = class_attribute_value(model, info.name, node.attr)
                 if value.kind != UNKNOWN:
                     attrs[node.attr] = encode(value, module)
-    return {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
-            "methods": sorted(info.methods), "attrs": attrs}
+    out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
+           "methods": sorted(info.methods), "attrs": attrs}
+    if kind == "module" and not partial:
+        from torchleaklint.semantic.dataflow import holds_no_parameters
+
+        if holds_no_parameters(model, info.name):
+            out["noparams"] = True
+    return out
 
 
 def _calls(model, module: str, partial: bool = False) -> List[dict]:

@@ -8,7 +8,8 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
-from torchleaklint.semantic.object_state import class_methods, runs_after_store_each_step, self_name as _self_name
+from torchleaklint.semantic.object_state import class_methods, runs_after_store_each_step, self_name as _self_name, \
+    stores_before_reading
 from torchleaklint.semantic.syntax import short_source as _short
 
 
@@ -206,7 +207,7 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
-                or runs_after_store_each_step(model, method, func):
+                or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr):
             continue
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
             return True

@@ -954,7 +954,10 @@ class Analyzer:
             from torchleaklint.project.modules import module_name
 
             name = f"{module_name(found[2]) or ''}.{objpath}"
-            return {"module": Value(MODULE, name=name), "loss": Value(LOSS_FN, name=name),
+            # a module class of another module proven to hold no parameter (its summary's
+            # `noparams`) records a graph only from its input, like `nn.ReLU`
+            return {"module": Value(MODULE, name=name, frozen=bool(entry.get("noparams"))),
+                    "loss": Value(LOSS_FN, name=name),
                     "dataset": Value(DATASET, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
         if kind != "function":
             return UNKNOWN_V

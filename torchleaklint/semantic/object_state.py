@@ -246,21 +246,48 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
     return any(_cut_runs_per_step(model, site, func, depth + 1) for site in model.method_call_sites(unit))
 
 
-def runs_after_store_each_step(model, reader, storer) -> bool:
+def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
     """Is every call of method `reader` preceded, in the same loop iteration, by a call of
     `storer`? Then what `reader` reads of the state is what `storer` stored in this step
     (`action = agent.select_action(s)` then `agent.update_model()`), not the previous
-    step's value."""
+    step's value. A call outside any loop, in a method that itself runs after the store each
+    step (`update()` calling `self.backward()` after the loop's `self.forward(batch)`), is too."""
     reader_sites = model.method_call_sites(reader)
     storer_sites = model.method_call_sites(storer)
     if not reader_sites or not storer_sites:
         return False
     for site in reader_sites:
         loops = model.loops_around(site)
-        if not loops:
-            return False
         unit = model.unit_of(site)
+        if not loops:
+            if depth >= 3 or not isinstance(unit, FUNCTION_TYPES) or unit is reader or model.class_of(unit) is None \
+                    or not runs_after_store_each_step(model, unit, storer, depth + 1):
+                return False
+            continue
         if not any(model.unit_of(s) is unit and _pos(s) < _pos(site) and loops[0] in model.loops_around(s)
                    for s in storer_sites):
             return False
     return True
+
+
+def stores_before_reading(model, reader, storer, attr: str) -> bool:
+    """Does `reader` call `storer` on its own receiver (a statement of its body, not under a
+    condition) before every read of `self.<attr>`? Then it reads what that call stored
+    (`update()` runs `self.backward()`, which sets `self.loss`, then `self.loss.backward()`)."""
+    receiver = self_name(reader)
+    if receiver is None:
+        return False
+    first_call = None
+    for stmt in reader.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == storer.name \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver:
+                first_call = stmt
+                break
+        if first_call is not None:
+            break
+    if first_call is None or not isinstance(first_call, ast.Expr):
+        return False
+    reads = [n for n in ast.walk(reader) if isinstance(n, ast.Attribute) and n.attr == attr
+             and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
+    return bool(reads) and all(_pos(r) > _pos(first_call) for r in reads)
