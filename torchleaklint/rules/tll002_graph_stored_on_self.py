@@ -8,8 +8,8 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
-from torchleaklint.semantic.object_state import class_methods, runs_after_store_each_step, self_name as _self_name, \
-    stores_before_reading
+from torchleaklint.semantic.object_state import called_after_store, class_methods, runs_after_store_each_step, \
+    self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import short_source as _short
 
 
@@ -196,9 +196,11 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     `self.attr` before the store (its previous value: `self.y + ...`, `self.total += x`), or
     another per-step method of the class reads it."""
     attr = target.attr
-    if isinstance(stmt, ast.AugAssign):
-        return True
     reaching = model.reaching(func)
+    if isinstance(stmt, ast.AugAssign):
+        # `self.embeddings += [h]` reads the previous call's value unless this call rebound
+        # it first on every path (`self.embeddings = [h0]` at the top of the same forward)
+        return reaching.from_entry(stmt.target) is not False
     for read in _self_reads(func, attr):
         # only a read that can see what the previous call left counts: after
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
@@ -207,7 +209,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
-                or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr):
+                or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr) \
+                or called_after_store(model, method, stmt):
             continue
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
             return True

@@ -291,3 +291,34 @@ def stores_before_reading(model, reader, storer, attr: str) -> bool:
     reads = [n for n in ast.walk(reader) if isinstance(n, ast.Attribute) and n.attr == attr
              and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
     return bool(reads) and all(_pos(r) > _pos(first_call) for r in reads)
+
+
+def called_after_store(model, reader, stmt) -> bool:
+    """Is every call of method `reader` made right after the store `stmt`, in the storing
+    method's same loop iteration (`self.labels, self.scores = self.model(x)` then
+    `loss = self.loss_calculation()`), with nothing conditional about the store? Then the
+    reader sees this iteration's value."""
+    sites = model.method_call_sites(reader)
+    unit = model.unit_of(stmt)
+    if not sites:
+        return False
+    store_loops = model.loops_around(stmt)
+    if _conditional_within(model, stmt, store_loops[0] if store_loops else unit):
+        return False
+    for site in sites:
+        if model.unit_of(site) is not unit or _pos(site) <= _pos(stmt):
+            return False
+        site_loops = model.loops_around(site)
+        if store_loops and (not site_loops or site_loops[0] is not store_loops[0]):
+            return False
+    return True
+
+
+def _conditional_within(model, node, owner) -> bool:
+    for anc in model.ancestors(node):
+        if anc is owner:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While, ast.With)) and \
+                not isinstance(anc, ast.With):
+            return True
+    return False
