@@ -7,7 +7,7 @@ import bisect
 import os
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
+from torchleaklint.diagnostics import ERROR, SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
 from torchleaklint.semantic import torch_api
@@ -116,7 +116,9 @@ class EvalWithoutNoGrad(Rule):
             if self._exempt(model, call, unit, context):
                 continue
             yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
-                               severity=ERROR, evidence=self._evidence(call, unit, context))
+                               # a result cut at once (`.cpu().numpy()`) retains nothing after the call
+                               severity=WARNING if model.value_killed_at(call) else ERROR,
+                               evidence=self._evidence(call, unit, context))
 
     # An evaluation context is (kind, receiver, start, end, eval_call): "region" after
     # `receiver.eval()`, or "name" for a whole function named like evaluation.
@@ -188,7 +190,12 @@ class EvalWithoutNoGrad(Rule):
         if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
                 not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
             advice = f"decorate `{unit.name}` with `@torch.no_grad()` or wrap the evaluation in `with torch.no_grad():`"
-        if model.loops_around(call):
+        if model.value_killed_at(call):
+            # `model(x).cpu().numpy()`, `model(x).argmax(1).item()`: the graph dies with the
+            # temporary result, so what is wasted is the recording during each forward
+            cost = ("holding its saved activations until the result is cut right after (a higher peak "
+                    "and slower forwards, not growth)")
+        elif model.loops_around(call):
             cost = "keeping every batch's activations alive while its outputs are referenced (evaluation memory doubles or worse)"
         else:
             cost = "keeping this forward's activations alive as long as its result is referenced"
