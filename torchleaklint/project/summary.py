@@ -16,6 +16,8 @@ the per-file semantic layer:
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
   per-step loop (`st`).
+- `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
+  config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `imports`: the files of the first-party modules this module imports.
 
 Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
@@ -122,7 +124,20 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
     summary["exports"] = _exports(summary, module)
     summary["calls"] = _calls(model, module, partial)
+    tune = _tune_uses(model, module)
+    if tune:
+        summary["tune"] = tune
     return summary
+
+
+def _tune_uses(model, module: str) -> List[dict]:
+    """Names of other modules whose dict this module passes as a Ray Tune config (TLL005;
+    semantic/tune_project.py). Only a module that names `tune` can have any."""
+    if "tune" not in model.source:
+        return []
+    from torchleaklint.semantic.tune_project import tune_uses
+
+    return tune_uses(model, module)
 
 
 def _dunder_all(tree) -> Optional[List[str]]:

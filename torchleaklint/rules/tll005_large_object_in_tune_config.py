@@ -8,6 +8,7 @@ from typing import Iterator, Optional, Set, Tuple
 from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.tune_project import external_configs, partial_captures
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
 )
@@ -86,19 +87,72 @@ class LargeObjectInTuneConfig(Rule):
                 reported.add(where)
                 yield self.finding(entry.where, _message(model, tune_call, keys, weight),
                                    _fix(model, tune_call, keys, alias), severity=WARNING,
-                                   evidence=[(entry.where, f"a {weight} enters the Tune config here"),
+                                   evidence=[(entry.where, f"{weight.what} enters the Tune config here"),
                                              (tune_call, "Tune serializes the whole config into every trial "
                                                          "and keeps it in each trial's results")])
+        yield from _external(self, model, reported)
+        yield from _captures(self, model, reported)
 
 
-def _heavy_entries(model, config: ast.AST, path, depth) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:
-    for entry in config_entries(model, config):
+def _heavy_entries(model, config: ast.AST, path, depth, entries=None
+                   ) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:
+    for entry in (config_entries(model, config) if entries is None else entries):
         keys = path + (entry,)
         weight = weight_of(model, entry.value)
         if weight is not None:
             yield keys, weight
         elif depth < _MAX_NESTING:
             yield from _heavy_entries(model, entry.value, keys, depth + 1)
+
+
+def _external(rule, model, reported) -> Iterator:
+    """Entries of a dict this module defines that another module passes to Tune: reported
+    here, at the entry (the other module's call is named in the message)."""
+    for config in external_configs(model):
+        site = config.site
+        where_call = model.project.label(site)
+        shown_call = f"`{site['api']}({site['p']}=...)`"
+        for keys, weight in _heavy_entries(model, None, (), 0, entries=config.entries):
+            entry = keys[-1]
+            where = (entry.where.lineno, entry.where.col_offset)
+            if where in reported:
+                continue
+            reported.add(where)
+            shown = site["p"] + "".join(_subscript(e) for e in keys)
+            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
+            message = (f"`{shown}` is {weight.what}; {config.what} and {where_call} passes it to {shown_call}: "
+                       f"Tune serializes the config into every trial and keeps it in the results, so memory "
+                       f"grows with the number of trials")
+            if len(keys) > 1:
+                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
+            else:
+                message += (f". Pass it with `tune.with_parameters({site.get('tr') or 'trainable'}, {name}=...)` "
+                            f"at {where_call} instead")
+            yield rule.finding(entry.where, message, None, severity=WARNING,
+                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
+                                         (config.anchor, f"{config.what}; {where_call} passes it to {shown_call}, "
+                                                         "which serializes it into every trial")])
+
+
+def _captures(rule, model, reported) -> Iterator:
+    """Large objects bound into the trainable with `functools.partial`: pickled with it."""
+    for capture in partial_captures(model):
+        weight = weight_of(model, capture.value)
+        if weight is None:
+            continue
+        where = (capture.where.lineno, capture.where.col_offset)
+        if where in reported:
+            continue
+        reported.add(where)
+        bound = f"`{capture.keyword}`" if capture.keyword else "an argument"
+        helper = f"{_with_parameters_text(model)}({capture.trainable or 'trainable'}, " \
+                 f"{capture.keyword or 'name'}=...)"
+        message = (f"`partial(...)` binds {bound}, {weight.what}, into the trainable: Tune pickles the trainable "
+                   f"into every trial, so the object is copied once per trial. Pass it with `{helper}` instead "
+                   f"(stored once in the object store)")
+        yield rule.finding(capture.where, message, None, severity=WARNING,
+                           evidence=[(capture.where, f"{weight.what} is bound into the trainable here"),
+                                     (capture.tune_call, "Tune pickles the trainable into every trial")])
 
 
 def _message(model, tune_call: TuneCall, keys, weight: Weight) -> str:

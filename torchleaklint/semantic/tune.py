@@ -106,6 +106,37 @@ def config_entries(model, expr: ast.AST, depth: int = 0) -> Iterator[ConfigEntry
         yield from config_entries(model, expr.right, depth + 1)
     elif isinstance(expr, ast.Name):
         yield from _name_entries(model, expr, depth)
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        yield from _attribute_entries(model, expr, depth)
+
+
+def _attribute_entries(model, attr: ast.Attribute, depth: int) -> Iterator[ConfigEntry]:
+    """`param_space=self.config`: what the class's methods put in `self.config` (bound,
+    `self.config[k] = v`, `self.config.update(...)`, `self.config |= {...}`)."""
+    info = model.enclosing_class_info(attr)
+    if info is None:
+        return
+    for method in info.methods.values():
+        for stmt in ast.walk(method):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if _is_self_attr(target, attr.attr):
+                    yield from config_entries(model, stmt.value, depth + 1)
+                elif isinstance(target, ast.Subscript) and _is_self_attr(target.value, attr.attr):
+                    key, literal = _key_text(target.slice)
+                    yield ConfigEntry(key, literal, stmt.value, stmt)
+            elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.BitOr) and \
+                    _is_self_attr(stmt.target, attr.attr):
+                yield from config_entries(model, stmt.value, depth + 1)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "update" and \
+                    _is_self_attr(stmt.value.func.value, attr.attr):
+                yield from _update_entries(model, stmt, depth)
+
+
+def _is_self_attr(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) and \
+        node.value.id == "self"
 
 
 def _call_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:

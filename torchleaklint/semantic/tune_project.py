@@ -1,0 +1,286 @@
+"""Ray Tune configs across the modules of a project, and large objects bound into the trainable.
+
+A search space is often built in one module (`config.py`: a module-level dict, or a function
+returning one) and handed to `tune.run` / `tune.Tuner` in another (`search.py`). Two halves:
+
+- the driver's summary records, for each Tune call, the first-party names of other modules
+  its config comes from (`tune_uses`: what a function returns, or a module-level dict), with
+  where the call is and what it is (plain data, see `project/summary.py`);
+- the project index turns those records into sites of the defining module (`TUNE_SITES` of
+  its view), and the defining module's check reads the entries of the dict it defines there
+  (`external_config_roots`): a finding sits at the entry, where the object is put in.
+
+Only proven facts travel: the record exists only when the driver's config expression really
+comes from that name (through variables, `dict(...)`, `{**base}`, `.copy()`, `d.update`);
+an unresolvable import resolves to nothing and stays quiet.
+
+Also here: a large object bound into the trainable with `functools.partial(train, data=df)`
+is pickled with the trainable into every trial (`partial_captures`).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Iterator, List, Optional, Tuple
+
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.tune import (
+    _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
+    tune_calls, _argument, _bindings_before, _update_entries,
+)
+
+# the key of a view's sites under which the Tune uses of this module's names are indexed
+TUNE_SITES = "@tune"
+_MAX_HOPS = 8
+_WRAPPERS = frozenset({"with_resources", "with_parameters"})  # ray.tune wrappers keep the trainable
+_PARTIAL = frozenset({"functools.partial"})
+
+
+# ------------------------------------------------------------- driver side
+def tune_uses(model, module: str) -> List[dict]:
+    """Summary records: first-party names of other modules whose dict this module passes as
+    a Tune config. `t` the qualified name, `call` whether it is what a function returns (else
+    a module-level variable), `l`/`c` the Tune call, `api` how it is written, `p` the
+    parameter (`config` / `param_space`), `tr` the trainable's name when known."""
+    view = model.project
+    if view is None:
+        return []
+    out, seen = [], set()
+    for tune_call in tune_calls(model):
+        for origin, is_call in config_origins(model, tune_call.config):
+            qual = model.qualname(origin.func if is_call else origin)
+            if not qual or qual.startswith(module + ".") or not view.is_first_party(qual):
+                continue
+            key = (qual, is_call, tune_call.call.lineno, tune_call.call.col_offset)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append({"t": qual, "call": is_call, "l": tune_call.call.lineno, "c": tune_call.call.col_offset,
+                        "api": dotted(tune_call.call.func) or "tune.run", "p": tune_call.param,
+                        "tr": trainable_text(model, tune_call.trainable)})
+    return out
+
+
+def config_origins(model, expr: ast.AST, depth: int = 0) -> Iterator[Tuple[ast.AST, bool]]:
+    """The expressions a config dict comes from that this module cannot open: calls of
+    imported functions (True) and imported names (False). Follows what `config_entries`
+    follows (variables, parameters bound by local call sites, `dict(...)`, `{**base}`,
+    `base | {...}`, `.copy()`, `copy.deepcopy`, `d.update(base)`, `d |= base`)."""
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(expr, ast.Dict):
+        for key, value in zip(expr.keys, expr.values):
+            if key is None:
+                yield from config_origins(model, value, depth + 1)
+    elif isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.BitOr):
+        yield from config_origins(model, expr.left, depth + 1)
+        yield from config_origins(model, expr.right, depth + 1)
+    elif isinstance(expr, ast.Call):
+        yield from _call_origins(model, expr, depth)
+    elif isinstance(expr, ast.Name):
+        definitions, updates = reaching_bindings(model, expr)
+        for definition in definitions:
+            sources = passed_arguments(model, definition) if isinstance(definition, ast.arg) else [definition]
+            for source in sources:
+                yield from config_origins(model, source, depth + 1)
+        for update in updates:
+            if isinstance(update, ast.AugAssign):
+                yield from config_origins(model, update.value, depth + 1)
+            elif isinstance(update, ast.Expr):
+                for arg in update.value.args[:1]:
+                    yield from config_origins(model, arg, depth + 1)
+        if not definitions and model.qualname(expr):
+            yield expr, False
+    elif isinstance(expr, ast.Attribute) and model.qualname(expr):  # config_module.SPACE
+        yield expr, False
+
+
+def _call_origins(model, call: ast.Call, depth: int) -> Iterator[Tuple[ast.AST, bool]]:
+    func = call.func
+    qual = model.qualname(func)
+    if isinstance(func, ast.Name) and func.id == "dict" and qual is None:
+        for arg in call.args[:1]:
+            yield from config_origins(model, arg, depth + 1)
+        for kw in call.keywords:
+            if kw.arg is None:
+                yield from config_origins(model, kw.value, depth + 1)
+    elif isinstance(func, ast.Attribute) and func.attr == "copy" and not call.args and qual is None:
+        yield from config_origins(model, func.value, depth + 1)
+    elif qual in ("copy.copy", "copy.deepcopy") and call.args:
+        yield from config_origins(model, call.args[0], depth + 1)
+    elif qual:
+        yield call, True
+
+
+def trainable_text(model, trainable: Optional[ast.AST]) -> Optional[str]:
+    """`train_fn` for `train_fn`, `tune.with_resources(train_fn, ...)`, `partial(train_fn, ...)`
+    and a name bound to one of those."""
+    for _ in range(4):
+        if isinstance(trainable, ast.Call) and trainable.args and \
+                ((dotted(trainable.func) or "").rsplit(".", 1)[-1] in _WRAPPERS | {"partial"}):
+            trainable = trainable.args[0]
+        elif isinstance(trainable, ast.Name):
+            definitions, _ = reaching_bindings(model, trainable)
+            if len(definitions) != 1 or not isinstance(definitions[0], ast.Call):
+                break
+            trainable = definitions[0]
+        else:
+            break
+    return dotted(trainable) if trainable is not None else None
+
+
+# ------------------------------------------------------------ project index
+def resolve_definition(resolver, qual: str, hops: int = 0) -> Optional[Tuple[str, str]]:
+    """(file, name) of the module function or module-level variable a first-party qualified
+    name denotes, following re-exports (`from .space import SPACE` in `__init__.py`)."""
+    from torchleaklint.project.view import Resolver
+
+    if hops > _MAX_HOPS:
+        return None
+    found = resolver.lookup(qual)
+    if found is not None:
+        return (found[2], found[3]) if found[0] == "function" and "." not in found[3] else None
+    path, _, rest = resolver.split(qual)
+    if path is None or not rest or "." in rest:
+        return None
+    summary = resolver.summary(path)
+    if summary is None or rest in summary.get("defs", {}):
+        return None
+    target = summary.get("aliases", {}).get(rest)
+    if target is not None:
+        if not resolver.is_first_party(target):
+            return None
+        return resolve_definition(Resolver(path, resolver.summaries, resolver.reads), target, hops + 1)
+    return path, rest
+
+
+def index_tune_uses(index: dict, summaries: dict) -> None:
+    """Add every summary's Tune uses to `index` (file -> objpath -> sites) of the defining
+    modules, under `TUNE_SITES`."""
+    from torchleaklint.project.view import Resolver
+
+    for path in sorted(summaries):
+        records = summaries[path].get("tune") or ()
+        if not records:
+            continue
+        resolver = Resolver(path, summaries)
+        for record in records:
+            found = resolve_definition(resolver, record["t"])
+            if found is None or found[0] == path:
+                continue
+            index.setdefault(found[0], {}).setdefault(TUNE_SITES, []).append(dict(record, path=path, n=found[1]))
+
+
+# ---------------------------------------------------------- defining side
+@dataclass(frozen=True)
+class ExternalConfig:
+    """A dict of this module that another module passes as a Tune config."""
+
+    entries: Tuple[ConfigEntry, ...]
+    anchor: ast.AST  # what in this module becomes the config: a `return` or the variable's binding
+    what: str  # "`build_config()` returns this dict" / "`SEARCH_SPACE`"
+    site: dict  # the record of the Tune call in the other module
+
+
+def external_configs(model) -> Iterator[ExternalConfig]:
+    """The dicts this module defines that other modules of the project pass to Tune."""
+    view = model.project
+    if view is None:
+        return
+    for site in view.external_sites(TUNE_SITES):
+        name = site.get("n", "")
+        if site.get("call"):
+            func = model.module_functions.get(name)
+            if func is None:
+                continue
+            for ret in _returns(model, func):
+                yield ExternalConfig(tuple(config_entries(model, ret.value)), ret,
+                                     f"`{name}()` returns this dict", site)
+        else:
+            definitions, updates, _ = _bindings_before(model, model.tree, name, None)
+            entries = []
+            for definition in definitions:
+                entries.extend(config_entries(model, definition))
+            for update in updates:
+                entries.extend(_update_entries(model, update, 0))
+            anchor = _module_binding(model, name)
+            if anchor is not None:
+                yield ExternalConfig(tuple(entries), anchor, f"`{name}` is this dict", site)
+
+
+def _returns(model, func) -> List[ast.Return]:
+    return [node for node in ast.walk(func)
+            if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func]
+
+
+def _module_binding(model, name: str) -> Optional[ast.stmt]:
+    found = None
+    for stmt in model.tree.body:
+        if isinstance(stmt, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            found = stmt
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name:
+            found = stmt
+    return found
+
+
+# ------------------------------------------------------- partial captures
+@dataclass(frozen=True)
+class Capture:
+    """A value bound into the trainable by `functools.partial` (pickled into every trial)."""
+
+    partial: ast.Call
+    keyword: Optional[str]  # the keyword it is bound to, None for a positional argument
+    value: ast.expr
+    where: ast.AST
+    tune_call: ast.Call
+    trainable: Optional[str]
+
+
+def partial_captures(model) -> Iterator[Capture]:
+    """Arguments of `functools.partial(trainable, ...)` calls that reach the trainable
+    argument of a Tune entry point (through names and `tune.with_resources`)."""
+    seen = set()
+    for call, trainable in _trainables(model):
+        for bound in _partials(model, trainable, 0):
+            if id(bound) in seen:
+                continue
+            seen.add(id(bound))
+            name = trainable_text(model, bound)
+            for arg in bound.args[1:]:
+                if not isinstance(arg, ast.Starred):
+                    yield Capture(bound, None, arg, arg, call, name)
+            for kw in bound.keywords:
+                if kw.arg is not None:
+                    yield Capture(bound, kw.arg, kw.value, kw, call, name)
+
+
+def _trainables(model) -> Iterator[Tuple[ast.Call, ast.expr]]:
+    for call in model.calls:
+        qual = model.qualname(call.func)
+        if qual in _ENTRY_POINTS:
+            _, _, keyword, position = _ENTRY_POINTS[qual]
+            trainable = _argument(call, keyword, position)
+            if trainable is not None:
+                yield call, trainable
+        elif qual in _RUN_EXPERIMENTS:
+            for tune_call in tune_calls(model):
+                if tune_call.call is call and tune_call.trainable is not None:
+                    yield call, tune_call.trainable
+
+
+def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
+    if depth > MAX_DEPTH:
+        return
+    if isinstance(expr, ast.Call):
+        qual = model.qualname(expr.func) or ""
+        if qual in _PARTIAL and expr.args:
+            yield expr
+            yield from _partials(model, expr.args[0], depth + 1)  # partial(partial(f, a), b)
+        elif qual.startswith("ray.tune.") and qual.rsplit(".", 1)[-1] in _WRAPPERS and expr.args:
+            yield from _partials(model, expr.args[0], depth + 1)
+    elif isinstance(expr, ast.Name):
+        definitions, _ = reaching_bindings(model, expr)
+        for definition in definitions:
+            if not isinstance(definition, ast.arg):
+                yield from _partials(model, definition, depth + 1)
