@@ -9,7 +9,8 @@ the per-file semantic layer:
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
   autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
-  or in a container (`keeps`: parameter -> `self.attr`).
+  or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
+  its returned data (or each element of its returned tuple) too big for a Tune config.
 - `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, and the
   values `__init__`-like methods bind to attributes (`attrs`).
 - `calls`: calls this module makes of first-party functions and methods of other modules
@@ -31,7 +32,7 @@ import builtins
 from typing import Dict, List, Optional
 
 from torchleaklint.semantic.values import (
-    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
+    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, DATALOADER, LOSS_FN,
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
@@ -192,6 +193,9 @@ def _function(model, func, module: str, info) -> dict:
         weight = _returned_weight(model, func)
         if weight is not None:
             out["weight"] = weight
+    weights = _returned_element_weights(model, func, flow.returns)
+    if weights:
+        out["weights"] = weights
     if _returns_detached_parameter(func, set(params)):
         out["detaches"] = True
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
@@ -215,6 +219,29 @@ def _returned_weight(model, func) -> Optional[dict]:
             if found is not None:
                 return {"what": found.what, "kind": found.kind}
     return None
+
+
+_HEAVY_KINDS = frozenset({DATA, DATASET, DATALOADER, MODULE, UNKNOWN, "tensor", "sequence"})
+
+
+def _returned_element_weights(model, func, returns) -> Optional[list]:
+    """Per element of a returned tuple (`return noisy, clean`), what makes it too big for a
+    Tune config, as `_returned_weight` says it (None for a light element). Only for a
+    function that returns one tuple literal of heavy-looking values."""
+    from torchleaklint.semantic.tune import weight_of
+
+    if returns is None or returns.items is None or not any(i.kind in _HEAVY_KINDS for i in returns.items):
+        return None
+    tuples = [node.value for node in ast.walk(func) if isinstance(node, ast.Return) and node.value is not None
+              and model.unit_of(node) is func]
+    if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
+            any(isinstance(e, ast.Starred) for e in tuples[0].elts):
+        return None
+    out = []
+    for elt in tuples[0].elts:
+        found = weight_of(model, elt)
+        out.append({"what": found.what, "kind": found.kind} if found is not None else None)
+    return out if any(out) else None
 
 
 def _returns_detached_parameter(func, params) -> bool:
