@@ -77,3 +77,18 @@ def test_editor_buffer_sees_the_use_on_disk(tmp_path):
 def test_unresolvable_and_unused_dicts_stay_quiet(tmp_path):
     files = {"space.py": SPACE, "driver.py": DRIVER.replace("from space import build", "from elsewhere import build")}
     assert not _run(_write(tmp_path, files), "--no-cache", ".")
+
+
+def test_module_level_dict_through_star_import_with_all(tmp_path):
+    files = {
+        "space.py": '''
+            __all__ = ["SPACE"]
+            from torch import nn
+
+            SPACE = {"lr": 0.1, "model": nn.Linear(512, 10)}
+        ''',
+        "driver.py": DRIVER.replace("from space import build", "from space import *").replace("build()", "SPACE"),
+    }
+    found = _run(_write(tmp_path, files), "--no-cache", ".")
+    assert list(found) == [("space.py", 5, "TLL005")]
+    assert "`SPACE` is this dict" in found[("space.py", 5, "TLL005")]

@@ -10,7 +10,8 @@ the per-file semantic layer:
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
   autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
-  its returned data (or each element of its returned tuple) too big for a Tune config.
+  its returned data (or each element of its returned tuple) too big for a Tune config;
+  `tune_p` its parameters that reach a Ray Tune config.
 - `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, and the
   values `__init__`-like methods bind to attributes (`attrs`).
 - `calls`: calls this module makes of first-party functions and methods of other modules
@@ -123,12 +124,24 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 continue
             for name, method in info.methods.items():
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
+    if not partial and "tune" in model.source:
+        _add_tune_parameters(model, summary["functions"])
     summary["exports"] = _exports(summary, module)
     summary["calls"] = _calls(model, module, partial)
     tune = _tune_uses(model, module)
     if tune:
         summary["tune"] = tune
     return summary
+
+
+def _add_tune_parameters(model, functions: dict) -> None:
+    """`tune_p`: the parameters of a function that reach a Ray Tune config in it (TLL005:
+    a caller in another module that passes a dict holding a model is reported there)."""
+    from torchleaklint.semantic.tune_project import tune_parameters
+
+    for objpath, uses in tune_parameters(model).items():
+        if objpath in functions:
+            functions[objpath]["tune_p"] = uses
 
 
 def _tune_uses(model, module: str) -> List[dict]:
@@ -163,6 +176,8 @@ def _exports(summary: dict, module: str) -> Dict[str, str]:
             out[name] = f"{module}.{name}"
         elif name in aliases:
             out[name] = aliases[name]
+        elif names is not None and isinstance(name, str) and name.isidentifier():
+            out[name] = f"{module}.{name}"  # listed in __all__: a module-level variable (SPACE = {...})
     return out
 
 

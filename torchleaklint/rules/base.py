@@ -43,6 +43,11 @@ class Rule:
     def applies_to(self, source: str) -> bool:
         return any(token in source for token in self.tokens)
 
+    def applies_to_project(self, project) -> bool:
+        """A second chance for a file `applies_to` rejects: what other modules of the project
+        say about it (their summaries, through the file's `ProjectView`) can make it a target."""
+        return False
+
     def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract
         raise NotImplementedError
 

@@ -8,7 +8,9 @@ from typing import Iterator, Optional, Set, Tuple
 from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.tune_project import external_configs, partial_captures
+from torchleaklint.semantic.tune_project import (
+    external_configs, forwarded_configs, partial_captures, project_uses_tune,
+)
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
 )
@@ -25,7 +27,12 @@ class LargeObjectInTuneConfig(Rule):
     `tune.run(config=...)`, `tune.Tuner(param_space=...)`, `tune.Experiment(config=...)` and
     the `"config"` of a `tune.run_experiments` spec, however they are imported. The dict may
     be built in a variable first (`d["k"] = v`, `d.update(...)`, `dict(k=v)`), also in
-    another function that passes it on. Reported values: `nn.Module` instances (not
+    another function that passes it on, returned by a helper (`config=make_space()`), kept on
+    `self` (`param_space=self.config`), or defined in another module of the project (a
+    module-level dict, or a function returning one, that a driver elsewhere passes to Tune:
+    reported at the entry, in the module that defines it). Also a large object bound into
+    the trainable with `functools.partial(train_fn, data=df)`: it is pickled with the
+    trainable into every trial. Reported values: `nn.Module` instances (not
     parameter-free layers such as `nn.ReLU()`), `Dataset` and `DataLoader` objects, Hugging
     Face `load_dataset(...)`, data read by `np.load`, `pd.read_*`, `torch.load`, arrays and
     tensors copied from data (`np.array(x)`, `torch.tensor(x)`), large factory tensors
@@ -65,7 +72,9 @@ class LargeObjectInTuneConfig(Rule):
     keyword argument (`def train_fn(config, *, data)`, or `setup(self, config, *,
     data=None)` of a `tune.Trainable`) instead of `config["data"]`. An entry stored by
     `cfg["data"] = expr` before the call becomes `data = expr`. No fix when the dict is
-    built in another function or the trainable passes its config on.
+    built in another function or module, the trainable passes its config on, or the object
+    is bound with `functools.partial` (replace `partial` by `tune.with_parameters` by hand;
+    the trainable then receives the same keyword arguments).
     """
 
     code = "TLL005"
@@ -74,6 +83,10 @@ class LargeObjectInTuneConfig(Rule):
     fix_title = "Pass the object with `tune.with_parameters(...)`"
     fix_safety = UNSAFE
     tokens = ("tune",)
+
+    def applies_to_project(self, project) -> bool:
+        # a module that never names `tune` can still build the dict another module passes to it
+        return project_uses_tune(project)
 
     def check(self, model) -> Iterator:
         reported: Set[Tuple[int, int]] = set()
@@ -91,6 +104,7 @@ class LargeObjectInTuneConfig(Rule):
                                              (tune_call, "Tune serializes the whole config into every trial "
                                                          "and keeps it in each trial's results")])
         yield from _external(self, model, reported)
+        yield from _forwarded(self, model, reported)
         yield from _captures(self, model, reported)
 
 
@@ -132,6 +146,34 @@ def _external(rule, model, reported) -> Iterator:
                                evidence=[(entry.where, f"{weight.what} enters the dict here"),
                                          (config.anchor, f"{config.what}; {where_call} passes it to {shown_call}, "
                                                          "which serializes it into every trial")])
+
+
+def _forwarded(rule, model, reported) -> Iterator:
+    """Entries of a dict this module passes to another module's function that hands it to
+    Tune (`search(space)`, where search.py runs `tune.run(train, config=space)`)."""
+    for forwarded in forwarded_configs(model):
+        use = forwarded.use
+        shown_call = f"`{use['api']}({use['p']}=...)`"
+        for keys, weight in _heavy_entries(model, forwarded.argument, (), 0):
+            entry = keys[-1]
+            where = (entry.where.lineno, entry.where.col_offset)
+            if where in reported:
+                continue
+            reported.add(where)
+            shown = use["p"] + "".join(_subscript(e) for e in keys)
+            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
+            message = (f"`{shown}` is {weight.what}; `{forwarded.callee}()` passes this dict to {shown_call} at "
+                       f"{forwarded.where}: Tune serializes the config into every trial and keeps it in the "
+                       f"results, so memory grows with the number of trials")
+            if len(keys) > 1:
+                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
+            else:
+                message += (f". Pass it with `tune.with_parameters({use.get('tr') or 'trainable'}, {name}=...)` "
+                            f"instead")
+            yield rule.finding(entry.where, message, None, severity=WARNING,
+                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
+                                         (forwarded.call, f"the dict goes to `{forwarded.callee}()`, which passes "
+                                                          f"it to {shown_call} at {forwarded.where}")])
 
 
 def _captures(rule, model, reported) -> Iterator:

@@ -29,6 +29,7 @@ from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
     tune_calls, _argument, _bindings_before, _update_entries,
 )
+from torchleaklint.semantic.syntax import keyword_arg as _keyword
 
 # the key of a view's sites under which the Tune uses of this module's names are indexed
 TUNE_SITES = "@tune"
@@ -49,6 +50,8 @@ def tune_uses(model, module: str) -> List[dict]:
     out, seen = [], set()
     for tune_call in tune_calls(model):
         for origin, is_call in config_origins(model, tune_call.config):
+            if is_call is None:  # a parameter: see tune_parameters
+                continue
             qual = model.qualname(origin.func if is_call else origin)
             if not qual or qual.startswith(module + ".") or not view.is_first_party(qual):
                 continue
@@ -64,7 +67,8 @@ def tune_uses(model, module: str) -> List[dict]:
 
 def config_origins(model, expr: ast.AST, depth: int = 0) -> Iterator[Tuple[ast.AST, bool]]:
     """The expressions a config dict comes from that this module cannot open: calls of
-    imported functions (True) and imported names (False). Follows what `config_entries`
+    imported functions (True), imported names (False) and parameters of the enclosing
+    function (`ast.arg`, None: what its callers pass). Follows what `config_entries`
     follows (variables, parameters bound by local call sites, `dict(...)`, `{**base}`,
     `base | {...}`, `.copy()`, `copy.deepcopy`, `d.update(base)`, `d |= base`)."""
     if depth > MAX_DEPTH:
@@ -81,6 +85,8 @@ def config_origins(model, expr: ast.AST, depth: int = 0) -> Iterator[Tuple[ast.A
     elif isinstance(expr, ast.Name):
         definitions, updates = reaching_bindings(model, expr)
         for definition in definitions:
+            if isinstance(definition, ast.arg):
+                yield definition, None  # what callers in other modules pass
             sources = passed_arguments(model, definition) if isinstance(definition, ast.arg) else [definition]
             for source in sources:
                 yield from config_origins(model, source, depth + 1)
@@ -111,6 +117,81 @@ def _call_origins(model, call: ast.Call, depth: int) -> Iterator[Tuple[ast.AST, 
         yield from config_origins(model, call.args[0], depth + 1)
     elif qual:
         yield call, True
+
+
+def tune_parameters(model) -> dict:
+    """objpath -> records of the parameters of this module's functions that reach a Tune
+    config parameter (`def search(space): tune.run(train, config=space)`): `a` the
+    parameter, `l` the Tune call's line, `api`, `p` and `tr` as in `tune_uses`."""
+    out: dict = {}
+    for tune_call in tune_calls(model):
+        for origin, kind in config_origins(model, tune_call.config):
+            if kind is not None:
+                continue
+            func = model.parent(origin)
+            while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                func = model.parent(func)
+            objpath = model.objpath(func) if func is not None else None
+            if objpath is None:
+                continue
+            record = {"a": origin.arg, "l": tune_call.call.lineno, "api": dotted(tune_call.call.func) or "tune.run",
+                      "p": tune_call.param, "tr": trainable_text(model, tune_call.trainable)}
+            if record not in out.setdefault(objpath, []):
+                out[objpath].append(record)
+    return out
+
+
+@dataclass(frozen=True)
+class Forwarded:
+    """A dict this module passes to a function of another module that hands it to Tune."""
+
+    call: ast.Call
+    argument: ast.expr
+    use: dict  # the callee's `tune_p` record
+    callee: str  # how the call names it
+    where: str  # `search.py:12`: the Tune call in the other module
+
+
+def project_uses_tune(view) -> bool:
+    """Other modules pass a dict of this one to Tune, or this one imports a function that
+    does with its argument: TLL005 has work here even if the file never names `tune`.
+    (Reading an imported summary records it, so the cached result depends on it.)"""
+    if view is None:
+        return False
+    if view.external_sites(TUNE_SITES):
+        return True
+    for path in sorted(view.imported_files()):
+        summary = view.resolver.summary(path)
+        if summary and any(isinstance(f, dict) and f.get("tune_p") for f in summary.get("functions", {}).values()):
+            return True
+    return False
+
+
+def forwarded_configs(model) -> Iterator[Forwarded]:
+    """Arguments of calls of other modules' functions whose parameter reaches a Tune
+    config there (the callee's summary: `tune_p`)."""
+    view = model.project
+    if view is None:
+        return
+    for call in model.calls:
+        qual = model.qualname(call.func)
+        if not qual or not view.is_first_party(qual):
+            continue
+        found = view.imported_summary(qual)
+        if found is None or found[0] != "function" or not found[1] or not found[1].get("tune_p"):
+            continue
+        entry = found[1]
+        params = list(entry.get("params", ()))
+        offset = 1 if entry.get("self") else 0
+        for use in entry["tune_p"]:
+            argument = _keyword(call, use["a"])
+            if argument is None and use["a"] in params:
+                index = params.index(use["a"]) - offset
+                if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+                    argument = call.args[index]
+            if argument is not None:
+                yield Forwarded(call, argument, use, dotted(call.func) or qual.rsplit(".", 1)[-1],
+                                view.definition_label(found[2], use["l"]))
 
 
 def trainable_text(model, trainable: Optional[ast.AST]) -> Optional[str]:
