@@ -9,7 +9,7 @@ from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune_project import (
-    external_configs, forwarded_configs, partial_captures, project_uses_tune,
+    external_configs, forwarded_configs, key_prefix, partial_captures, project_uses_tune,
 )
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
@@ -126,7 +126,8 @@ def _external(rule, model, reported) -> Iterator:
         site = config.site
         where_call = model.project.label(site)
         shown_call = f"`{site['api']}({site['p']}=...)`"
-        for keys, weight in _heavy_entries(model, None, (), 0, entries=config.entries):
+        prefix = key_prefix(site)
+        for keys, weight in _heavy_entries(model, None, prefix, len(prefix), entries=config.entries):
             entry = keys[-1]
             where = (entry.where.lineno, entry.where.col_offset)
             if where in reported:
@@ -154,7 +155,8 @@ def _forwarded(rule, model, reported) -> Iterator:
     for forwarded in forwarded_configs(model):
         use = forwarded.use
         shown_call = f"`{use['api']}({use['p']}=...)`"
-        for keys, weight in _heavy_entries(model, forwarded.argument, (), 0):
+        prefix = key_prefix(use)
+        for keys, weight in _heavy_entries(model, forwarded.argument, prefix, len(prefix)):
             entry = keys[-1]
             where = (entry.where.lineno, entry.where.col_offset)
             if where in reported:

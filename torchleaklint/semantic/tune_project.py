@@ -34,6 +34,7 @@ from torchleaklint.semantic.syntax import keyword_arg as _keyword
 # the key of a view's sites under which the Tune uses of this module's names are indexed
 TUNE_SITES = "@tune"
 _MAX_HOPS = 8
+MAX_NESTING = 2  # param_space={"train_loop_config": {...}} and one level more (as the rule)
 _WRAPPERS = frozenset({"with_resources", "with_parameters"})  # ray.tune wrappers keep the trainable
 _PARTIAL = frozenset({"functools.partial"})
 
@@ -49,20 +50,40 @@ def tune_uses(model, module: str) -> List[dict]:
         return []
     out, seen = [], set()
     for tune_call in tune_calls(model):
-        for origin, is_call in config_origins(model, tune_call.config):
+        for origin, is_call, keys in nested_origins(model, tune_call.config):
             if is_call is None:  # a parameter: see tune_parameters
                 continue
             qual = model.qualname(origin.func if is_call else origin)
             if not qual or qual.startswith(module + ".") or not view.is_first_party(qual):
                 continue
-            key = (qual, is_call, tune_call.call.lineno, tune_call.call.col_offset)
+            key = (qual, is_call, keys, tune_call.call.lineno, tune_call.call.col_offset)
             if key in seen:
                 continue
             seen.add(key)
-            out.append({"t": qual, "call": is_call, "l": tune_call.call.lineno, "c": tune_call.call.col_offset,
-                        "api": dotted(tune_call.call.func) or "tune.run", "p": tune_call.param,
-                        "tr": trainable_text(model, tune_call.trainable)})
+            record = {"t": qual, "call": is_call, "l": tune_call.call.lineno, "c": tune_call.call.col_offset,
+                      "api": dotted(tune_call.call.func) or "tune.run", "p": tune_call.param,
+                      "tr": trainable_text(model, tune_call.trainable)}
+            if keys:
+                record["k"] = [list(k) for k in keys]
+            out.append(record)
     return out
+
+
+def nested_origins(model, config: ast.AST, keys: tuple = (), depth: int = 0):
+    """`config_origins` of the config and of the dicts nested in its entries, with the keys
+    that lead there (`param_space={"train_loop_config": SPACE}`: SPACE under
+    ("train_loop_config", True))."""
+    for origin, kind in config_origins(model, config):
+        yield origin, kind, keys
+    if depth < MAX_NESTING:
+        for entry in config_entries(model, config):
+            if isinstance(entry.value, (ast.Name, ast.Call, ast.Attribute, ast.Dict, ast.BinOp)):
+                yield from nested_origins(model, entry.value, keys + ((entry.key, entry.literal_key),), depth + 1)
+
+
+def key_prefix(site: dict) -> Tuple[ConfigEntry, ...]:
+    """The entries that lead to a nested dict (a record's `k`), for messages."""
+    return tuple(ConfigEntry(text, bool(literal), None, None) for text, literal in site.get("k") or ())
 
 
 def config_origins(model, expr: ast.AST, depth: int = 0) -> Iterator[Tuple[ast.AST, bool]]:
@@ -125,7 +146,7 @@ def tune_parameters(model) -> dict:
     parameter, `l` the Tune call's line, `api`, `p` and `tr` as in `tune_uses`."""
     out: dict = {}
     for tune_call in tune_calls(model):
-        for origin, kind in config_origins(model, tune_call.config):
+        for origin, kind, keys in nested_origins(model, tune_call.config):
             if kind is not None:
                 continue
             func = model.parent(origin)
@@ -136,6 +157,8 @@ def tune_parameters(model) -> dict:
                 continue
             record = {"a": origin.arg, "l": tune_call.call.lineno, "api": dotted(tune_call.call.func) or "tune.run",
                       "p": tune_call.param, "tr": trainable_text(model, tune_call.trainable)}
+            if keys:
+                record["k"] = [list(k) for k in keys]
             if record not in out.setdefault(objpath, []):
                 out[objpath].append(record)
     return out
