@@ -92,3 +92,34 @@ def test_module_level_dict_through_star_import_with_all(tmp_path):
     found = _run(_write(tmp_path, files), "--no-cache", ".")
     assert list(found) == [("space.py", 5, "TLL005")]
     assert "`SPACE` is this dict" in found[("space.py", 5, "TLL005")]
+
+
+def test_caller_of_a_function_that_hands_its_argument_to_tune(tmp_path):
+    files = {
+        "runner.py": '''
+            from ray import tune
+
+
+            def train(config):
+                tune.report({"loss": config["lr"]})
+
+
+            def search(space):
+                return tune.run(train, config=space)
+        ''',
+        "main.py": '''
+            from torch import nn
+
+            from runner import search
+
+            search({"lr": 0.1, "model": nn.Linear(512, 10)})
+        ''',
+    }
+    _write(tmp_path, files)
+    found = _run(tmp_path, ".")
+    assert list(found) == [("main.py", 6, "TLL005")]
+    assert "`search()` passes this dict to `tune.run(config=...)` at runner.py:10" in found[("main.py", 6, "TLL005")]
+    # main.py did not change, but what runner.py does with its argument did: not reused
+    runner = tmp_path / "runner.py"
+    runner.write_text(runner.read_text().replace("config=space", "config={'lr': space['lr']}"))
+    assert not _run(tmp_path, ".")

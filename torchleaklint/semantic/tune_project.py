@@ -33,6 +33,9 @@ from torchleaklint.semantic.syntax import keyword_arg as _keyword
 
 # the key of a view's sites under which the Tune uses of this module's names are indexed
 TUNE_SITES = "@tune"
+# the key of a view's sites under which this module's calls of functions that pass their
+# argument to Tune are indexed
+TUNE_CALLERS = "@tune-callers"
 _MAX_HOPS = 8
 MAX_NESTING = 2  # param_space={"train_loop_config": {...}} and one level more (as the rule)
 _WRAPPERS = frozenset({"with_resources", "with_parameters"})  # ray.tune wrappers keep the trainable
@@ -176,45 +179,36 @@ class Forwarded:
 
 
 def project_uses_tune(view) -> bool:
-    """Other modules pass a dict of this one to Tune, or this one imports a function that
-    does with its argument: TLL005 has work here even if the file never names `tune`.
-    (Reading an imported summary records it, so the cached result depends on it.)"""
-    if view is None:
-        return False
-    if view.external_sites(TUNE_SITES):
-        return True
-    for path in sorted(view.imported_files()):
-        summary = view.resolver.summary(path)
-        if summary and any(isinstance(f, dict) and f.get("tune_p") for f in summary.get("functions", {}).values()):
-            return True
-    return False
+    """Other modules pass a dict of this one to Tune, or this one calls a function of
+    another module that does with its argument: TLL005 has work here even if the file never
+    names `tune` (both are sites of this file, part of its cache key)."""
+    return view is not None and bool(view.external_sites(TUNE_SITES) or view.external_sites(TUNE_CALLERS))
 
 
 def forwarded_configs(model) -> Iterator[Forwarded]:
     """Arguments of calls of other modules' functions whose parameter reaches a Tune
-    config there (the callee's summary: `tune_p`)."""
+    config there (the callee's summary: `tune_p`, indexed as `TUNE_CALLERS` sites here)."""
     view = model.project
     if view is None:
         return
+    sites = {(site["l"], site["c"]): site for site in view.external_sites(TUNE_CALLERS)}
+    if not sites:
+        return
     for call in model.calls:
-        qual = model.qualname(call.func)
-        if not qual or not view.is_first_party(qual):
+        site = sites.get((call.lineno, call.col_offset))
+        if site is None:
             continue
-        found = view.imported_summary(qual)
-        if found is None or found[0] != "function" or not found[1] or not found[1].get("tune_p"):
-            continue
-        entry = found[1]
-        params = list(entry.get("params", ()))
-        offset = 1 if entry.get("self") else 0
-        for use in entry["tune_p"]:
+        params = list(site["params"])
+        offset = 1 if site["self"] else 0
+        for use in site["uses"]:
             argument = _keyword(call, use["a"])
             if argument is None and use["a"] in params:
                 index = params.index(use["a"]) - offset
                 if 0 <= index < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
                     argument = call.args[index]
             if argument is not None:
-                yield Forwarded(call, argument, use, dotted(call.func) or qual.rsplit(".", 1)[-1],
-                                view.definition_label(found[2], use["l"]))
+                yield Forwarded(call, argument, use, dotted(call.func) or "the function",
+                                view.definition_label(site["def"], use["l"]))
 
 
 def trainable_text(model, trainable: Optional[ast.AST]) -> Optional[str]:
@@ -260,13 +254,18 @@ def resolve_definition(resolver, qual: str, hops: int = 0) -> Optional[Tuple[str
 
 
 def index_tune_uses(index: dict, summaries: dict) -> None:
-    """Add every summary's Tune uses to `index` (file -> objpath -> sites) of the defining
-    modules, under `TUNE_SITES`."""
+    """Add to `index` (file -> objpath -> sites): every summary's Tune uses, as sites of the
+    defining modules (`TUNE_SITES`); and every call of another module's function whose
+    parameter reaches a Tune config there, as a site of the calling module (`TUNE_CALLERS`:
+    what the callee does travels with the site, so the caller's cached result depends on it
+    exactly as on its other sites)."""
     from torchleaklint.project.view import Resolver
 
     for path in sorted(summaries):
-        records = summaries[path].get("tune") or ()
-        if not records:
+        summary = summaries[path]
+        records = summary.get("tune") or ()
+        calls = [c for c in summary.get("calls", ()) if not c.get("self")]
+        if not records and not calls:
             continue
         resolver = Resolver(path, summaries)
         for record in records:
@@ -274,6 +273,15 @@ def index_tune_uses(index: dict, summaries: dict) -> None:
             if found is None or found[0] == path:
                 continue
             index.setdefault(found[0], {}).setdefault(TUNE_SITES, []).append(dict(record, path=path, n=found[1]))
+        for call in calls:
+            found = resolver.lookup(call["t"])
+            if found is None or found[0] != "function" or not found[1] or found[2] == path:
+                continue
+            uses = found[1].get("tune_p")
+            if uses:
+                index.setdefault(path, {}).setdefault(TUNE_CALLERS, []).append({
+                    "path": path, "l": call["l"], "c": call["c"], "params": found[1].get("params", []),
+                    "self": bool(found[1].get("self")), "uses": uses, "def": found[2]})
 
 
 # ---------------------------------------------------------- defining side
