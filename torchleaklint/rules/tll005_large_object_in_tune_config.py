@@ -9,7 +9,7 @@ from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune_project import (
-    external_configs, forwarded_configs, key_prefix, partial_captures, project_uses_tune,
+    external_configs, forwarded_configs, global_captures, key_prefix, partial_captures, project_uses_tune,
 )
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
@@ -31,8 +31,10 @@ class LargeObjectInTuneConfig(Rule):
     `self` (`param_space=self.config`), or defined in another module of the project (a
     module-level dict, or a function returning one, that a driver elsewhere passes to Tune:
     reported at the entry, in the module that defines it). Also a large object bound into
-    the trainable with `functools.partial(train_fn, data=df)`: it is pickled with the
-    trainable into every trial. Reported values: `nn.Module` instances (not
+    the trainable with `functools.partial(train_fn, data=df)`, or a module-level one that a
+    trainable function of the script Tune runs reads (a `__main__` block, or Tune started at
+    module level: Ray pickles such a function by value with its globals): it is pickled with
+    the trainable into every trial. Reported values: `nn.Module` instances (not
     parameter-free layers such as `nn.ReLU()`), `Dataset` and `DataLoader` objects, Hugging
     Face `load_dataset(...)`, data read by `np.load`, `pd.read_*`, `torch.load`, arrays and
     tensors copied from data (`np.array(x)`, `torch.tensor(x)`), large factory tensors
@@ -106,6 +108,7 @@ class LargeObjectInTuneConfig(Rule):
         yield from _external(self, model, reported)
         yield from _forwarded(self, model, reported)
         yield from _captures(self, model, reported)
+        yield from _global_reads(self, model, reported)
 
 
 def _heavy_entries(model, config: ast.AST, path, depth, entries=None
@@ -197,6 +200,28 @@ def _captures(rule, model, reported) -> Iterator:
         yield rule.finding(capture.where, message, None, severity=WARNING,
                            evidence=[(capture.where, f"{weight.what} is bound into the trainable here"),
                                      (capture.tune_call, "Tune pickles the trainable into every trial")])
+
+
+def _global_reads(rule, model, reported) -> Iterator:
+    """Module-level objects a trainable of a script reads: pickled with the function."""
+    for capture in global_captures(model):
+        definitions, _ = reaching_bindings(model, capture.read)
+        weight = next((w for w in (weight_of(model, d) for d in definitions if not isinstance(d, ast.arg))
+                       if w is not None), None)
+        if weight is None:
+            continue
+        where = (capture.read.lineno, capture.read.col_offset)
+        if where in reported:
+            continue
+        reported.add(where)
+        name = capture.read.id
+        message = (f"`{capture.function}` reads the module-level `{name}`, {weight.what}: the trainable is defined "
+                   f"in the script Tune runs, so Ray pickles it by value with the globals it reads into every "
+                   f"trial. Pass it with `{_with_parameters_text(model)}({capture.function}, {name}={name})` and "
+                   f"read the argument instead")
+        yield rule.finding(capture.read, message, None, severity=WARNING,
+                           evidence=[(capture.read, f"`{name}` is {weight.what}"),
+                                     (capture.tune_call, f"Tune pickles `{capture.function}` into every trial")])
 
 
 def _message(model, tune_call: TuneCall, keys, weight: Weight) -> str:

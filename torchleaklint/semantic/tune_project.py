@@ -396,3 +396,100 @@ def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
         for definition in definitions:
             if not isinstance(definition, ast.arg):
                 yield from _partials(model, definition, depth + 1)
+
+
+# ------------------------------------------------------- global captures
+@dataclass(frozen=True)
+class GlobalRead:
+    """A module-level object read by a trainable defined in the script Tune runs."""
+
+    read: ast.Name  # the first read in the trainable
+    function: str
+    tune_call: ast.Call
+
+
+def global_captures(model) -> Iterator[GlobalRead]:
+    """Module-level names a trainable function reads, when the module is a script (a
+    `__main__` block, or Tune started at module level): Ray pickles such a function by value,
+    with the globals it reads, into every trial. Only plain functions of this module (a
+    method or an imported function is pickled by reference)."""
+    if not _runs_as_script(model):
+        return
+    seen = set()
+    for call, trainable in _trainables(model):
+        func = _trainable_function(model, trainable, 0)
+        if func is None or func in seen:
+            continue
+        seen.add(func)
+        reads = {}
+        for node in ast.walk(func):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in reads and \
+                    _reads_global(model, node, func):
+                reads[node.id] = node
+        for read in reads.values():
+            yield GlobalRead(read, func.name, call)
+
+
+def _runs_as_script(model) -> bool:
+    for stmt in model.tree.body:
+        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and \
+                isinstance(stmt.test.left, ast.Name) and stmt.test.left.id == "__name__":
+            return True
+    return any(isinstance(model.unit_of(call), ast.Module) for call, _ in _trainables(model))
+
+
+def _trainable_function(model, expr: ast.AST, depth: int):
+    """The module function a trainable expression runs (through names, `partial`,
+    `tune.with_parameters` / `with_resources`)."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        if expr.id in model.module_functions and model.qualname(expr) is None:
+            unit = model.unit_of(expr)
+            if isinstance(unit, ast.Module) or not _has_local_binding(model, unit, expr.id):
+                return model.module_functions[expr.id]
+            return None
+        definitions, _ = reaching_bindings(model, expr)
+        if len(definitions) == 1 and not isinstance(definitions[0], ast.arg):
+            return _trainable_function(model, definitions[0], depth + 1)
+        return None
+    if isinstance(expr, ast.Call) and expr.args:
+        qual = model.qualname(expr.func) or ""
+        if qual in _PARTIAL or (qual.startswith("ray.tune.") and qual.rsplit(".", 1)[-1] in _WRAPPERS):
+            return _trainable_function(model, expr.args[0], depth + 1)
+    return None
+
+
+def _has_local_binding(model, unit, name: str) -> bool:
+    from torchleaklint.semantic.tune import _parameter, _scope_bindings
+
+    return bool(_scope_bindings(model, unit, name)) or _parameter(unit, name) is not None
+
+
+def _reads_global(model, name: ast.Name, func) -> bool:
+    """`name` reads a module-level variable: no scope between the use and the module binds
+    it, and it is not a function, class or import of the module."""
+    if name.id in model.module_functions or name.id in model.classes or model.qualname(name) is not None:
+        return False
+    unit = model.unit_of(name)
+    while unit is not None and not isinstance(unit, ast.Module):
+        if _has_local_binding(model, unit, name.id) or _comprehension_binds(model, name):
+            return False
+        if unit is func:
+            break
+        unit = model.unit_of(model.parent(unit))
+    return True
+
+
+def _comprehension_binds(model, name: ast.Name) -> bool:
+    node = model.parent(name)
+    while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if isinstance(node, ast.Lambda) and any(a.arg == name.id for a in ast.walk(node.args)
+                                                  if isinstance(a, ast.arg)):
+            return True
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            for generator in node.generators:
+                if any(isinstance(t, ast.Name) and t.id == name.id for t in ast.walk(generator.target)):
+                    return True
+        node = model.parent(node)
+    return False
