@@ -30,8 +30,15 @@ def markers(path: Path) -> Tuple[Set[Tuple[int, str]], Set[Tuple[int, str]]]:
 def fixture_files():
     # known_leaks/ and blind_cases/ are measurement sets (recall, look-alike rate):
     # tests/test_known_leaks.py, benchmarks/blind_cases.py
+    # <rule>/projects/<name>/ are multi-module projects, linted as a whole: tests/test_project_fixtures.py
     return sorted(p for p in FIXTURES.rglob("*.py") if ".fixed." not in p.name
-                  and "fix_cases" not in p.parts and "known_leaks" not in p.parts and "blind_cases" not in p.parts)
+                  and "fix_cases" not in p.parts and "known_leaks" not in p.parts and "blind_cases" not in p.parts
+                  and "projects" not in p.parts)
+
+
+def project_fixtures():
+    """`fixtures/<rule>/projects/<name>/`: one small project each (its own pyproject.toml)."""
+    return sorted(p for p in FIXTURES.glob("tll*/projects/*") if p.is_dir())
 
 
 def environment_fixture_files():

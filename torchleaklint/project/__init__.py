@@ -24,9 +24,9 @@ __all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_dig
 
 def summary_digest(summary: Optional[dict]) -> str:
     """Digest of what another module's check reads of a summary: not the calls it makes (those
-    reach the called module's fingerprint as its call sites) nor its import list."""
+    reach the called module's fingerprint as its call sites, as do its Tune uses) nor its import list."""
     if summary is not None:
-        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports")}
+        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports", "tune")}
     text = json.dumps(summary, sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
@@ -68,6 +68,9 @@ class Project:
                         entry = sub_summary.get("classes", {}).get(sub)
                         if sub_path != path and entry and method in entry["methods"]:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
+        from torchleaklint.semantic.tune_project import index_tune_uses
+
+        index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
         for by_function in index.values():
             for sites in by_function.values():
                 sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))

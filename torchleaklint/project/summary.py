@@ -9,13 +9,17 @@ the per-file semantic layer:
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
   autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
-  or in a container (`keeps`: parameter -> `self.attr`).
+  or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
+  its returned data (or each element of its returned tuple) too big for a Tune config;
+  `tune_p` its parameters that reach a Ray Tune config.
 - `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, and the
   values `__init__`-like methods bind to attributes (`attrs`).
 - `calls`: calls this module makes of first-party functions and methods of other modules
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
   per-step loop (`st`).
+- `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
+  config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `imports`: the files of the first-party modules this module imports.
 
 Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
@@ -29,7 +33,7 @@ import builtins
 from typing import Dict, List, Optional
 
 from torchleaklint.semantic.values import (
-    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, LOSS_FN,
+    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, DATALOADER, LOSS_FN,
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
@@ -120,9 +124,34 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 continue
             for name, method in info.methods.items():
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
+    if not partial and "tune" in model.source:
+        _add_tune_parameters(model, summary["functions"])
     summary["exports"] = _exports(summary, module)
     summary["calls"] = _calls(model, module, partial)
+    tune = _tune_uses(model, module)
+    if tune:
+        summary["tune"] = tune
     return summary
+
+
+def _add_tune_parameters(model, functions: dict) -> None:
+    """`tune_p`: the parameters of a function that reach a Ray Tune config in it (TLL005:
+    a caller in another module that passes a dict holding a model is reported there)."""
+    from torchleaklint.semantic.tune_project import tune_parameters
+
+    for objpath, uses in tune_parameters(model).items():
+        if objpath in functions:
+            functions[objpath]["tune_p"] = uses
+
+
+def _tune_uses(model, module: str) -> List[dict]:
+    """Names of other modules whose dict this module passes as a Ray Tune config (TLL005;
+    semantic/tune_project.py). Only a module that names `tune` can have any."""
+    if "tune" not in model.source:
+        return []
+    from torchleaklint.semantic.tune_project import tune_uses
+
+    return tune_uses(model, module)
 
 
 def _dunder_all(tree) -> Optional[List[str]]:
@@ -147,6 +176,8 @@ def _exports(summary: dict, module: str) -> Dict[str, str]:
             out[name] = f"{module}.{name}"
         elif name in aliases:
             out[name] = aliases[name]
+        elif names is not None and isinstance(name, str) and name.isidentifier():
+            out[name] = f"{module}.{name}"  # listed in __all__: a module-level variable (SPACE = {...})
     return out
 
 
@@ -177,6 +208,9 @@ def _function(model, func, module: str, info) -> dict:
         weight = _returned_weight(model, func)
         if weight is not None:
             out["weight"] = weight
+    weights = _returned_element_weights(model, func, flow.returns)
+    if weights:
+        out["weights"] = weights
     if _returns_detached_parameter(func, set(params)):
         out["detaches"] = True
     from torchleaklint.semantic.state_cuts import parameters_cut_on_entry
@@ -205,6 +239,29 @@ def _returned_weight(model, func) -> Optional[dict]:
             if found is not None:
                 return {"what": found.what, "kind": found.kind}
     return None
+
+
+_HEAVY_KINDS = frozenset({DATA, DATASET, DATALOADER, MODULE, UNKNOWN, "tensor", "sequence"})
+
+
+def _returned_element_weights(model, func, returns) -> Optional[list]:
+    """Per element of a returned tuple (`return noisy, clean`), what makes it too big for a
+    Tune config, as `_returned_weight` says it (None for a light element). Only for a
+    function that returns one tuple literal of heavy-looking values."""
+    from torchleaklint.semantic.tune import weight_of
+
+    if returns is None or returns.items is None or not any(i.kind in _HEAVY_KINDS for i in returns.items):
+        return None
+    tuples = [node.value for node in ast.walk(func) if isinstance(node, ast.Return) and node.value is not None
+              and model.unit_of(node) is func]
+    if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
+            any(isinstance(e, ast.Starred) for e in tuples[0].elts):
+        return None
+    out = []
+    for elt in tuples[0].elts:
+        found = weight_of(model, elt)
+        out.append({"what": found.what, "kind": found.kind} if found is not None else None)
+    return out if any(out) else None
 
 
 def _returns_detached_parameter(func, params) -> bool:

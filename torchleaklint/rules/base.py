@@ -47,9 +47,10 @@ class Rule:
     def applies_to(self, source: str) -> bool:
         return any(token in source for token in self.tokens)
 
-    def applies_with_project(self, source: str, project) -> bool:
-        if self.applies_to(source):
-            return True
+    def applies_to_project(self, project) -> bool:
+        """A second chance for a file `applies_to` rejects: what other modules of the project
+        say about it (their summaries, through the file's `ProjectView`) can make it a target.
+        A rule that `follows_callers` checks every module other modules call into."""
         return self.follows_callers and project is not None and project.has_external_callers()
 
     def check(self, model) -> Iterable[Finding]:  # pragma: no cover - abstract

@@ -80,9 +80,6 @@ class LossAccumulation(Rule):
     def applies_to(self, source: str) -> bool:
         return super().applies_to(source) and any(t in source for t in self.operator_tokens)
 
-    def applies_with_project(self, source: str, project) -> bool:
-        return any(t in source for t in self.operator_tokens) and super().applies_with_project(source, project)
-
     def check(self, model) -> Iterator:
         for stmt in model.nodes(ast.AugAssign, ast.Assign):
             found = self._accumulation(model, stmt)

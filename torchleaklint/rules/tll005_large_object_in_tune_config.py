@@ -8,6 +8,9 @@ from typing import Iterator, Optional, Set, Tuple
 from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.tune_project import (
+    external_configs, forwarded_configs, global_captures, key_prefix, partial_captures, project_uses_tune,
+)
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
 )
@@ -24,7 +27,14 @@ class LargeObjectInTuneConfig(Rule):
     `tune.run(config=...)`, `tune.Tuner(param_space=...)`, `tune.Experiment(config=...)` and
     the `"config"` of a `tune.run_experiments` spec, however they are imported. The dict may
     be built in a variable first (`d["k"] = v`, `d.update(...)`, `dict(k=v)`), also in
-    another function that passes it on. Reported values: `nn.Module` instances (not
+    another function that passes it on, returned by a helper (`config=make_space()`), kept on
+    `self` (`param_space=self.config`), or defined in another module of the project (a
+    module-level dict, or a function returning one, that a driver elsewhere passes to Tune:
+    reported at the entry, in the module that defines it). Also a large object bound into
+    the trainable with `functools.partial(train_fn, data=df)`, or a module-level one that a
+    trainable function of the script Tune runs reads (a `__main__` block, or Tune started at
+    module level: Ray pickles such a function by value with its globals): it is pickled with
+    the trainable into every trial. Reported values: `nn.Module` instances (not
     parameter-free layers such as `nn.ReLU()`), `Dataset` and `DataLoader` objects, Hugging
     Face `load_dataset(...)`, data read by `np.load`, `pd.read_*`, `torch.load`, arrays and
     tensors copied from data (`np.array(x)`, `torch.tensor(x)`), large factory tensors
@@ -64,7 +74,9 @@ class LargeObjectInTuneConfig(Rule):
     keyword argument (`def train_fn(config, *, data)`, or `setup(self, config, *,
     data=None)` of a `tune.Trainable`) instead of `config["data"]`. An entry stored by
     `cfg["data"] = expr` before the call becomes `data = expr`. No fix when the dict is
-    built in another function or the trainable passes its config on.
+    built in another function or module, the trainable passes its config on, or the object
+    is bound with `functools.partial` (replace `partial` by `tune.with_parameters` by hand;
+    the trainable then receives the same keyword arguments).
     """
 
     code = "TLL005"
@@ -73,6 +85,10 @@ class LargeObjectInTuneConfig(Rule):
     fix_title = "Pass the object with `tune.with_parameters(...)`"
     fix_safety = UNSAFE
     tokens = ("tune",)
+
+    def applies_to_project(self, project) -> bool:
+        # a module that never names `tune` can still build the dict another module passes to it
+        return project_uses_tune(project)
 
     def check(self, model) -> Iterator:
         reported: Set[Tuple[int, int]] = set()
@@ -86,19 +102,126 @@ class LargeObjectInTuneConfig(Rule):
                 reported.add(where)
                 yield self.finding(entry.where, _message(model, tune_call, keys, weight),
                                    _fix(model, tune_call, keys, alias), severity=WARNING,
-                                   evidence=[(entry.where, f"a {weight} enters the Tune config here"),
+                                   evidence=[(entry.where, f"{weight.what} enters the Tune config here"),
                                              (tune_call, "Tune serializes the whole config into every trial "
                                                          "and keeps it in each trial's results")])
+        yield from _external(self, model, reported)
+        yield from _forwarded(self, model, reported)
+        yield from _captures(self, model, reported)
+        yield from _global_reads(self, model, reported)
 
 
-def _heavy_entries(model, config: ast.AST, path, depth) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:
-    for entry in config_entries(model, config):
+def _heavy_entries(model, config: ast.AST, path, depth, entries=None
+                   ) -> Iterator[Tuple[Tuple[ConfigEntry, ...], Weight]]:
+    for entry in (config_entries(model, config) if entries is None else entries):
         keys = path + (entry,)
         weight = weight_of(model, entry.value)
         if weight is not None:
             yield keys, weight
         elif depth < _MAX_NESTING:
             yield from _heavy_entries(model, entry.value, keys, depth + 1)
+
+
+def _external(rule, model, reported) -> Iterator:
+    """Entries of a dict this module defines that another module passes to Tune: reported
+    here, at the entry (the other module's call is named in the message)."""
+    for config in external_configs(model):
+        site = config.site
+        where_call = model.project.label(site)
+        shown_call = f"`{site['api']}({site['p']}=...)`"
+        prefix = key_prefix(site)
+        for keys, weight in _heavy_entries(model, None, prefix, len(prefix), entries=config.entries):
+            entry = keys[-1]
+            where = (entry.where.lineno, entry.where.col_offset)
+            if where in reported:
+                continue
+            reported.add(where)
+            shown = site["p"] + "".join(_subscript(e) for e in keys)
+            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
+            message = (f"`{shown}` is {weight.what}; {config.what} and {where_call} passes it to {shown_call}: "
+                       f"Tune serializes the config into every trial and keeps it in the results, so memory "
+                       f"grows with the number of trials")
+            if len(keys) > 1:
+                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
+            else:
+                message += (f". Pass it with `tune.with_parameters({site.get('tr') or 'trainable'}, {name}=...)` "
+                            f"at {where_call} instead")
+            yield rule.finding(entry.where, message, None, severity=WARNING,
+                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
+                                         (config.anchor, f"{config.what}; {where_call} passes it to {shown_call}, "
+                                                         "which serializes it into every trial")])
+
+
+def _forwarded(rule, model, reported) -> Iterator:
+    """Entries of a dict this module passes to another module's function that hands it to
+    Tune (`search(space)`, where search.py runs `tune.run(train, config=space)`)."""
+    for forwarded in forwarded_configs(model):
+        use = forwarded.use
+        shown_call = f"`{use['api']}({use['p']}=...)`"
+        prefix = key_prefix(use)
+        for keys, weight in _heavy_entries(model, forwarded.argument, prefix, len(prefix)):
+            entry = keys[-1]
+            where = (entry.where.lineno, entry.where.col_offset)
+            if where in reported:
+                continue
+            reported.add(where)
+            shown = use["p"] + "".join(_subscript(e) for e in keys)
+            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
+            message = (f"`{shown}` is {weight.what}; `{forwarded.callee}()` passes this dict to {shown_call} at "
+                       f"{forwarded.where}: Tune serializes the config into every trial and keeps it in the "
+                       f"results, so memory grows with the number of trials")
+            if len(keys) > 1:
+                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
+            else:
+                message += (f". Pass it with `tune.with_parameters({use.get('tr') or 'trainable'}, {name}=...)` "
+                            f"instead")
+            yield rule.finding(entry.where, message, None, severity=WARNING,
+                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
+                                         (forwarded.call, f"the dict goes to `{forwarded.callee}()`, which passes "
+                                                          f"it to {shown_call} at {forwarded.where}")])
+
+
+def _captures(rule, model, reported) -> Iterator:
+    """Large objects bound into the trainable with `functools.partial`: pickled with it."""
+    for capture in partial_captures(model):
+        weight = weight_of(model, capture.value)
+        if weight is None:
+            continue
+        where = (capture.where.lineno, capture.where.col_offset)
+        if where in reported:
+            continue
+        reported.add(where)
+        bound = f"`{capture.keyword}`" if capture.keyword else "an argument"
+        helper = f"{_with_parameters_text(model)}({capture.trainable or 'trainable'}, " \
+                 f"{capture.keyword or 'name'}=...)"
+        message = (f"`partial(...)` binds {bound}, {weight.what}, into the trainable: Tune pickles the trainable "
+                   f"into every trial, so the object is copied once per trial. Pass it with `{helper}` instead "
+                   f"(stored once in the object store)")
+        yield rule.finding(capture.where, message, None, severity=WARNING,
+                           evidence=[(capture.where, f"{weight.what} is bound into the trainable here"),
+                                     (capture.tune_call, "Tune pickles the trainable into every trial")])
+
+
+def _global_reads(rule, model, reported) -> Iterator:
+    """Module-level objects a trainable of a script reads: pickled with the function."""
+    for capture in global_captures(model):
+        definitions, _ = reaching_bindings(model, capture.read)
+        weight = next((w for w in (weight_of(model, d) for d in definitions if not isinstance(d, ast.arg))
+                       if w is not None), None)
+        if weight is None:
+            continue
+        where = (capture.read.lineno, capture.read.col_offset)
+        if where in reported:
+            continue
+        reported.add(where)
+        name = capture.read.id
+        message = (f"`{capture.function}` reads the module-level `{name}`, {weight.what}: the trainable is defined "
+                   f"in the script Tune runs, so Ray pickles it by value with the globals it reads into every "
+                   f"trial. Pass it with `{_with_parameters_text(model)}({capture.function}, {name}={name})` and "
+                   f"read the argument instead")
+        yield rule.finding(capture.read, message, None, severity=WARNING,
+                           evidence=[(capture.read, f"`{name}` is {weight.what}"),
+                                     (capture.tune_call, f"Tune pickles `{capture.function}` into every trial")])
 
 
 def _message(model, tune_call: TuneCall, keys, weight: Weight) -> str:

@@ -106,6 +106,37 @@ def config_entries(model, expr: ast.AST, depth: int = 0) -> Iterator[ConfigEntry
         yield from config_entries(model, expr.right, depth + 1)
     elif isinstance(expr, ast.Name):
         yield from _name_entries(model, expr, depth)
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        yield from _attribute_entries(model, expr, depth)
+
+
+def _attribute_entries(model, attr: ast.Attribute, depth: int) -> Iterator[ConfigEntry]:
+    """`param_space=self.config`: what the class's methods put in `self.config` (bound,
+    `self.config[k] = v`, `self.config.update(...)`, `self.config |= {...}`)."""
+    info = model.enclosing_class_info(attr)
+    if info is None:
+        return
+    for method in info.methods.values():
+        for stmt in ast.walk(method):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+                target = stmt.targets[0]
+                if _is_self_attr(target, attr.attr):
+                    yield from config_entries(model, stmt.value, depth + 1)
+                elif isinstance(target, ast.Subscript) and _is_self_attr(target.value, attr.attr):
+                    key, literal = _key_text(target.slice)
+                    yield ConfigEntry(key, literal, stmt.value, stmt)
+            elif isinstance(stmt, ast.AugAssign) and isinstance(stmt.op, ast.BitOr) and \
+                    _is_self_attr(stmt.target, attr.attr):
+                yield from config_entries(model, stmt.value, depth + 1)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+                    isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "update" and \
+                    _is_self_attr(stmt.value.func.value, attr.attr):
+                yield from _update_entries(model, stmt, depth)
+
+
+def _is_self_attr(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == name and isinstance(node.value, ast.Name) and \
+        node.value.id == "self"
 
 
 def _call_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
@@ -118,6 +149,27 @@ def _call_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
         yield from config_entries(model, func.value, depth + 1)
     elif model.qualname(func) in ("copy.copy", "copy.deepcopy") and call.args:
         yield from config_entries(model, call.args[0], depth + 1)
+    else:
+        helper = _local_helper(model, call)
+        if helper is not None:  # config=make_space(): the dicts the helper returns
+            for node in ast.walk(helper):
+                if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is helper:
+                    yield from config_entries(model, node.value, depth + 1)
+
+
+def _local_helper(model, call: ast.Call):
+    """The function of this module a call runs: `make_space()` (a module function the call's
+    scope does not shadow) or `self.make_space()` (a method of the enclosing class)."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None:
+        unit = model.unit_of(call)
+        if isinstance(unit, ast.Module) or not _scope_bindings(model, unit, func.id):
+            return model.module_functions[func.id]
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        info = model.enclosing_class_info(call)
+        if info is not None:
+            return info.methods.get(func.attr)
+    return None
 
 
 def _keyword_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
@@ -431,7 +483,10 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
                 found = weight_of(model, source, depth + 1)
                 if found is not None:
                     return found
-        return None
+        return _unpacked_weight(model, expr, depth) if not definitions else None
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
+        # broadcasting never shrinks an array: `x + noise`, `scale * x` are as big as x
+        return _bulk_data(model, expr.left, depth + 1) or _bulk_data(model, expr.right, depth + 1)
     if isinstance(expr, ast.Subscript):
         return _bulk_data(model, expr.value, depth + 1)
     if isinstance(expr, ast.Attribute):
@@ -480,6 +535,55 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
             return Weight("a model's `state_dict()`", DATA)
         return owner if func.attr in torch_api.MODULE_SELF_METHODS else None
     return owner  # df.dropna(), x.float(), arr.reshape(...), dataset.map(...)
+
+
+_ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+
+
+def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
+    """`noisy, clean = make_pairs(...)`: the weight of the element the name unpacks, when
+    the latest binding of the name before its use is such an unpacking of a call whose
+    returned tuple is known element by element (a function of this module, or of another
+    module of the project: its summary's `weights`)."""
+    unit = model.unit_of(name)
+    limit = _position(name)
+    for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
+        if kind != "define" or _position(stmt) >= limit:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
+            return None
+        elts = stmt.targets[0].elts
+        index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+        if index is None or any(isinstance(e, ast.Starred) for e in elts[:index + 1]):
+            return None
+        return _returned_element_weight(model, stmt.value, index, len(elts), depth)
+    return None
+
+
+def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth: int) -> Optional[Weight]:
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None:
+        local = model.module_functions[func.id]
+        for node in ast.walk(local):
+            if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and \
+                    len(node.value.elts) == size and model.unit_of(node) is local:
+                found = weight_of(model, node.value.elts[index], depth + 1)
+                if found is not None:
+                    return found
+        return None
+    qual = model.qualname(func)
+    if model.project is None or not qual:
+        return None
+    found = model.project.imported_summary(qual)
+    if found is None or found[0] != "function" or not found[1]:
+        return None
+    weights = found[1].get("weights") or []
+    if len(weights) != size or not weights[index]:
+        return None
+    weight = weights[index]
+    where = model.project.definition_label(found[2], found[1]["line"])
+    return Weight(f"{weight['what']} (returned by `{_callee_text(call)}()`, {where})", weight["kind"])
 
 
 def _data_arguments(call: ast.Call) -> List[ast.expr]:
