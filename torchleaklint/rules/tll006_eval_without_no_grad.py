@@ -129,8 +129,10 @@ class EvalWithoutNoGrad(Rule):
             if isinstance(region[0], FUNCTION_TYPES) and (_is_module_forward(model, region[0])
                                                           or _pins_own_submodule(model, region[0], receiver)):
                 continue  # `self.module.eval()` in a wrapper's forward pins a mode: its caller decides grad
-            if isinstance(region[0], FUNCTION_TYPES) and receiver == "self" and not _callers_in_view(model, region[0]):
-                continue  # `self.eval()` in a method nobody here calls: its callers decide grad
+            if isinstance(region[0], FUNCTION_TYPES) and (receiver == "self" or _is_closure(model, region[0])) \
+                    and not _callers_in_view(model, region[0]):
+                continue  # `self.eval()` in a method, or a closure handed out (`return model_fn`), that
+                # nobody here calls: its callers decide grad
             for call in calls.get(region[0], []):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
                         not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
@@ -258,6 +260,11 @@ def _pins_own_submodule(model, func, receiver: str) -> bool:
     with autograd on is for the module's callers to say."""
     info = model.class_of(func)
     return info is not None and receiver.startswith("self.") and model.is_module_class(info)
+
+
+def _is_closure(model, func) -> bool:
+    """A function defined inside another function (a `model_fn` built and returned)."""
+    return isinstance(model.unit_of(func), FUNCTION_TYPES)
 
 
 def _callers_in_view(model, func) -> bool:
