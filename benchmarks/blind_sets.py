@@ -19,6 +19,8 @@ whose false positives guided a fix.
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import multiprocessing
 import os
 import sys
@@ -31,6 +33,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from realworld import lint_repo, load_toml, precision, triage_key  # noqa: E402
 
 BLIND = ROOT / "benchmarks" / "blind"
+RESULTS = ROOT / "benchmarks" / ".results"
 JOBS = os.cpu_count() or 1
 
 
@@ -38,13 +41,30 @@ def sets() -> list:
     return sorted(p.name for p in BLIND.iterdir() if (p / "repos.toml").is_file())
 
 
+def _lint_set(corpus: Path, name: str, repos: list) -> list:
+    """Each repository's lint result, in manifest order. Kept in `benchmarks/.results/`
+    keyed by the linter's source, the set's repositories and the corpus: rerunning the
+    report after adding a set lints only the new set (any change to the linter's code
+    invalidates every entry)."""
+    from torchleaklint.cache import package_source_hash
+
+    key = hashlib.sha256(repr((package_source_hash(), name, repos, str(corpus))).encode()).hexdigest()[:20]
+    stored = RESULTS / f"{name}-{key}.json"
+    if stored.is_file():
+        return json.loads(stored.read_text(encoding="utf-8"))
+    with multiprocessing.Pool(JOBS) as pool:  # repositories in parallel, results in manifest order
+        results = pool.starmap(lint_repo, [(corpus, repo) for repo in repos])
+    RESULTS.mkdir(exist_ok=True)
+    stored.write_text(json.dumps(results), encoding="utf-8")
+    return results
+
+
 def measure(corpus: Path, name: str) -> dict:
     folder = BLIND / name
     repos = load_toml(folder / "repos.toml").get("repo", [])
     triage = {triage_key(e): e for e in load_toml(folder / "triage.toml").get("finding", [])}
     findings, missing, lines = [], [], 0
-    with multiprocessing.Pool(JOBS) as pool:  # repositories in parallel, results in manifest order
-        results = pool.starmap(lint_repo, [(corpus, repo) for repo in repos])
+    results = _lint_set(corpus, name, repos)
     for repo, result in zip(repos, results):
         if result is None:
             missing.append(repo["name"])
