@@ -29,7 +29,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchleaklint.config import Settings  # noqa: E402
+from torchleaklint.config import PREVIEW_CODES, Settings  # noqa: E402
+
+# every rule, the preview ones (off by default) included: their figures are measured too
+MEASURED = ("TLL",) + PREVIEW_CODES
 from torchleaklint.discovery import discover  # noqa: E402
 from torchleaklint.engine import lint_file  # noqa: E402
 
@@ -66,7 +69,7 @@ ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q")}
 def measure_single(round_: str = "") -> dict:
     prefix = ROUNDS[round_][0] if round_ else ""
     files = sorted(p for p in (CASES / "single").glob("*.py") if p.name.startswith(prefix))
-    return _score(files, lambda path: lint_file(str(path), Settings()))
+    return _score(files, lambda path: lint_file(str(path), Settings(select=MEASURED)))
 
 
 def measure_projects(round_: str = "") -> dict:
@@ -75,7 +78,7 @@ def measure_projects(round_: str = "") -> dict:
     prefix = ROUNDS[round_][1] if round_ else ""
     files, findings = [], {}
     for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir() and p.name.startswith(prefix)):
-        settings = Settings(project_root=str(project), respect_gitignore=False)
+        settings = Settings(project_root=str(project), respect_gitignore=False, select=MEASURED)
         paths = discover([str(project)], settings)
         # the whole project at once, as the command line lints it (imports followed across modules)
         for path, diagnostics in lint_paths(paths, settings, jobs=1, cache=None):

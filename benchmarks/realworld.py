@@ -29,7 +29,10 @@ else:  # pragma: no cover
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchleaklint.config import Settings  # noqa: E402
+from torchleaklint.config import PREVIEW_CODES, Settings  # noqa: E402
+
+# every rule, the preview ones (off by default) included: their figures are measured too
+MEASURED = ("TLL",) + PREVIEW_CODES
 from torchleaklint.discovery import discover  # noqa: E402
 from torchleaklint.engine import lint_file  # noqa: E402
 from torchleaklint.runner import lint_paths  # noqa: E402
@@ -71,7 +74,7 @@ def lint_repo(corpus: Path, repo: dict, notebooks: bool = True, project_analysis
     base = repo_dir(corpus, repo["name"])
     if not base.is_dir():
         return None
-    settings = Settings(project_root=str(base), respect_gitignore=False,
+    settings = Settings(project_root=str(base), respect_gitignore=False, select=MEASURED,
                         exclude=Settings().exclude + ("docs", "_downloads", ".build") + (() if notebooks else ("*.ipynb",)),
                         # the environment rules have their own corpus: environment_realworld.py
                         ignore=("TLL101", "TLL102", "TLL103"))

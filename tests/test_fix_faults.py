@@ -30,7 +30,8 @@ def cli(*args, cwd=None, **kwargs):
 
 
 def fix(*args, cwd=None):
-    proc = cli("--fix", "--unsafe-fixes", "--no-respect-gitignore", *args, cwd=cwd)
+    # the fix cases cover every rule, the preview TLL002 included
+    proc = cli("--fix", "--unsafe-fixes", "--no-respect-gitignore", "--extend-select", "TLL002", *args, cwd=cwd)
     out, err = proc.communicate(timeout=600)
     return proc.returncode, out.decode(), err.decode()
 

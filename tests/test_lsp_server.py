@@ -13,7 +13,7 @@ from lsp_client import CLIENT_CAPABILITIES, LspClient, apply_text_edits
 
 # pygls and lsprotocol are in the `test` extra: without them these tests fail, not skip.
 
-UNSAFE_CASE = REPO / "fixtures" / "fix_cases" / "tll002_plant.py"  # one unsafe fix, and its fixed text
+UNSAFE_CASE = REPO / "fixtures" / "fix_cases" / "tll008_tbptt.py"  # one unsafe fix, and its fixed text
 
 
 @pytest.fixture(scope="module")
@@ -149,15 +149,15 @@ def test_quick_fix_edit_gives_the_fixed_text(client, workspace):
 
 def test_unsafe_fix_is_labeled_and_not_preferred(client, workspace):
     text = UNSAFE_CASE.read_text()
-    uri = uri_of(workspace, "plant.py")
+    uri = uri_of(workspace, "tbptt.py")
     client.open(uri, text)
-    [diagnostic] = [d for d in client.diagnostics(uri, version=1) if d["code"] == "TLL002"]
+    [diagnostic] = [d for d in client.diagnostics(uri, version=1) if d["code"] == "TLL008"]
     [fix] = [a for a in code_actions(client, uri, diagnostic["range"]) if "(unsafe)" in a["title"]]
     assert fix["isPreferred"] is False
     fixed = apply_text_edits(text, fix["edit"]["changes"][uri])
     assert fixed == UNSAFE_CASE.with_suffix(".fixed.py").read_text()  # what --fix --unsafe-fixes writes
     client.change(uri, fixed, version=2)
-    assert [d for d in client.diagnostics(uri, version=2) if d["code"] == "TLL002"] == []
+    assert [d for d in client.diagnostics(uri, version=2) if d["code"] == "TLL008"] == []
     # fix-all applies safe fixes only: this file has none, so it is not offered.
     assert code_actions(client, uri, diagnostic["range"], only=["source.fixAll"]) == []
 

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def write(tmp, files):
-    (tmp / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    # the examples use TLL002, a preview rule: the project selects it
+    (tmp / "pyproject.toml").write_text("[project]\nname = 'demo'\n[tool.torchleaklint]\nextend-select = ['TLL002']\n")
     for name, text in files.items():
         path = tmp / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -74,9 +75,9 @@ def test_a_checkout_without_markers_is_one_project_from_where_the_run_starts(tmp
     starts in is the project root, so imports are followed as in a marked checkout."""
     write(tmp_path, METER)
     (tmp_path / "pyproject.toml").unlink()
-    found = run(tmp_path, "--no-cache", ".")
+    found = run(tmp_path, "--no-cache", "--extend-select", "TLL002", ".")
     assert ("utils.py", 7, "TLL002") in found
-    assert not run(tmp_path, "--no-cache", "--no-project-analysis", ".")
+    assert not run(tmp_path, "--no-cache", "--extend-select", "TLL002", "--no-project-analysis", ".")
 
 
 def test_detached_argument_is_quiet(tmp_path):

@@ -12,6 +12,7 @@ import pytest
 
 from cli_run import LEAKY, run
 
+# TLL002's example; TLL002 is a preview rule, so each configuration below selects it
 SIMULATOR = '''\
 import torch
 
@@ -53,9 +54,9 @@ def test_monorepo_packages_each_use_their_own_settings(tmp_path):
     """Two training packages, each with its own pyproject.toml and per-step-methods,
     linted from the repository root: each file gets its own package's settings."""
     write(tmp_path, {
-        "pkg_a/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\n',
+        "pkg_a/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\nextend-select = ["TLL002"]\n',
         "pkg_a/sim.py": SIMULATOR,
-        "pkg_b/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["forward"]\nignore = ["TLL001"]\n',
+        "pkg_b/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["forward"]\nignore = ["TLL001"]\nextend-select = ["TLL002"]\n',
         "pkg_b/sim.py": SIMULATOR,
     })
     result = run(["--no-cache", "."], tmp_path)
@@ -89,6 +90,7 @@ def test_extend_inherits_and_overrides(tmp_path):
         "pyproject.toml": textwrap.dedent('''\
             [tool.torchleaklint]
             ignore = ["TLL001"]
+            extend-select = ["TLL002"]  # a preview rule: opt-in
             per-step-methods = ["advance"]
             [tool.torchleaklint.per-file-ignores]
             "pkg/gen/*.py" = ["TLL002"]
@@ -171,7 +173,8 @@ def test_exclude_globs_and_negation(tmp_path):
 
 # ------------------------------------------------------------------ --ignore / --extend-ignore / --per-file-ignores
 def test_command_line_ignore_adds_to_the_configured_one(tmp_path):
-    write(tmp_path, {"pyproject.toml": '[tool.torchleaklint]\nignore = ["TLL001"]\nper-step-methods = ["advance"]\n',
+    write(tmp_path, {"pyproject.toml": '[tool.torchleaklint]\nignore = ["TLL001"]\nper-step-methods = ["advance"]\n'
+                                       'extend-select = ["TLL002"]\n',
                      "sim.py": SIMULATOR})
     assert codes_by_file(run(["--no-cache", "."], tmp_path)) == {"sim.py": {"TLL002"}}
     for option in ("--ignore", "--extend-ignore"):
@@ -197,9 +200,9 @@ def test_flake8_plugin_uses_each_files_closest_configuration(tmp_path):
     from cli_run import run_flake8
 
     write(tmp_path, {
-        "pkg_a/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\n',
+        "pkg_a/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\nextend-select = ["TLL002"]\n',
         "pkg_a/sim.py": SIMULATOR,
-        "pkg_b/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["forward"]\nignore = ["TLL001"]\n',
+        "pkg_b/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["forward"]\nignore = ["TLL001"]\nextend-select = ["TLL002"]\n',
         "pkg_b/sim.py": SIMULATOR,
     })
     result = run_flake8(["--select", "TLL", "pkg_a", "pkg_b"], tmp_path)
@@ -208,7 +211,7 @@ def test_flake8_plugin_uses_each_files_closest_configuration(tmp_path):
 
 
 def test_stdin_filename_uses_that_files_closest_configuration(tmp_path):
-    write(tmp_path, {"pkg/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\n'})
+    write(tmp_path, {"pkg/pyproject.toml": '[tool.torchleaklint]\nper-step-methods = ["advance"]\nignore = ["TLL001"]\nextend-select = ["TLL002"]\n'})
     inside = run(["--no-cache", "--stdin-filename", "pkg/sim.py", "-"], tmp_path, stdin=SIMULATOR)
     assert [line.split()[1] for line in inside.stdout.splitlines()] == ["TLL002"], inside.stdout + inside.stderr
     outside = run(["--no-cache", "--stdin-filename", "other/sim.py", "-"], tmp_path, stdin=SIMULATOR)

@@ -16,6 +16,15 @@ from torchleaklint.semantic.syntax import short_source as _short
 class GraphStoredOnSelf(Rule):
     """Graph-carrying tensor stored on `self` in a per-step method.
 
+    ## Preview
+    Not enabled by default: select it with `--select TLL002` or `extend-select =
+    ["TLL002"]`. Measured blind on four fresh sets of public repositories
+    (`benchmarks/blind/set5` to `set8`), 5 of its 72 findings were right (63 wrong, 4
+    debatable): whether a stored value is read again by a later step, reset by a caller,
+    or consumed by the same step's backward usually depends on code the analysis cannot
+    see whole (other modules' callers, framework hooks, state toggled by flags). It stays
+    a preview rule until it meets the precision bar of the others.
+
     ## What it does
     Finds `self.<attr> = <value>` (or `self.<attr> += <value>`) in a method that runs once
     per training step, where the value carries an autograd graph, and the stored graph
