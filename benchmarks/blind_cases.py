@@ -139,7 +139,7 @@ def section() -> str:
            "(the blind figure, kept verbatim in `fixtures/blind_cases/first_score.md`), then kept as",
            "fixtures: every figure after that is in-sample.", "", "Blind (first score):", ""]
     out += blind or ["(first_score.md missing)"]
-    out += ["", "Current code (in-sample), both rounds together:", "",
+    out += ["", "Current code (in-sample), all rounds together:", "",
             render("single-file cases", measure_single(), False),
             render("multi-module projects", measure_projects(), False)]
     return "\n".join(out) + "\n"
