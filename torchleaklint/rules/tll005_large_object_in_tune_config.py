@@ -7,16 +7,15 @@ from typing import Iterator, Optional, Set, Tuple
 
 from torchleaklint.diagnostics import WARNING, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune_project import (
     external_configs, forwarded_configs, global_captures, key_prefix, partial_captures, project_uses_tune,
+    trainable_text,
 )
 from torchleaklint.semantic.tune import (
     ConfigEntry, TuneCall, Weight, config_entries, reaching_bindings, tune_calls, tune_module_alias, weight_of,
 )
 
 _MAX_NESTING = 2  # param_space={"train_loop_config": {...}} and one level more
-_WRAPPERS = frozenset({"with_resources", "with_parameters", "partial"})
 
 
 class LargeObjectInTuneConfig(Rule):
@@ -131,25 +130,12 @@ def _external(rule, model, reported) -> Iterator:
         shown_call = f"`{site['api']}({site['p']}=...)`"
         prefix = key_prefix(site)
         for keys, weight in _heavy_entries(model, None, prefix, len(prefix), entries=config.entries):
-            entry = keys[-1]
-            where = (entry.where.lineno, entry.where.col_offset)
-            if where in reported:
-                continue
-            reported.add(where)
-            shown = site["p"] + "".join(_subscript(e) for e in keys)
-            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
-            message = (f"`{shown}` is {weight.what}; {config.what} and {where_call} passes it to {shown_call}: "
-                       f"Tune serializes the config into every trial and keeps it in the results, so memory "
-                       f"grows with the number of trials")
-            if len(keys) > 1:
-                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
-            else:
-                message += (f". Pass it with `tune.with_parameters({site.get('tr') or 'trainable'}, {name}=...)` "
-                            f"at {where_call} instead")
-            yield rule.finding(entry.where, message, None, severity=WARNING,
-                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
-                                         (config.anchor, f"{config.what}; {where_call} passes it to {shown_call}, "
-                                                         "which serializes it into every trial")])
+            found = _entry_finding(rule, reported, keys, weight, site,
+                                   f"{config.what} and {where_call} passes it to {shown_call}", f" at {where_call}",
+                                   (config.anchor, f"{config.what}; {where_call} passes it to {shown_call}, "
+                                                   "which serializes it into every trial"))
+            if found is not None:
+                yield found
 
 
 def _forwarded(rule, model, reported) -> Iterator:
@@ -160,25 +146,32 @@ def _forwarded(rule, model, reported) -> Iterator:
         shown_call = f"`{use['api']}({use['p']}=...)`"
         prefix = key_prefix(use)
         for keys, weight in _heavy_entries(model, forwarded.argument, prefix, len(prefix)):
-            entry = keys[-1]
-            where = (entry.where.lineno, entry.where.col_offset)
-            if where in reported:
-                continue
-            reported.add(where)
-            shown = use["p"] + "".join(_subscript(e) for e in keys)
-            name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
-            message = (f"`{shown}` is {weight.what}; `{forwarded.callee}()` passes this dict to {shown_call} at "
-                       f"{forwarded.where}: Tune serializes the config into every trial and keeps it in the "
-                       f"results, so memory grows with the number of trials")
-            if len(keys) > 1:
-                message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
-            else:
-                message += (f". Pass it with `tune.with_parameters({use.get('tr') or 'trainable'}, {name}=...)` "
-                            f"instead")
-            yield rule.finding(entry.where, message, None, severity=WARNING,
-                               evidence=[(entry.where, f"{weight.what} enters the dict here"),
-                                         (forwarded.call, f"the dict goes to `{forwarded.callee}()`, which passes "
-                                                          f"it to {shown_call} at {forwarded.where}")])
+            found = _entry_finding(rule, reported, keys, weight, use,
+                                   f"`{forwarded.callee}()` passes this dict to {shown_call} at {forwarded.where}", "",
+                                   (forwarded.call, f"the dict goes to `{forwarded.callee}()`, which passes "
+                                                    f"it to {shown_call} at {forwarded.where}"))
+            if found is not None:
+                yield found
+
+
+def _entry_finding(rule, reported, keys, weight, use, passes: str, at: str, last_step):
+    """The finding for one heavy entry of a dict another module hands to Tune (None when
+    that entry was reported already): `passes` says how the dict reaches Tune."""
+    entry = keys[-1]
+    where = (entry.where.lineno, entry.where.col_offset)
+    if where in reported:
+        return None
+    reported.add(where)
+    shown = use["p"] + "".join(_subscript(e) for e in keys)
+    name = entry.key if entry.literal_key and entry.key.isidentifier() else "name"
+    message = (f"`{shown}` is {weight.what}; {passes}: Tune serializes the config into every trial and keeps it "
+               f"in the results, so memory grows with the number of trials")
+    if len(keys) > 1:
+        message += ". Load or build it inside the training function, or pass a `ray.put(...)` reference"
+    else:
+        message += f". Pass it with `tune.with_parameters({use.get('tr') or 'trainable'}, {name}=...)`{at} instead"
+    return rule.finding(entry.where, message, None, severity=WARNING,
+                        evidence=[(entry.where, f"{weight.what} enters the dict here"), last_step])
 
 
 def _captures(rule, model, reported) -> Iterator:
@@ -276,19 +269,7 @@ def _with_parameters_text(model) -> str:
 def _trainable_name(model, trainable: Optional[ast.AST]) -> str:
     """`train_fn` for `train_fn`, `tune.with_resources(train_fn, ...)`, `partial(train_fn, ...)`,
     and for a name bound to one of those (`trainable = tune.with_parameters(train_fn)`)."""
-    for _ in range(4):
-        if isinstance(trainable, ast.Call) and trainable.args and \
-                (dotted(trainable.func) or "").rsplit(".", 1)[-1] in _WRAPPERS:
-            trainable = trainable.args[0]
-        elif isinstance(trainable, ast.Name):
-            definitions, _ = reaching_bindings(model, trainable)
-            if len(definitions) != 1 or not isinstance(definitions[0], ast.Call):
-                break
-            trainable = definitions[0]
-        else:
-            break
-    text = dotted(trainable) if trainable is not None else None
-    return text or "trainable"
+    return trainable_text(model, trainable) or "trainable"
 
 
 def _span(node: ast.AST) -> Tuple[int, int, int, int]:
