@@ -112,17 +112,29 @@ def _runs_per_step(model, call) -> Optional[str]:
         return hook
     if model.passes_over_data(unit):
         return None  # `validation()` empties the cache once per pass over its own loader
+    if _builds_a_model_each_iteration(model, unit):
+        return None  # each call is a trial that builds its own model (a benchmark sweep)
     return _only_called_per_step(model, unit)
 
 
 def _builds_a_model_each_iteration(model, loop) -> bool:
     """The loop body (outside its own inner loops) constructs a module: `model = GPT(cfg)`
-    per batch size tried, per configuration, per fold. Its iterations are trials."""
+    per batch size tried, per configuration, per fold. Its iterations are trials. So is
+    each call of a function that builds its own model (`linear = nn.Linear(c, c).to(d)` in
+    a `bench_leaky(...)` a sweep calls): training steps reuse one."""
     for node in _outside_inner_loops(loop):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and model.value(node.value).kind == "module" \
-                and model.value(node.value.func).kind in ("class", "ref"):
+        if isinstance(node, ast.Assign) and _constructs_a_module(model, node.value):
             return True
     return False
+
+
+def _constructs_a_module(model, expr) -> bool:
+    """`GPT(cfg)`, `nn.Linear(c, c).to(device)`: a module class called (also through `.to()`/`.cuda()`)."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Call) \
+            and expr.func.attr in ("to", "cuda", "cpu", "train", "eval", "float", "half", "double"):
+        expr = expr.func.value
+    return isinstance(expr, ast.Call) and model.value(expr).kind == "module" \
+        and model.value(expr.func).kind in ("class", "ref")
 
 
 def _ends_after_first_success(loop) -> bool:
