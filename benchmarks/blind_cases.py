@@ -29,10 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchleaklint.config import PREVIEW_CODES, Settings  # noqa: E402
-
-# every rule, the preview ones (off by default) included: their figures are measured too
-MEASURED = ("TLL",) + PREVIEW_CODES
+from torchleaklint.config import EVERY_RULE as MEASURED, Settings  # noqa: E402
 from torchleaklint.discovery import discover  # noqa: E402
 from torchleaklint.engine import lint_file  # noqa: E402
 

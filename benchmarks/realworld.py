@@ -29,12 +29,8 @@ else:  # pragma: no cover
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from torchleaklint.config import PREVIEW_CODES, Settings  # noqa: E402
-
-# every rule, the preview ones (off by default) included: their figures are measured too
-MEASURED = ("TLL",) + PREVIEW_CODES
+from torchleaklint.config import EVERY_RULE as MEASURED, Settings  # noqa: E402
 from torchleaklint.discovery import discover  # noqa: E402
-from torchleaklint.engine import lint_file  # noqa: E402
 from torchleaklint.runner import lint_paths  # noqa: E402
 from torchleaklint.rules import all_rules  # noqa: E402
 
@@ -67,7 +63,7 @@ def pinned_paths(repo_name: str) -> list:
     return [pin["path"] for pin in load_toml(PINNED_FILES).get("file", []) if pin["repo"] == repo_name]
 
 
-def lint_repo(corpus: Path, repo: dict, notebooks: bool = True, project_analysis: bool = True):
+def lint_repo(corpus: Path, repo: dict, notebooks: bool = True):
     """Lint one pinned repository as the command line does (a project: imports followed
     across its modules). The earlier corpus (realworld_repos.toml) was measured and triaged
     on .py files only, so its run leaves notebooks out (notebooks=False)."""
@@ -88,12 +84,12 @@ def lint_repo(corpus: Path, repo: dict, notebooks: bool = True, project_analysis
     findings = []
     lines = 0
     # the repository as the command line lints it: one project, imports followed across modules
-    results = dict(lint_paths(files, settings, jobs=1, cache=None)) if project_analysis else {}
+    results = dict(lint_paths(files, settings, jobs=1, cache=None))
     for path in files:
         text = _read(path)
         lines += sum(1 for line in text.splitlines() if line.strip())
         cells = _cells(text) if path.endswith(".ipynb") else None
-        for d in (results[path] if project_analysis else lint_file(path, settings)):
+        for d in results[path]:
             rel = os.path.relpath(path, base)
             cell = getattr(d, "cell", None)
             own = cells[cell - 1].splitlines() if cells and cell and 0 < cell <= len(cells) else text.splitlines()

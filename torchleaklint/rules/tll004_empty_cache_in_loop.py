@@ -130,9 +130,7 @@ def _builds_a_model_each_iteration(model, loop) -> bool:
 
 def _constructs_a_module(model, expr) -> bool:
     """`GPT(cfg)`, `nn.Linear(c, c).to(device)`: a module class called (also through `.to()`/`.cuda()`)."""
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and isinstance(expr.func.value, ast.Call) \
-            and expr.func.attr in ("to", "cuda", "cpu", "train", "eval", "float", "half", "double"):
-        expr = expr.func.value
+    expr = torch_api.module_chain_root(expr)
     return isinstance(expr, ast.Call) and model.value(expr).kind == "module" \
         and model.value(expr.func).kind in ("class", "ref")
 

@@ -603,7 +603,7 @@ def _freeze_positions(unit) -> Dict[str, Position]:
         receiver = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and _false_flag(node):
-            receiver = dotted(_chain_root(node.func.value)) or _assigned_chain_name(unit, node)
+            receiver = dotted(torch_api.module_chain_root(node.func.value)) or _assigned_chain_name(unit, node)
         elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
                 and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
                 and _freezes(node, node.target.id):
@@ -611,14 +611,6 @@ def _freeze_positions(unit) -> Dict[str, Position]:
         if receiver is not None and (receiver not in out or _pos(node) < out[receiver]):
             out[receiver] = _pos(node)
     return out
-
-
-def _chain_root(expr):
-    """`sampler.eval().to(device)` -> `sampler`: the module under calls that return it."""
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
-            expr.func.attr in torch_api.MODULE_CHAIN_METHODS:
-        expr = expr.func.value
-    return expr
 
 
 def _assigned_chain_name(unit, call) -> Optional[str]:

@@ -142,10 +142,10 @@ def _one_per_cycle(model, candidates):
         reaching = model.reaching(model.unit_of(stmt))
         return any(reaching.effect_survives(stmt, name, loop) for name in names)
 
-    surviving = {(loop, name) for stmt, loop, names in candidates if survives(stmt, loop, names)
-                 for name in names}
-    for stmt, loop, names in candidates:
-        if survives(stmt, loop, names) or not all((loop, name) in surviving for name in names):
+    marked = [(stmt, loop, names, survives(stmt, loop, names)) for stmt, loop, names in candidates]
+    surviving = {(loop, name) for _, loop, names, kept in marked if kept for name in names}
+    for stmt, loop, names, kept in marked:
+        if kept or not all((loop, name) in surviving for name in names):
             yield stmt, loop, names
 
 

@@ -277,15 +277,10 @@ def stores_before_reading(model, reader, storer, attr: str) -> bool:
     receiver = self_name(reader)
     if receiver is None:
         return False
-    first_call = None
-    for stmt in reader.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == storer.name \
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver:
-                first_call = stmt
-                break
-        if first_call is not None:
-            break
+    first_call = next((stmt for stmt in reader.body for node in ast.walk(stmt)
+                       if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                       and node.func.attr == storer.name and isinstance(node.func.value, ast.Name)
+                       and node.func.value.id == receiver), None)
     if first_call is None or not isinstance(first_call, ast.Expr):
         return False
     reads = [n for n in ast.walk(reader) if isinstance(n, ast.Attribute) and n.attr == attr
@@ -318,7 +313,6 @@ def _conditional_within(model, node, owner) -> bool:
     for anc in model.ancestors(node):
         if anc is owner:
             return False
-        if isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While, ast.With)) and \
-                not isinstance(anc, ast.With):
+        if isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While)):
             return True
     return False

@@ -6,6 +6,7 @@ and fails if it drifts from the installed torch. Nothing here imports torch.
 
 from __future__ import annotations
 
+import ast
 from typing import Optional
 
 from torchleaklint.semantic import torch_api_data as data
@@ -61,7 +62,16 @@ PARAMETERLESS_NN_CLASSES = frozenset({
 
 # Module methods that return the module itself, so a chain of them (`net.eval().to(d)`) is
 # still the module; `requires_grad_(False)` among them freezes it.
-MODULE_CHAIN_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "requires_grad_"})
+MODULE_CHAIN_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double", "requires_grad_"})
+
+
+def module_chain_root(expr):
+    """`sampler.eval().to(device)` -> `sampler`, `nn.Linear(c, c).to(d)` -> `nn.Linear(c, c)`:
+    the expression under calls of methods that return the module itself."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+            expr.func.attr in MODULE_CHAIN_METHODS:
+        expr = expr.func.value
+    return expr
 
 
 def is_parameterless_layer(qualname: str) -> bool:
