@@ -156,6 +156,44 @@ def test_star_import_alias_of_torch(tmp_path):
     assert ("train.py", 10, "TLL004") in run(write(tmp_path, files), "--no-cache", ".")
 
 
+STAR_CHAIN = {
+    "base.py": "import torch as th\nimport os\n",
+    "middle.py": "from base import *\nimport math\n",
+    "top.py": "from middle import *\n",
+    "train.py": '''
+        from top import *
+
+        def train(model, loader, opt):
+            for x, y in loader:
+                loss = model(x).sum()
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                th.cuda.empty_cache()
+    ''',
+}
+
+
+def test_star_chain_without_all_resolves_through_every_level(tmp_path):
+    assert ("train.py", 10, "TLL004") in run(write(tmp_path, STAR_CHAIN), "--no-cache", ".")
+
+
+def test_star_import_keeps_a_reference_not_a_copy_of_names(tmp_path):
+    # a chain of star imports must not make each summary carry its whole chain's names
+    # (peak memory with project size, docs/performance.md)
+    write(tmp_path, STAR_CHAIN)
+    settings = Settings(project_root=str(tmp_path))
+    summaries = {}
+    for name in ("base.py", "middle.py", "top.py"):
+        path = str(tmp_path / name)
+        _, _, summaries[path], _, _ = analyze_one(path, settings, False, Project(dict(summaries)))
+    top = summaries[str(tmp_path / "top.py")]
+    assert top["stars"] == ["middle"] and "th" not in top["aliases"] and "th" not in top["exports"]
+    view = Project(summaries).view(str(tmp_path / "train.py"))
+    assert view.resolver.alias(str(tmp_path / "top.py"), top, "th") == "torch"
+    assert view.resolver.exported(str(tmp_path / "top.py"), "math") == "math"
+
+
 def test_star_import_without_all_hides_private_names(tmp_path):
     files = {"misc.py": "import torch as _th\n", "train.py": "from misc import *\n_th.cuda.empty_cache()\n"}
     write(tmp_path, files)

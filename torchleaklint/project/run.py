@@ -37,7 +37,7 @@ MAX_ROUNDS = 3
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
-STORE_VERSION = "2"
+STORE_VERSION = "3"
 
 
 class SummaryStore:

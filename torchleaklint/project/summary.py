@@ -5,7 +5,8 @@ the per-file semantic layer:
 
 - `aliases`: module-level import names -> qualified names (`th` -> `torch`);
   `all`: `__all__` when it is a literal list; `defs`: top-level functions and classes;
-  `exports`: what `from this import *` binds (honoring `__all__`).
+  `exports`: what `from this import *` binds (honoring `__all__`); `stars`: the first-party
+  modules it star-imports (their names are not copied into `aliases` nor `exports`).
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
   autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
@@ -38,7 +39,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 1
+SUMMARY_VERSION = 2
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -92,7 +93,8 @@ def summarize(model, module: str, partial: bool = False) -> dict:
 
     view = model.project
     summary: Dict[str, object] = {
-        "v": SUMMARY_VERSION, "module": module, "aliases": dict(model.imports.aliases),
+        "v": SUMMARY_VERSION, "module": module,
+        "aliases": view.own_aliases(model.imports.aliases) if view is not None else dict(model.imports.aliases),
         "all": _dunder_all(model.tree), "defs": {}, "functions": {}, "classes": {}, "calls": [],
         "imports": sorted(view.imported_files()) if view is not None else [],
     }
@@ -107,6 +109,8 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 defs[node.name] = "class"
         summary["exports"] = {}
         return summary
+    if view is not None and view.stars:
+        summary["stars"] = list(view.stars)
     if partial:
         summary["partial"] = 1
     for node in model.tree.body:
@@ -126,7 +130,7 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
     if not partial and "tune" in model.source:
         _add_tune_parameters(model, summary["functions"])
-    summary["exports"] = _exports(summary, module)
+    summary["exports"] = _exports(summary, module, model.imports.aliases)
     summary["calls"] = _calls(model, module, partial)
     tune = _tune_uses(model, module)
     if tune:
@@ -164,10 +168,13 @@ def _dunder_all(tree) -> Optional[List[str]]:
     return None
 
 
-def _exports(summary: dict, module: str) -> Dict[str, str]:
-    """What `from module import *` binds: name -> qualified name."""
+def _exports(summary: dict, module: str, every_alias: Dict[str, str]) -> Dict[str, str]:
+    """What `from module import *` binds: name -> qualified name. Without `__all__`, the
+    module's own imports and definitions (what its star imports bind is found through
+    `stars`); with it, the names listed, wherever they come from (`every_alias`: the
+    import table, star imports included)."""
     names = summary["all"]
-    aliases, defs = summary["aliases"], summary["defs"]
+    aliases, defs = (summary["aliases"] if names is None else every_alias), summary["defs"]
     out = {}
     for name in (names if names is not None else list(aliases) + list(defs)):
         if names is None and name.startswith("_"):

@@ -95,13 +95,61 @@ class Resolver:
             if "." in tail:
                 return None
             return self.method(path, head, tail, hops)
-        target = summary["aliases"].get(head)
-        self.note(path, "aliases", head)
+        target = self.alias(path, summary, head, hops)
         if target is None:
             return None
         if target.split(".")[0] in modules.BUILTIN_KNOWLEDGE or not self.is_first_party(target):
             return ("alias", target + ("." + tail if tail else ""), None, "")
         return Resolver(path, self.summaries, self.reads).lookup(target + ("." + tail if tail else ""), hops + 1)
+
+    def alias(self, path: str, summary: dict, name: str, hops: int = 0) -> Optional[str]:
+        """The qualified name a module-level import name of module `path` stands for: its own
+        imports first, then what its star imports bind (`from utils.dist import *`)."""
+        target = summary["aliases"].get(name)
+        self.note(path, "aliases", name)
+        if target is not None or not summary.get("stars"):
+            return target
+        return self._through_stars(path, summary, name, hops, {path})
+
+    def exported(self, path: str, name: str, hops: int = 0, seen: Optional[Set[str]] = None) -> Optional[str]:
+        """What `from <module path> import *` binds `name` to, or None."""
+        seen = seen if seen is not None else set()
+        summary = self.summary(path)
+        if summary is None or hops > MAX_HOPS or path in seen:
+            return None
+        seen.add(path)
+        qual = summary.get("exports", {}).get(name)
+        self.note(path, "exports", name)
+        if qual is not None or summary.get("all") is not None:
+            return qual
+        return self._through_stars(path, summary, name, hops, seen)
+
+    def _through_stars(self, path: str, summary: dict, name: str, hops: int, seen: Set[str]) -> Optional[str]:
+        self.note(path, "stars")
+        for module in summary.get("stars", ()):
+            imported = modules.find_module(module, path)
+            found = self.exported(imported, name, hops + 1, seen) if imported else None
+            if found is not None:
+                return found
+        return None
+
+    def star_exports(self, path: str, hops: int = 0, seen: Optional[Set[str]] = None) -> List[Tuple[str, str]]:
+        """Every (name, qualified name) `from <module path> import *` binds, following the
+        module's own star imports when it has no `__all__` (earlier pairs win)."""
+        seen = seen if seen is not None else set()
+        summary = self.summary(path)
+        if summary is None or hops > MAX_HOPS or path in seen:
+            return []
+        seen.add(path)
+        self.note(path, "exports")
+        out = list(summary.get("exports", {}).items())
+        if summary.get("all") is None and summary.get("stars"):
+            self.note(path, "stars")
+            for module in summary["stars"]:
+                imported = modules.find_module(module, path)
+                if imported:
+                    out.extend(self.star_exports(imported, hops + 1, seen))
+        return out
 
     def method(self, path: str, cls: str, name: str, hops: int = 0):
         """A method of a class, following its bases across modules."""
@@ -166,6 +214,8 @@ class ProjectView:
         self.reads: Set[str] = Reads()
         self.resolver = Resolver(self.path, self.summaries, self.reads)
         self._imported: Set[str] = set()
+        self.stars: List[str] = []  # first-party modules star-imported, in order
+        self.star_bound: Dict[str, str] = {}  # names those star imports bound
         self._first_party: Dict[str, bool] = {}
         # the function and method names of the run (project.prescan), when known: a call of
         # any other name is no call site of the run's functions (see summary._calls)
@@ -203,13 +253,24 @@ class ProjectView:
             self._imported.add(path)
 
     def _star(self, table, module: str) -> None:
+        """`from <first-party module> import *`: the names it binds join the file's import
+        table (the file's own analysis needs them), but the file's summary keeps only a
+        reference to the module (`stars`), not a copy of its names, so that chains of star
+        imports do not make every summary carry the names of its whole chain."""
         path = modules.find_module(module, self.path)
-        summary = self.resolver.summary(path) if path else None
-        if summary is None:
+        if path is None:
             return
-        self.resolver.note(path, "exports")
-        for name, qual in summary.get("exports", {}).items():
-            table.aliases.setdefault(name, qual)
+        self.stars.append(module)
+        for name, qual in self.resolver.star_exports(path):
+            if name not in table.aliases:
+                table.aliases[name] = qual
+                self.star_bound[name] = qual
+
+    def own_aliases(self, aliases: Dict[str, str]) -> Dict[str, str]:
+        """The import table without what star imports bound (those are in `stars`)."""
+        if not self.star_bound:
+            return dict(aliases)
+        return {name: qual for name, qual in aliases.items() if self.star_bound.get(name) != qual}
 
     def imported_files(self) -> Set[str]:
         return set(self._imported)

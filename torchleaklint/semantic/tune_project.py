@@ -245,7 +245,7 @@ def resolve_definition(resolver, qual: str, hops: int = 0) -> Optional[Tuple[str
     summary = resolver.summary(path)
     if summary is None or rest in summary.get("defs", {}):
         return None
-    target = summary.get("aliases", {}).get(rest)
+    target = resolver.alias(path, summary, rest)
     if target is not None:
         if not resolver.is_first_party(target):
             return None
