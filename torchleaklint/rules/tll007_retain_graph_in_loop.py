@@ -147,6 +147,8 @@ def _fresh_graph_each_iteration(model, target, loop) -> bool:
     each iteration even when the callables are of unknown type (`head(backbone(x))`)."""
     if not isinstance(target, ast.Name) or not model.carries_graph(target):
         return False
+    if model.drawn_from_iterable(target, loop):
+        return False  # one of a list of losses made before the loop (of one forward, maybe)
     reaching = model.reaching(model.unit_of(target))
     return reaching.survives_into(target, loop) is False
 

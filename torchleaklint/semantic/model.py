@@ -862,6 +862,12 @@ class SemanticModel:
 
         return shares_graph_built_before(self, expr, loop)
 
+    def drawn_from_iterable(self, expr: ast.AST, loop: ast.AST) -> bool:
+        """Is `expr` computed from the item `loop` draws from its iterable?"""
+        from torchleaklint.semantic.provenance import drawn_from_iterable
+
+        return drawn_from_iterable(self, expr, loop)
+
     def feeds(self, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
         """Is the value stored at `store_stmt` part of what `target` is computed from?"""
         from torchleaklint.semantic.provenance import feeds

@@ -147,6 +147,51 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
     return out - _input_slices(model, reaching, flow, out)
 
 
+def drawn_from_iterable(model, expr: ast.AST, loop: ast.AST) -> bool:
+    """Is `expr` (in `loop`) computed from the item the loop draws from its iterable
+    (`for loss in losses: loss.backward(...)`, also through `l = w * loss`)? Then its graph
+    was built before the loop, in whatever made the iterable: the items of one forward's
+    list of task losses share that forward, which the next iteration back-propagates again."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    reaching = model.reaching(model.unit_of(expr))
+    seen: Set[ast.AST] = set()
+    stack = _operands(expr)
+    while stack and len(seen) < MAX_DEPENDENCIES:
+        read = stack.pop()
+        for definition in reaching.definitions(read):
+            if definition in seen or isinstance(definition, ast.arg):
+                continue
+            seen.add(definition)
+            stmt = model.statement_of(definition)
+            if stmt is loop:
+                return True
+            if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
+                    and model.is_inside(stmt, loop):
+                stack.extend(_operands(stmt.value))
+    return False
+
+
+def _operands(expr: ast.AST) -> List[ast.Name]:
+    """The names `expr` computes on directly (arithmetic, indexing, a method of the value:
+    `w * loss`, `loss.mean()`), not what it hands to a call as an argument (`head(x)`,
+    `next(it)`: a forward or a draw from an iterator builds something new)."""
+    out, stack = [], [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                stack.append(node.func.value)
+            continue
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.append(node)
+            continue
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Attribute, ast.Tuple, ast.List,
+                             ast.Starred, ast.IfExp)):
+            stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
 # Methods that reshape, move or convert a tensor: applied to an input, the result is still one.
 _INPUT_PRESERVING = frozenset({"to", "cuda", "cpu", "float", "half", "double", "long", "int", "bool", "view",
                                "reshape", "squeeze", "unsqueeze", "flatten", "permute", "transpose", "contiguous",
