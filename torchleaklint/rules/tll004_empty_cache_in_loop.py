@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional
 
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
@@ -85,10 +85,12 @@ class EmptyCacheInLoop(Rule):
             if why is None:
                 continue
             shown = ast.unparse(call.func)
+            loop = next(iter(model.loops_around(call)), None)
+            # an inference loop (over images, under no_grad) is slowed the same way, but it is no training
+            slowed = "training" if loop is None or model.runs_training_step(loop) else "the loop"
             message = (f"`{shown}()` runs {why}: it frees no memory held by live tensors, synchronizes "
                        f"the device and makes the allocator `cudaMalloc` the same blocks again next "
-                       f"step, slowing training. Remove it")
-            loop = next(iter(model.loops_around(call)), None)
+                       f"iteration, slowing {slowed}. Remove it")
             evidence = [(loop or model.unit_of(call), f"this runs {why}")]
             yield self.finding(call, message, _fix(model, call), severity=WARNING, evidence=evidence)
 
@@ -103,7 +105,8 @@ def _runs_per_step(model, call) -> Optional[str]:
             cadence = _cadence(model, call, loop)
             if cadence is not None:
                 return f"every few steps (under `if {cadence}:` in the loop at line {loop.lineno})"
-            return f"every step (in the loop at line {loop.lineno})"
+            every = "every step" if model.runs_training_step(loop) else "every iteration"
+            return f"{every} (in the loop at line {loop.lineno})"
     unit = model.unit_of(call)
     if not isinstance(unit, FUNCTION_TYPES):
         return None
@@ -114,7 +117,7 @@ def _runs_per_step(model, call) -> Optional[str]:
         return None  # `validation()` empties the cache once per pass over its own loader
     if _builds_a_model_each_iteration(model, unit):
         return None  # each call is a trial that builds its own model (a benchmark sweep)
-    return _only_called_per_step(model, unit)
+    return _only_called_per_step(model, unit, call)
 
 
 def _builds_a_model_each_iteration(model, loop) -> bool:
@@ -168,6 +171,50 @@ def _under_one_off_condition(model, call, loop) -> bool:
     return False
 
 
+def _guarded_by_passed_counter(model, call, func, sites) -> bool:
+    """In a helper the step loop calls, under an equality or membership test on a parameter
+    to which every call site passes a name its loop changes (`if iteration in
+    testing_iterations:` in `training_report(..., iteration, ...)`): it runs on the listed
+    iterations, not every step."""
+    counters = set()
+    for name in _parameter_names(func):
+        if sites and all(_passes_a_loop_counter(model, site, _argument_for(func, site, name)) for site in sites):
+            counters.add(name)
+    if not counters:
+        return False
+    for anc in model.ancestors(call):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.If) and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
+                and _equality_on_a_counter(anc.test, counters):
+            return True
+    return False
+
+
+def _passes_a_loop_counter(model, site: ast.Call, argument: Optional[ast.AST]) -> bool:
+    return isinstance(argument, ast.Name) and any(argument.id in _names_changing_in(loop)
+                                                  for loop in model.loops_around(site))
+
+
+def _parameter_names(func) -> List[str]:
+    args = func.args
+    return [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+
+
+def _argument_for(func, site: ast.Call, name: str) -> Optional[ast.AST]:
+    """The expression a call site passes for parameter `name` (None if it cannot be told)."""
+    for kw in site.keywords:
+        if kw.arg == name:
+            return kw.value
+    positional = [a.arg for a in list(func.args.posonlyargs) + list(func.args.args)]
+    if isinstance(site.func, ast.Attribute) and positional and positional[0] in ("self", "cls"):
+        positional = positional[1:]  # `self.report(...)`: the receiver fills the first
+    if name in positional and not any(isinstance(a, ast.Starred) for a in site.args):
+        index = positional.index(name)
+        return site.args[index] if index < len(site.args) else None
+    return None
+
+
 def _cadence(model, call, loop) -> Optional[str]:
     """The `step % N == 0` test guarding the call inside the loop, as source, if any."""
     for anc in model.ancestors(call):
@@ -198,8 +245,18 @@ def _equality_on_a_counter(test, changing: set) -> bool:
         return False  # one branch of an `or` may hold every step
     if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
         return False
-    return any(isinstance(c, ast.Compare) and all(isinstance(op, ast.Eq) for op in c.ops)
-               and {n.id for n in ast.walk(c) if isinstance(n, ast.Name)} & changing for c in ast.walk(test))
+    return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in ast.walk(test))
+
+
+def _one_off_comparison(compare: ast.Compare, changing: set) -> bool:
+    """`step == n` (either side the counter), or `step in eval_steps` (the counter listed
+    among a few iterations)."""
+    if all(isinstance(op, ast.Eq) for op in compare.ops):
+        return bool({n.id for n in ast.walk(compare) if isinstance(n, ast.Name)} & changing)
+    # a named list (`testing_iterations`) or a literal one; not `range(...)`, a window of steps
+    return len(compare.ops) == 1 and isinstance(compare.ops[0], ast.In) \
+        and isinstance(compare.left, ast.Name) and compare.left.id in changing \
+        and isinstance(compare.comparators[0], (ast.Name, ast.Attribute, ast.List, ast.Tuple, ast.Set))
 
 
 def _per_step_hook(model, func) -> Optional[str]:
@@ -214,11 +271,14 @@ def _per_step_hook(model, func) -> Optional[str]:
     return None
 
 
-def _only_called_per_step(model, func) -> Optional[str]:
-    """A helper all of whose call sites in the module are inside per-step loops."""
+def _only_called_per_step(model, func, call) -> Optional[str]:
+    """A helper all of whose call sites in the module are inside per-step loops (and the call
+    is not guarded, in the helper, by a test on the step counter the loop passes it)."""
     sites = model.call_sites(func)
     external = model.external_sites(func)  # call sites in other modules of the project
     if not sites and not external:
+        return None
+    if _guarded_by_passed_counter(model, call, func, sites):
         return None
     for site in sites:
         if model.in_except_handler(site) or not any(model.is_step_loop(l) for l in model.loops_around(site)):
