@@ -26,7 +26,7 @@ def summary_digest(summary: Optional[dict]) -> str:
     """Digest of what another module's check reads of a summary: not the calls it makes (those
     reach the called module's fingerprint as its call sites, as do its Tune uses) nor its import list."""
     if summary is not None:
-        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports", "tune")}
+        summary = {k: v for k, v in summary.items() if k not in ("calls", "imports", "tune", "named")}
     text = json.dumps(summary, sort_keys=True, separators=(",", ":"))
     return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
 
@@ -68,6 +68,7 @@ class Project:
                         entry = sub_summary.get("classes", {}).get(sub)
                         if sub_path != path and entry and method in entry["methods"]:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
+        _index_named_calls(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
@@ -102,6 +103,26 @@ class Project:
             return None  # the check depended on nothing outside the file: a plain cache entry
         parts.append(json.dumps(sites or {}, sort_keys=True))
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
+    """`~method` -> [{"n": calls, "ng": under no-grad}]: the calls other modules make of a
+    method name on receivers of unknown class, for each module whose classes define it."""
+    totals: Dict[str, Dict[str, List[int]]] = {}
+    for path, summary in summaries.items():
+        for name, (calls, no_grad) in (summary.get("named") or {}).items():
+            counts = totals.setdefault(name, {}).setdefault(path, [0, 0])
+            counts[0] += calls
+            counts[1] += no_grad
+    if not totals:
+        return
+    for path, summary in summaries.items():
+        methods = {m for entry in summary.get("classes", {}).values() for m in entry["methods"] if m in totals}
+        for method in sorted(methods):
+            others = [counts for caller, counts in totals[method].items() if caller != path]
+            if others:
+                index.setdefault(path, {})[f"~{method}"] = [
+                    {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others)}]
 
 
 def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:

@@ -21,6 +21,8 @@ the per-file semantic layer:
   per-step loop (`st`).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
+- `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
+  name -> [calls, calls under no-grad], indexed for the modules that define such a method.
 - `imports`: the files of the first-party modules this module imports.
 
 Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
@@ -131,7 +133,9 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     if not partial and "tune" in model.source:
         _add_tune_parameters(model, summary["functions"])
     summary["exports"] = _exports(summary, module, model.imports.aliases)
-    summary["calls"] = _calls(model, module, partial)
+    summary["calls"], named = _calls(model, module, partial)
+    if named:
+        summary["named"] = named
     tune = _tune_uses(model, module)
     if tune:
         summary["tune"] = tune
@@ -343,12 +347,14 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
     return out
 
 
-def _calls(model, module: str, partial: bool = False) -> List[dict]:
+def _calls(model, module: str, partial: bool = False):
     """Calls of first-party functions of other modules, and self-calls in loops (not in a
-    module no other module imports: no subclass elsewhere can override its methods)."""
+    module no other module imports: no subclass elsewhere can override its methods); and
+    the counts of calls of the run's method names on receivers of unknown class (`named`)."""
     view = model.project
     names = getattr(view, "callable_names", None)
     out = []
+    unresolved: List[list] = []
     for call in model.calls:
         func = call.func
         self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
@@ -362,7 +368,11 @@ def _calls(model, module: str, partial: bool = False) -> List[dict]:
         if not self_call and view is None:
             continue
         unit = model.unit_of(call)
+        # a method name of the run called on a receiver of unknown class (`self.policy.act(x)`)
+        named = not self_call and isinstance(func, ast.Attribute) and names is not None and func.attr in names
         if not self_call and not _may_call_first_party(model, call):
+            if named:
+                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
             continue
         flow = model.flow(unit)
         if flow is None:
@@ -381,6 +391,8 @@ def _calls(model, module: str, partial: bool = False) -> List[dict]:
             if info is not None:
                 target = f"{module}.{info.name}.{func.attr}"
         if target is None:
+            if named:
+                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
             continue
         out.append({
             "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
@@ -391,6 +403,18 @@ def _calls(model, module: str, partial: bool = False) -> List[dict]:
             "st": any(model.is_step_loop(loop) for loop in loops),
             "ex": model.in_except_handler(call),
         })
+    return out, _counted(unresolved)
+
+
+def _counted(unresolved: List[list]) -> Dict[str, list]:
+    """Calls of a run's method name on receivers of unknown class (`self.policy.act(obs)`):
+    name -> [calls, calls under no-grad]. Counts, not sites: they can only say that every
+    call of that name anyone makes runs without grad."""
+    out: Dict[str, list] = {}
+    for name, no_grad in unresolved:
+        counts = out.setdefault(name, [0, 0])
+        counts[0] += 1
+        counts[1] += no_grad
     return out
 
 

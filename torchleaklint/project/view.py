@@ -327,7 +327,13 @@ class ProjectView:
         """Do other modules of the project call into this one? Then its functions may be
         handed graphs by them, whatever its own text mentions (a meter that never imports
         torch)."""
-        return bool(self.sites)
+        return any(not key.startswith("~") for key in self.sites)
+
+    def named_calls(self, method: str) -> Tuple[int, int]:
+        """(calls, calls under no-grad) other modules make of the method name `method` on
+        receivers of unknown class."""
+        found = self.sites.get(f"~{method}")
+        return (found[0]["n"], found[0]["ng"]) if found else (0, 0)
 
     def definition_label(self, path: str, line: int) -> str:
         return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"

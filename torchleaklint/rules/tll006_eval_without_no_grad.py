@@ -277,7 +277,10 @@ def _only_called_without_grad(model, func) -> bool:
     sites = _sites_including_self_calls(model, func)
     external = model.external_sites(func)
     if not sites and not external:
-        return False
+        # a method nothing resolves to: the calls of its name on receivers of unknown class
+        # (`self.policy.get_log_probs_ref_model(...)` in a rollout under no_grad) are all there is
+        calls, no_grad = model.calls_by_method_name(func)
+        return calls > 0 and no_grad == calls
     return all(model.grad_disabled_at(site) for site in sites) and all(site.get("ng") for site in external)
 
 

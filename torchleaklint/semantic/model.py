@@ -380,6 +380,24 @@ class SemanticModel:
         path = self.objpath(func)
         return self.project.external_sites(path) if path else []
 
+    def calls_by_method_name(self, func: ast.AST) -> Tuple[int, int]:
+        """(calls, calls under no-grad) of a method's name on receivers of unknown class, in
+        this module and the project's others (`self.policy.get_log_probs(...)`): all that can
+        be said of the callers of a method nothing resolves to."""
+        if self.class_of(func) is None:
+            return 0, 0
+        calls = no_grad = 0
+        for call in self.calls:
+            if isinstance(call.func, ast.Attribute) and call.func.attr == func.name and \
+                    not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self") and \
+                    self.resolve_call(call) is None:
+                calls += 1
+                no_grad += bool(self.grad_disabled_at(call))
+        if self.project is not None:
+            more, more_no_grad = self.project.named_calls(func.name)
+            calls, no_grad = calls + more, no_grad + more_no_grad
+        return calls, no_grad
+
     def site_label(self, site) -> str:
         """How a message names a call site: `line 15` here, `train.py:15` in another module."""
         if isinstance(site, ExternalCall):
