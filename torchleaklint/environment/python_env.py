@@ -50,6 +50,36 @@ def settings(model, names: Sequence[str]) -> Iterator[EnvSetting]:
                 yield EnvSetting(_constant_str(key), value, key, False)
 
 
+def overwritten_at_once(model, setting: EnvSetting) -> bool:
+    """`os.environ[NAME] = a` followed, in the same block, by `os.environ[NAME] = b` with only
+    other environment assignments in between: nothing can read `a` (the process's own
+    environment; a child's dict is another matter)."""
+    if not setting.process or not isinstance(setting.node, ast.Subscript):
+        return False
+    stmt = model.parent(setting.node)
+    block = _block_of(model, stmt)
+    if block is None:
+        return False
+    for later in block[block.index(stmt) + 1:]:
+        if not (isinstance(later, ast.Assign) and len(later.targets) == 1
+                and isinstance(later.targets[0], ast.Subscript) and _is_environ(model, later.targets[0].value)):
+            return False
+        if _constant_str(later.targets[0].slice) == setting.name:
+            return True
+    return False
+
+
+def _block_of(model, stmt: ast.AST) -> Optional[list]:
+    parent = model.parent(stmt)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None) if parent is not None else None
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return block
+    if parent is None and any(s is stmt for s in model.tree.body):
+        return model.tree.body
+    return None
+
+
 def _is_environ(model, expr: ast.AST) -> bool:
     return model.qualname(expr) == "os.environ"
 

@@ -65,12 +65,12 @@ class MaxSplitSizeInAllocConf(Rule):
 
     def check(self, model) -> Iterator:
         from torchleaklint.environment import alloc_conf
-        from torchleaklint.environment.python_env import constant_str, settings
+        from torchleaklint.environment.python_env import constant_str, overwritten_at_once, settings
 
         lines = None
         for setting in settings(model, alloc_conf.VARIABLES):
             value = constant_str(setting.value)
-            if value is None or not alloc_conf.tunes_max_split(value):
+            if value is None or not alloc_conf.tunes_max_split(value) or overwritten_at_once(model, setting):
                 continue
             if lines is None:
                 lines = model.source.splitlines()
