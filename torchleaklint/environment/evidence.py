@@ -60,9 +60,12 @@ def ml_image(image: Optional[str]) -> Optional[str]:
 _PYTHON = re.compile(r"^(?:.*/)?python[0-9.]*$")
 
 
-def ml_launcher(words: Sequence[str]) -> Optional[str]:
+def ml_launcher(words: Sequence[str], last: bool = True) -> Optional[str]:
     """The launcher a command starts (torchrun, torch.distributed.run, deepspeed,
-    accelerate launch, ray start), also inside `bash -c "..."`."""
+    accelerate launch, ray start), also inside `bash -c "..."`. `last`: nothing runs after
+    this command in the container; then `ray start` without `--block` is no Ray node (it
+    starts the node's daemons and returns, the container's main process exits, and they
+    die with it)."""
     for i, word in enumerate(words):
         base = word.rsplit("/", 1)[-1]
         rest = list(words[i + 1:])
@@ -71,7 +74,7 @@ def ml_launcher(words: Sequence[str]) -> Optional[str]:
         if base == "accelerate" and rest[:1] == ["launch"]:
             return "`accelerate launch`"
         if base == "ray" and rest[:1] == ["start"]:
-            return "`ray start`"
+            return "`ray start`" if not last or "--block" in rest else None
         if _PYTHON.match(word) and len(rest) >= 2 and rest[0] == "-m" and rest[1].startswith(
                 ("torch.distributed.run", "torch.distributed.launch")):
             return f"`python -m {rest[1]}`"
@@ -87,8 +90,9 @@ def ml_launcher(words: Sequence[str]) -> Optional[str]:
 
 
 def ml_launcher_in_script(script: str) -> Optional[str]:
-    for command in commands(script):
-        found = ml_launcher(command.values)
+    found_commands = list(commands(script))
+    for index, command in enumerate(found_commands):
+        found = ml_launcher(command.values, last=index == len(found_commands) - 1)
         if found:
             return found
     return None
@@ -181,9 +185,9 @@ def several_processes(words: Sequence[str]) -> Optional[str]:
     return f"{name} starting {'`' + value + '`' if value else 'several'} processes per node"
 
 
-def _launch(words: List[str], depth: int):
+def _launch(words: List[str], depth: int, last: bool = True):
     """(launcher reason, its arguments) of the launcher a command starts, also inside
-    `bash -c "..."` scripts."""
+    `bash -c "..."` scripts (`last`: see `ml_launcher`)."""
     if depth > 3:
         return None
     for i, word in enumerate(words):
@@ -193,12 +197,13 @@ def _launch(words: List[str], depth: int):
             flags = [w for w in rest if w.startswith("-") and not w.startswith("--")]
             scripts = [w for w in rest if not w.startswith("-")]
             if any("c" in f.lstrip("-") for f in flags) and scripts:
-                for command in commands(scripts[0]):
-                    found = _launch(command.values, depth + 1)
+                found_commands = list(commands(scripts[0]))
+                for index, command in enumerate(found_commands):
+                    found = _launch(command.values, depth + 1, last=index == len(found_commands) - 1)
                     if found:
                         return found
             return None
-        reason = ml_launcher(words[i:])
+        reason = ml_launcher(words[i:], last)
         if reason:
             skip = 2 if reason in ("`accelerate launch`", "`ray start`") or reason.startswith("`python -m") else 1
             return reason if not reason.startswith("`python -m") else "`torchrun`", rest[skip - 1:]

@@ -50,7 +50,9 @@ class Workload:
         use = self.processes or self._several_gpus() or (self.context_python() if self.context_python else None)
         if not use:
             return None
-        return f"{self.stack}; {use}" if self.stack and use not in self.stack else use
+        if not self.stack or use in self.stack or use.startswith(self.stack):
+            return use  # `ray start` (a Ray node: ...) already names the launcher
+        return f"{self.stack}; {use}"
 
     def _several_gpus(self) -> Optional[str]:
         if self.stack and self.accelerator and self.gpu_count is not None and self.gpu_count >= 2:

@@ -11,6 +11,16 @@ from torchleaklint.rules.base import Rule
 _SIZE_ADVICE = "Ray recommends at least 30% of the container's memory"
 _WHAT_FAILS = ("DataLoader workers, NCCL and Ray's object store use /dev/shm, and when it fills the job dies "
                "with `Bus error`, `free(): double free` or a lost Ray worker")
+# A Ray node with nothing else shown (no GPU, no DataLoader workers): Ray itself notices.
+_WHAT_RAY_DOES = ("Ray's object store lives in /dev/shm; with 64 MB Ray moves it to /tmp (\"The object store is "
+                  "using /tmp instead of /dev/shm\"), which is much slower, and workers that share objects in "
+                  "it can fail")
+
+
+def _what_fails(evidence: str) -> str:
+    ray_only = "ray" in evidence.lower() and not any(
+        word in evidence for word in ("GPU", "NCCL", "DataLoader", "torchrun", "deepspeed", "accelerate"))
+    return _WHAT_RAY_DOES if ray_only else _WHAT_FAILS
 
 
 class ContainerShmTooSmall(Rule):
@@ -170,7 +180,7 @@ class ContainerShmTooSmall(Rule):
         if shm.unlimited_memory_volume or not container.evidence:
             return None
         message = f"{self._subject(container)} uses /dev/shm ({container.evidence}) with " + \
-            self._default_shm(container) + f": {_WHAT_FAILS}; {self._advice(container)}"
+            self._default_shm(container) + f": {_what_fails(container.evidence)}; {self._advice(container)}"
         return EnvFinding(container.line, container.col, message, container.line, container.end_col)
 
     @staticmethod
