@@ -145,7 +145,8 @@ class EvalWithoutNoGrad(Rule):
                     yield call, (func, None, _pos(func), _end(func), None)
 
     def _exempt(self, model, call, unit, context) -> bool:
-        if model.grad_disabled_at(call) or _in_grad_mode_block(model, call):
+        if model.grad_disabled_at(call) or _in_grad_mode_block(model, call) or \
+                _inside_unknown_context_of(model, call):
             return True
         if model.value(call).kind == "tensor":
             return True  # proven graph-free: a parameterless module of this file on inputs without grad
@@ -690,6 +691,37 @@ def _in_grad_mode_block(model, call) -> bool:
                 qual = model.qualname(target) or ""
                 if torch_api.grad_context(qual) in ("set", "on"):
                     return True
+    return False
+
+
+# Context managers whose effect on autograd is known to be none (or is read elsewhere).
+_KNOWN_CONTEXT_ROOTS = ("torch.", "contextlib.", "tqdm", "warnings.", "threading.", "open", "time.", "wandb.",
+                        "mlflow.", "numpy.", "accelerate.")
+
+
+def _inside_unknown_context_of(model, call) -> bool:
+    """`with eval_mode(model): model(x)` with a context manager of another library (or one
+    this file cannot resolve) that is handed the module itself: it may switch autograd off
+    for it, which cannot be told from here, so no finding rests on autograd being on."""
+    # the module is the callee (`model(x)`, `self.net(x)`) or the receiver (`model.generate(x)`)
+    modules = {dotted(call.func)} | ({dotted(call.func.value)} if isinstance(call.func, ast.Attribute) else set())
+    modules.discard(None)
+    if not modules:
+        return False
+    for anc in model.ancestors(call):
+        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
+            return False
+        if not isinstance(anc, (ast.With, ast.AsyncWith)):
+            continue
+        for item in anc.items:
+            expr = item.context_expr
+            if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
+                continue
+            qual = model.qualname(expr.func) or ""
+            if qual.startswith(_KNOWN_CONTEXT_ROOTS) or model.resolve_call(expr) is not None:
+                continue  # torch's own contexts are read by the data flow; a local one by its body
+            if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
+                return True
     return False
 
 

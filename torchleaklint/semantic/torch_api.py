@@ -128,9 +128,15 @@ def is_dataset_class(qualname: str) -> bool:
     return qualname.startswith("torch.utils.data") and name in data.DATASET_CLASSES
 
 
+# Context managers of other libraries that turn autograd off (written by hand, from their
+# sources): MONAI's `eval_mode(*nets)` puts the networks in eval mode and yields under
+# `torch.no_grad()` (monai/networks/utils.py).
+LIBRARY_NO_GRAD_CONTEXTS = frozenset({"monai.networks.utils.eval_mode", "monai.networks.eval_mode"})
+
+
 def grad_context(qualname: str) -> Optional[str]:
     """'off' for no_grad/inference_mode, 'set' for set_grad_enabled, 'on' for enable_grad."""
-    if qualname in data.NO_GRAD_CONTEXTS:
+    if qualname in data.NO_GRAD_CONTEXTS or qualname in LIBRARY_NO_GRAD_CONTEXTS:
         return "off"
     if qualname in data.SET_GRAD_ENABLED:
         return "set"
