@@ -201,6 +201,24 @@ def test_magics_survive_a_fix_in_their_cell(tmp_path):
     assert source == code.replace("total_loss += loss", "total_loss += loss.item()")
 
 
+SHELL_CONTINUED = "!python -m monai.bundle run \\\n    --config_file configs/train.json \\\n    --tracking mlflow\n"
+
+
+def test_a_shell_escape_continued_on_indented_lines_is_masked_whole():
+    # `!cmd \` then indented continuation lines is valid IPython, not an indentation error
+    diagnostics = _lint(_notebook(IMPORTS, SHELL_CONTINUED + TRAIN))
+    assert [d.code for d in diagnostics] == ["TLL001"], diagnostics
+
+
+def test_a_continued_shell_escape_survives_a_fix_in_its_cell(tmp_path):
+    path = tmp_path / "train.ipynb"
+    code = SHELL_CONTINUED + TRAIN
+    path.write_text(_notebook(IMPORTS, code), encoding="utf-8")
+    assert run([path.name, "--fix", "--no-cache"], tmp_path).returncode == 0
+    source = nbformat.read(str(path), as_version=4).cells[3].source
+    assert source == code.replace("total_loss += loss", "total_loss += loss.item()")
+
+
 @pytest.mark.parametrize("indent, ensure_ascii", [(1, False), (2, True), (4, False)])
 def test_a_notebook_with_nothing_to_fix_round_trips_byte_for_byte(tmp_path, indent, ensure_ascii):
     nb = notebook_of([IMPORTS, "model.eval()\nwith torch.no_grad():\n    out = model(x)", HELPER])

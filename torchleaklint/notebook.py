@@ -175,10 +175,14 @@ def _prepare(cell: Cell) -> Cell:
     if not _parse_error(text):
         cell.masked = text
         return cell
+    indent = ""  # of the IPython line a `\` continues: its continuation lines take it
     for i, line in enumerate(lines):
         if i != first or not line.lstrip().startswith("%%"):
-            if _is_ipython_line(line) or (i and lines[i - 1].rstrip().endswith("\\") and masked[i - 1] != lines[i - 1]):
+            if i and lines[i - 1].rstrip().endswith("\\") and masked[i - 1] != lines[i - 1]:
+                masked[i] = _placeholder(cell, line, counter, indent)  # `!cmd \` continued
+            elif _is_ipython_line(line):
                 masked[i] = _placeholder(cell, line, counter)
+                indent = line[: len(line) - len(line.lstrip())]
     cell.masked = "\n".join(masked)
     cell.error = _parse_error(cell.masked)
     return cell
@@ -191,11 +195,13 @@ def _is_ipython_line(line: str) -> bool:
     return stripped[0] in "%!?" or stripped.endswith("?") or bool(_ASSIGN_MAGIC.match(line))
 
 
-def _placeholder(cell: Cell, line: str, counter: List[int]) -> str:
+def _placeholder(cell: Cell, line: str, counter: List[int], indent: Optional[str] = None) -> str:
     number = counter[0]
     counter[0] += 1
-    cell.magics[number] = line.strip()
-    indent = line[: len(line) - len(line.lstrip())]
+    if indent is None:
+        indent = line[: len(line) - len(line.lstrip())]
+    # what the placeholder's indentation does not give back (a continuation line's own indent)
+    cell.magics[number] = (line[len(indent):] if line.startswith(indent) else line.lstrip()).rstrip()
     return f"{indent}pass  {_MAGIC_TAG}{number}"
 
 
