@@ -1233,7 +1233,8 @@ class SemanticModel:
 
     def value_killed_at(self, expr: ast.AST) -> bool:
         """The value of `expr` is only used through a graph killer (`x.detach()`, `x.item()`,
-        `float(x)`) or an identity test (`x is None`): no graph flows on from here."""
+        `float(x)`), an identity test (`x is None`) or a comparison (`x > 0`): no graph flows on
+        from here."""
         parent = self.parents.get(expr)
         # climb through method chains that keep the graph: `x.norm().cpu().item()`
         while isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
@@ -1250,6 +1251,9 @@ class SemanticModel:
             return True  # `x.size(0)`: a number
         if isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
             return True
+        if isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Eq,
+                                                                   ast.NotEq)) for op in parent.ops):
+            return True  # `model(x) > 0`: a comparison's result is a mask, with no graph
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
                 parent.func.id in torch_api.SCALAR_BUILTINS and expr in parent.args:
             return True

@@ -1,0 +1,31 @@
+"""TLL006's severity says what the wasted graph costs: `error` when the forward's result
+(and with it the graph and its activations) is kept, `warning` when the result is cut at
+once (`.cpu().numpy()`, a comparison's mask): a higher peak and slower forwards, no growth."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchleaklint.config import Settings
+from torchleaklint.engine import lint_source
+
+HEAD = """\
+import torch
+
+model = torch.nn.Linear(4, 2)
+loader = [torch.randn(3, 4) for _ in range(2)]
+model.eval()
+kept = []
+for x in loader:
+"""
+
+
+@pytest.mark.parametrize("line, severity", [
+    ("    kept.append(model(x))", "error"),
+    ("    kept.append(model(x).cpu().numpy())", "warning"),
+    ("    kept.append(model(x) > 0)", "warning"),
+    ("    kept.append(model(x).argmax(-1) == 1)", "warning"),
+])
+def test_severity_follows_what_the_result_keeps(line, severity):
+    found = [d for d in lint_source((HEAD + line + "\n").encode(), "eval.py", Settings(select=["TLL006"]))]
+    assert [(d.code, d.severity) for d in found] == [("TLL006", severity)], found
