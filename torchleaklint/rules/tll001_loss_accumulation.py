@@ -98,8 +98,13 @@ class LossAccumulation(Rule):
                 continue
             holder = _holder(stmt, key)
             kept = kept_graph(model, stmt, operands[0], holder, why, key)
-            yield self.finding(stmt, self._message(model, holder, operands, why, kept),
-                               self._fix(model, stmt, key, operands), severity=kept.severity,
+            if model.feeds_the_step(stmt, key.split("[")[0]):
+                # recurrent state the step computes with (a simulator's velocity): detaching
+                # what is added would cut the gradient the step needs, so no fix is offered
+                message, fix = self._state_message(holder, operands, why, kept), None
+            else:
+                message, fix = self._message(model, holder, operands, why, kept), self._fix(model, stmt, key, operands)
+            yield self.finding(stmt, message, fix, severity=kept.severity,
                                evidence=kept.evidence(f"`{holder}` keeps its value"))
 
     # A statement is an accumulation when its target is updated from its own previous value
@@ -130,6 +135,15 @@ class LossAccumulation(Rule):
         fix = f"`{shown}.item()`" if _is_scalar(model, operands) else f"`{shown}.detach()`"
         where = "across iterations" if why == "loop" else "across training steps"
         return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
+
+    @staticmethod
+    def _state_message(key, operands, why, kept) -> str:
+        shown = _short(operands[0])
+        where = "across iterations" if why == "loop" else "across training steps"
+        return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
+                f"The step computes with `{key}` (what it holds is returned or handed to a forward), so it is recurrent "
+                f"state: detaching `{shown}` would cut the gradient the step needs; store "
+                f"`{key}` detached once this step has used it (and return the undetached value)")
 
     def _fix(self, model, stmt, key, operands) -> Optional[FixSpec]:
         method = "item" if _is_scalar(model, operands) and not _used_as_tensor(model, stmt, key) else "detach"

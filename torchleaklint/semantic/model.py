@@ -1117,6 +1117,41 @@ class SemanticModel:
         meta.backward()` makes task_losses (and whatever was appended to it) feed one."""
         return key in self._backward_sources(unit)
 
+    def feeds_the_step(self, stmt: ast.AST, key: str) -> bool:
+        """Is the value accumulated into `key` at `stmt` read back into the step's own
+        computation: handed to a forward (`self.model(self.positions)`), or returned by a
+        function that accumulates once per call (`return torch.cos(x + self.state)` in a
+        `forward`), directly or through other bindings of the unit? Then it is the state of
+        a recurrence (a simulator's velocity, a decaying trace), not a running total, and
+        detaching what is added would change the gradients."""
+        from torchleaklint.semantic.values import MODULE
+
+        unit = self.unit_of(stmt)
+        per_call = not self.loops_around(stmt)
+        sinks: Set[str] = set()
+        for node in nodes_within(unit):
+            if isinstance(node, ast.Call) and node is not stmt and self.value(node.func).kind == MODULE:
+                for arg in list(node.args) + [kw.value for kw in node.keywords]:
+                    sinks |= self._live_keys(arg)
+            elif per_call and isinstance(node, ast.Return) and node.value is not None:
+                sinks |= self._live_keys(node.value)
+        flows = list(self._flows_within(unit))
+        changed = True
+        while changed and key not in sinks:
+            changed = False
+            for targets, reads in flows:
+                if targets & sinks and not reads <= sinks:
+                    sinks |= reads
+                    changed = True
+        return key in sinks
+
+    def _live_keys(self, expr: ast.AST) -> Set[str]:
+        """The names and dotted attributes `expr` reads as values that go on (not under a
+        graph killer such as `.item()`)."""
+        return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
+                and isinstance(n.ctx, ast.Load) and not self.value_killed_at(n)
+                for key in [dotted(n)] if key is not None}
+
     def _backward_sources(self, unit: ast.AST) -> Set[str]:
         memo_key = ("backward_sources", unit)
         if memo_key in self._memo:
