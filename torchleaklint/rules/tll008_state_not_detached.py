@@ -316,7 +316,8 @@ def _detached_in(model, loop, stmt, name) -> bool:
                 continue
             value = flow.values.get(node)
             if value is not None and not value.carries_graph and \
-                    (_reads_own_value(model, node, name) or not _conditional_in(model, node, loop)):
+                    (_reads_own_value(model, node, name) or not _conditional_in(model, node, loop)) and \
+                    not _other_branch_of_a_fixed_switch(model, node, stmt, loop):
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
                 and _root_name(node.func.value) == name:
@@ -335,6 +336,38 @@ def _reads_own_value(model, store, name) -> bool:
     stmt = model.statement_of(store)
     value = getattr(stmt, "value", None)
     return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+
+
+def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
+    """`if repackage: h = repackage_hidden(h); out, h = model(x, h)` / `else: out, h =
+    model(x, h)`: the cut is in one branch and the rebinding in the other of an `if` whose
+    test does not change across iterations (a flag): on every iteration that takes the
+    other branch nothing cuts the history. (A test that changes, `if step % k == 0:`,
+    truncates the history every few steps.)"""
+    for anc in model.ancestors(cut):
+        if anc is loop:
+            return False
+        if isinstance(anc, ast.If) and _branch(model, anc, cut) != _branch(model, anc, stmt) \
+                and _branch(model, anc, stmt) is not None:
+            return _fixed_across_iterations(anc.test, loop)
+    return False
+
+
+def _branch(model, node_if, node) -> Optional[str]:
+    for name in ("body", "orelse"):
+        if any(model.is_inside(node, s) or node is s for s in getattr(node_if, name)):
+            return name
+    return None
+
+
+def _fixed_across_iterations(test, loop) -> bool:
+    """The test reads only names the loop never rebinds, and calls nothing."""
+    if any(isinstance(n, ast.Call) for n in ast.walk(test)):
+        return False
+    rebound = {n.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+               for t in ([node.target] if not isinstance(node, ast.Assign) else node.targets)
+               for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return not ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & rebound)
 
 
 def _conditional_in(model, node, loop) -> bool:
