@@ -268,13 +268,25 @@ def _differentiates_every_iteration(model, loop) -> bool:
     differentiation is `autograd.grad(..., create_graph=True)`, which keeps the graph on
     purpose (second-order MAML, unrolled optimization)."""
     for call in _calls_in_body(loop):
-        if model.backward_target(call) is None or _in_nested_function(model, call, loop):
+        if _in_nested_function(model, call, loop):
+            continue
+        if model.backward_target(call) is None:
+            callee = model.resolve_call(call)
+            if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee):
+                return True  # `loss, h = self._step(x, h)`, whose body back-propagates
             continue
         flag = keyword_arg(call, "create_graph")
         if model.qualname(call.func) == "torch.autograd.grad" and isinstance(flag, ast.Constant) and flag.value is True:
             continue
         return True
     return False
+
+
+def _backward_per_call(model, func) -> bool:
+    """A function of this module that runs a training backward once per call (not inside a
+    loop of its own, which would make it an epoch, and not `autograd.grad`)."""
+    return any(model.is_training_backward(call) and not model.loops_around(call)
+               for call in model.backward_calls_in(func))
 
 
 def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
