@@ -125,10 +125,13 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
     A later backward on a separate forward, or on detached inputs, does not need it."""
     here = (call.lineno, call.col_offset)
     retained = model.backward_target(call)
+    ends = _iteration_ends_at(model, call, loops[0])
     for loop in loops:
         for node in ast.walk(loop):
             if not isinstance(node, ast.Call) or node is call or (node.lineno, node.col_offset) <= here:
                 continue
+            if ends is not None and (node.lineno, node.col_offset) > ends:
+                continue  # after the `continue` that ends this iteration's path
             target = model.backward_target(node)
             if target is not None:
                 if retained is None or model.unit_of(node) is not model.unit_of(call) or \
@@ -139,6 +142,24 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
             if callee is not None and model.has_backward_within(callee):
                 return True
     return False
+
+
+def _iteration_ends_at(model, call, loop) -> Optional[tuple]:
+    """Where the iteration's path through `call` ends, when a `continue`, `break`, `return`
+    or `raise` follows it in a block that contains it (`if warmup: loss.backward(...);
+    opt.step(); continue`): later code of the loop body does not run after this backward."""
+    node = model.statement_of(call)
+    while node is not None and node is not loop:
+        parent = model.parent(node)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is node for s in block):
+                index = next(i for i, s in enumerate(block) if s is node)
+                for later in block[index + 1:]:
+                    if isinstance(later, (ast.Continue, ast.Break, ast.Return, ast.Raise)):
+                        return (later.lineno, later.col_offset)
+        node = parent
+    return None
 
 
 def _fresh_graph_each_iteration(model, target, loop) -> bool:
