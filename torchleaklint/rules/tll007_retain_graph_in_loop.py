@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from torchleaklint.diagnostics import ERROR
+from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.model import FUNCTION_TYPES
 from torchleaklint.semantic.values import MODULE
 from torchleaklint.semantic.syntax import short_source as _short
 
@@ -20,6 +21,10 @@ class RetainGraphInLoop(Rule):
     Finds `loss.backward(retain_graph=True)` and
     `torch.autograd.backward(loss, retain_graph=True)` with a constant `True` inside a
     loop of the same function, when no other backward follows it in the same iteration.
+    Also in a function or method that runs once per step (`train_step`, a method the
+    training loop calls) and builds its own graph, when no later backward of the call
+    shares that graph and the graph does not leave the call: there the activations are
+    kept until the function returns (a warning: a higher peak every step, not growth).
 
     ## Why is this bad?
     `retain_graph=True` keeps the graph's saved activations after backward. Inside a
@@ -78,6 +83,7 @@ class RetainGraphInLoop(Rule):
                 continue
             loops = model.loops_around(call)
             if not loops:
+                yield from self._in_step_function(model, call)
                 continue
             target = model.backward_target(call)
             if target is not None and model.shares_graph_built_before(target, loops[0]):
@@ -97,6 +103,51 @@ class RetainGraphInLoop(Rule):
                         (call, "no later backward in the same iteration differentiates a value sharing this "
                                "graph, so retaining its saved activations serves nothing")]
             yield self.finding(call, message, severity=ERROR, evidence=evidence)
+
+
+    def _in_step_function(self, model, call) -> Iterator:
+        """A retained backward in a function that runs once per step (`train_step`, a method
+        the training loop calls) and builds its own graph: no later backward of the step
+        goes through that graph, so its saved activations stay until the function returns
+        (a higher peak every step, not growth)."""
+        unit = model.unit_of(call)
+        if not isinstance(unit, FUNCTION_TYPES):
+            return
+        why = model.is_per_step_method(unit) or (
+            f"`{unit.name}` is called in a training loop" if model.is_per_step_function(unit) else None)
+        if why is None or not _builds_graph_each_iteration(model, unit) or \
+                _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit):
+            return
+        target = model.backward_target(call)
+        shown = _short(target) if target is not None else "the loss"
+        message = (f"`{shown}` is back-propagated with `retain_graph=True` in `{unit.name}` ({why}) and no "
+                   f"later backward of the step goes through that graph: its saved activations are kept after "
+                   f"the backward until `{unit.name}` returns (a higher peak every step, not growth). "
+                   f"Drop `retain_graph=True`")
+        evidence = [(unit, f"{why}; it builds a new graph each call"),
+                    (call, "no later backward in the same call differentiates a value sharing this graph, so "
+                           "retaining its saved activations serves nothing")]
+        yield self.finding(call, message, severity=WARNING, evidence=evidence)
+
+
+def _graph_leaves(model, func) -> bool:
+    """Does a graph of the function outlive the call: stored on `self` or in a global, or
+    returned? Then a backward after the call (another step method) may need the retained
+    graph, which cannot be told from here."""
+    flow = model.flow(func)
+    if flow is None:
+        return True
+    for node in ast.walk(func):
+        if isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value) \
+                and not model.value_killed_at(node.value):
+            return True
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            leaves = [leaf for t in targets for leaf in ast.walk(t) if isinstance(leaf, (ast.Attribute, ast.Subscript))
+                      and isinstance(getattr(leaf, "ctx", None), ast.Store)]
+            if leaves and model.carries_graph(node.value):
+                return True  # `self.fake = G(z)`, `cache[k] = out`
+    return False
 
 
 def _retains_graph(model, call) -> bool:
