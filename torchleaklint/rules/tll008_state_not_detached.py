@@ -257,13 +257,13 @@ def _recurrent_loop(model, stmt, name) -> Optional[ast.AST]:
     for loop in model.loops_around(stmt):
         if not reaching.effect_survives(stmt, name, loop):
             continue
-        if not _differentiates_every_iteration(model, loop):
+        if not _differentiates_every_iteration(model, loop, name):
             return None
         return loop if model.recurrent_through_call(stmt, name, loop) else None
     return None
 
 
-def _differentiates_every_iteration(model, loop) -> bool:
+def _differentiates_every_iteration(model, loop, name: str) -> bool:
     """A backward in the loop body that walks the history: not an inner unroll whose only
     differentiation is `autograd.grad(..., create_graph=True)`, which keeps the graph on
     purpose (second-order MAML, unrolled optimization)."""
@@ -272,14 +272,23 @@ def _differentiates_every_iteration(model, loop) -> bool:
             continue
         if model.backward_target(call) is None:
             callee = model.resolve_call(call)
-            if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee):
-                return True  # `loss, h = self._step(x, h)`, whose body back-propagates
+            if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee) \
+                    and _passes(call, name):
+                return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
         flag = keyword_arg(call, "create_graph")
         if model.qualname(call.func) == "torch.autograd.grad" and isinstance(flag, ast.Constant) and flag.value is True:
             continue
         return True
     return False
+
+
+def _passes(call: ast.Call, name: str) -> bool:
+    """Does the call hand `name` to its callee (`self._step(x, y, hidden)`)? A callee that
+    back-propagates something else (`trainer.update(batch_size)` on replayed data) does not
+    walk the carried state's history."""
+    arguments = list(call.args) + [kw.value for kw in call.keywords]
+    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in ast.walk(arg))
 
 
 def _backward_per_call(model, func) -> bool:
@@ -293,7 +302,7 @@ def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
     """The loop across whose iterations `name` is carried, when that loop runs a backward
     in every iteration (directly or in a nested loop of its body)."""
     # innermost first: a rollout loop without backward inside an update loop that has one
-    return next((loop for loop in model.loops_carrying(stmt, name) if _differentiates_every_iteration(model, loop)),
+    return next((loop for loop in model.loops_carrying(stmt, name) if _differentiates_every_iteration(model, loop, name)),
                 None)
 
 
