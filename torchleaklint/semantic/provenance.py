@@ -297,14 +297,29 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
     if flow is None:
         return False
     rebound_inside = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)}
+    # rebound from its own previous value (`latent = latent - lr * latent.grad`): every
+    # iteration's value still holds the graph it started from before the loop
+    chained = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)
+               and _reads_itself(model, d)}
     for definition in deps:
         if not isinstance(definition, ast.Name) or model.is_inside(definition, loop) \
-                or definition.id in rebound_inside:
+                or (definition.id in rebound_inside and definition.id not in chained):
             continue
         value = flow.values.get(definition)
         if value is not None and value.carries_graph:
             return True
     return False
+
+
+def _reads_itself(model, definition: ast.Name) -> bool:
+    """`x = x - lr * g`: the binding's value is computed from the name's previous value (a
+    read that keeps its graph)."""
+    stmt = model.statement_of(definition)
+    if not isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) or stmt.value is None:
+        return False
+    if isinstance(stmt, ast.AugAssign):
+        return True
+    return any(read.id == definition.id for read in _data_reads(model, stmt.value) if isinstance(read, ast.Name))
 
 
 def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
