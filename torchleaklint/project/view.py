@@ -239,13 +239,22 @@ class ProjectView:
         if module is None:
             return
         self._note(module)
+        first_party = modules.find_module(module, self.path) is not None
         for alias in node.names:
             if alias.name == "*":
                 self._star(table, module)
                 continue
+            local = alias.asname or alias.name
             if node.level:
-                table.aliases[alias.asname or alias.name] = f"{module}.{alias.name}"
+                table.aliases[local] = f"{module}.{alias.name}"
             self._note(f"{module}.{alias.name}", quiet=True)
+            if first_party:
+                # a name another module of the project re-exports from a library
+                # (`from .utils import empty_cache`, which utils has from torch.cuda): the
+                # table gets what it finally stands for
+                found = self.resolver.lookup(f"{module}.{alias.name}")
+                if found is not None and found[0] == "alias":
+                    table.aliases[local] = found[1]
 
     def _note(self, module: str, quiet: bool = False) -> None:
         path = modules.find_module(module, self.path)
