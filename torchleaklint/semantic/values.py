@@ -83,8 +83,9 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         return a if a.carries_graph else b
     if a.kind == b.kind and a.kind in TENSORISH:
         return Value(a.kind)
-    if a.kind == b.kind == MODULE and a.name == b.name:
-        return Value(MODULE, name=a.name)  # one of them has parameters
+    if a.kind == b.kind == MODULE:
+        # one of them has parameters; of two different (or unnamed) classes, still a module
+        return Value(MODULE, name=a.name if a.name == b.name else None)
     if a.kind == NONE:
         return b
     if b.kind == NONE:
