@@ -23,6 +23,8 @@ the per-file semantic layer:
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
   name -> [calls, calls under no-grad], indexed for the modules that define such a method.
+- `vars`: module-level variables too big for a Tune config (`TRAIN_DF = pd.read_csv(...)`):
+  name -> what / kind / line.
 - `imports`: the files of the first-party modules this module imports.
 
 Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
@@ -132,6 +134,10 @@ def summarize(model, module: str, partial: bool = False) -> dict:
                 summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
     if not partial and "tune" in model.source:
         _add_tune_parameters(model, summary["functions"])
+    if not partial:
+        heavy = _heavy_variables(model)
+        if heavy:
+            summary["vars"] = heavy
     summary["exports"] = _exports(summary, module, model.imports.aliases)
     summary["calls"], named = _calls(model, module, partial)
     if named:
@@ -236,6 +242,21 @@ def _function(model, func, module: str, info) -> dict:
     keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps
+    return out
+
+
+def _heavy_variables(model) -> Dict[str, dict]:
+    """Module-level variables too big for a Tune config (`TRAIN_DF = pd.read_csv(...)`), as
+    TLL005 would say it: a module that imports them may put them in a config."""
+    from torchleaklint.semantic.tune import weight_of
+
+    out: Dict[str, dict] = {}
+    for node in model.tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call):
+            found = weight_of(model, node.value)
+            if found is not None:
+                out[node.targets[0].id] = {"what": found.what, "kind": found.kind, "line": node.lineno}
     return out
 
 

@@ -452,6 +452,8 @@ def weight_of(model, expr: ast.AST, depth: int = 0) -> Optional[Weight]:
     if depth > MAX_DEPTH:
         return None
     value = model.value(expr)
+    if value.kind == "ref" and isinstance(expr, ast.Name):
+        return _imported_variable_weight(model, expr)  # a name another module of the project defines
     if value.kind == MODULE:
         if _only_parameter_free_modules(model, expr):
             return None
@@ -483,7 +485,9 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
                 found = weight_of(model, source, depth + 1)
                 if found is not None:
                     return found
-        return _unpacked_weight(model, expr, depth) if not definitions else None
+        if not definitions:
+            return _imported_variable_weight(model, expr) or _unpacked_weight(model, expr, depth)
+        return None
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
         # broadcasting never shrinks an array: `x + noise`, `scale * x` are as big as x
         return _bulk_data(model, expr.left, depth + 1) or _bulk_data(model, expr.right, depth + 1)
@@ -637,6 +641,28 @@ def _ints(model, exprs) -> Optional[List[int]]:
             return None
         out.append(number)
     return out or None
+
+
+def _imported_variable_weight(model, name: ast.Name) -> Optional[Weight]:
+    """A module-level variable of another module of the project (`from hpsearch.util
+    import *` bringing `TRAIN_DF = pd.read_csv(...)`), as its summary weighs it."""
+    qual = model.qualname(name)
+    if model.project is None or not qual or not model.project.is_first_party(qual):
+        return None
+    from torchleaklint.semantic.tune_project import resolve_definition
+
+    resolver = model.project.resolver
+    found = resolve_definition(resolver, qual)
+    if found is None:
+        return None
+    path, variable = found
+    summary = resolver.summary(path)
+    entry = ((summary or {}).get("vars") or {}).get(variable)
+    resolver.note(path, "vars", variable)
+    if entry is None:
+        return None
+    where = model.project.definition_label(path, entry["line"])
+    return Weight(f"{entry['what']} (`{variable}`, {where})", entry["kind"])
 
 
 def _returned_by_other_module(model, qual: str, text: str) -> Optional[Weight]:
