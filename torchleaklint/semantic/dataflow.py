@@ -122,6 +122,8 @@ class Analyzer:
                     sites[name] = join(sites.get(name), value)
             for name, value in sites.items():
                 own = values.get(name, UNKNOWN_V)
+                if own is DECLARED_NUMBERS:
+                    continue  # a container the signature declares as numbers: callers' guesses do not override it
                 if own.kind == MODULE and not own.name and value.kind == MODULE and value.name:
                     values[name] = value  # duck-typed a module here; the callers say which class
                 elif value.carries_graph or own.kind == UNKNOWN:
@@ -146,6 +148,8 @@ class Analyzer:
             return Value(MODULE, name=last)
         if last in ("int", "float", "str", "bool"):
             return SCALAR_V
+        if _declares_only_numbers(annotation):
+            return DECLARED_NUMBERS  # `Dict[str, Tuple[Number, Number]]`: what the author says it holds
         return UNKNOWN_V
 
     def _duck_typed_params(self, names: Set[str]) -> Dict[str, Value]:
@@ -1177,6 +1181,31 @@ def _decide(test: ast.AST, constants: Dict[str, object]) -> Optional[bool]:
             and all(isinstance(e, ast.Constant) for e in right.elts):
         return (value in [e.value for e in right.elts]) == isinstance(op, ast.In)
     return None
+
+
+_NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "str", "Number", "Real", "Integral"})
+_CONTAINER_TYPES = frozenset({"Dict", "dict", "List", "list", "Tuple", "tuple", "Sequence", "Mapping",
+                              "MutableMapping", "Iterable", "Set", "set", "DefaultDict", "defaultdict"})
+# A container whose annotation names only numbers and strings (`Dict[str, float]`).
+DECLARED_NUMBERS = Value(SEQUENCE, elem=SCALAR_V)
+
+
+def _declares_only_numbers(annotation: ast.AST) -> bool:
+    """`Dict[str, Tuple[Number, Number]]`, `List[float]`: containers of numbers and strings."""
+    if not isinstance(annotation, ast.Subscript):
+        return False
+    if (dotted(annotation.value) or "").rsplit(".", 1)[-1] not in _CONTAINER_TYPES:
+        return False
+    parts = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    for part in parts:
+        if isinstance(part, ast.Constant) and part.value is Ellipsis:
+            continue
+        if isinstance(part, ast.Subscript):
+            if not _declares_only_numbers(part):
+                return False
+        elif (dotted(part) or "").rsplit(".", 1)[-1] not in _NUMBER_TYPES:
+            return False
+    return True
 
 
 def _unwrap_annotation(annotation: ast.AST) -> Optional[ast.AST]:
