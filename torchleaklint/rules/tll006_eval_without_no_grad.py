@@ -12,7 +12,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.model import FUNCTION_TYPES
+from torchleaklint.semantic.model import FUNCTION_TYPES, nodes_within
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
 from torchleaklint.semantic.syntax import short_source as _short
 
@@ -421,8 +421,29 @@ def _eval_regions(model) -> Iterator[Tuple]:
         for i, (position, kind, call) in enumerate(events):
             if kind != "eval":
                 continue
+            if i and events[i - 1][1] == "train" and \
+                    _only_uses_the_receiver(model, unit, receiver, events[i - 1][0], position):
+                continue  # `norm.train(); norm(values); norm.eval()`: a statistics toggle, not evaluation
             end = next((p for p, k, _ in events[i + 1:] if k == "train"), (10 ** 9, 0))
             yield unit, receiver, _end(model.statement_of(call)), end, call
+
+
+def _only_uses_the_receiver(model, unit, receiver: str, start: Position, end: Position) -> bool:
+    """Between `receiver.train()` and `receiver.eval()`, nothing but calls of the receiver
+    itself (and torch's functions): the module was put in train mode to update its running
+    statistics, not trained, so switching it back is no evaluation phase."""
+    calls = [node for node in nodes_within(unit) if isinstance(node, ast.Call) and start < _pos(node) < end]
+    if not calls:
+        return False
+    for call in calls:
+        callee = dotted(call.func) or ""
+        owner = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if callee == receiver or owner == receiver:
+            continue
+        if (model.qualname(call.func) or "").startswith("torch.") and not _is_gradient_code(model, call):
+            continue
+        return False
+    return any(dotted(call.func) == receiver for call in calls)
 
 
 def _constructed_name(model, call) -> Optional[str]:
