@@ -106,14 +106,15 @@ class Project:
 
 
 def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
-    """`~method` -> [{"n": calls, "ng": under no-grad}]: the calls other modules make of a
-    method name on receivers of unknown class, for each module whose classes define it."""
+    """`~method` -> [{"n": calls, "ng": under no-grad, "ref": references}]: the calls other
+    modules make of a method name on receivers of unknown class (and the references to it as
+    a value), for each module whose classes define it."""
     totals: Dict[str, Dict[str, List[int]]] = {}
     for path, summary in summaries.items():
-        for name, (calls, no_grad) in (summary.get("named") or {}).items():
-            counts = totals.setdefault(name, {}).setdefault(path, [0, 0])
-            counts[0] += calls
-            counts[1] += no_grad
+        for name, counted in (summary.get("named") or {}).items():
+            counts = totals.setdefault(name, {}).setdefault(path, [0, 0, 0])
+            for i, n in enumerate(counted[:3]):
+                counts[i] += n
     if not totals:
         return
     for path, summary in summaries.items():
@@ -122,7 +123,8 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
             others = [counts for caller, counts in totals[method].items() if caller != path]
             if others:
                 index.setdefault(path, {})[f"~{method}"] = [
-                    {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others)}]
+                    {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others),
+                     "ref": sum(c[2] for c in others)}]
 
 
 def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:

@@ -22,7 +22,8 @@ the per-file semantic layer:
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
-  name -> [calls, calls under no-grad], indexed for the modules that define such a method.
+  name -> [calls, calls under no-grad, references as a value], indexed for the modules that
+  define such a method.
 - `vars`: module-level variables too big for a Tune config (`TRAIN_DF = pd.read_csv(...)`):
   name -> what / kind / line.
 - `imports`: the files of the first-party modules this module imports.
@@ -424,18 +425,35 @@ def _calls(model, module: str, partial: bool = False):
             "st": any(model.is_step_loop(loop) for loop in loops),
             "ex": model.in_except_handler(call),
         })
-    return out, _counted(unresolved)
+    return out, _counted(unresolved, _handed_out(model, names))
 
 
-def _counted(unresolved: List[list]) -> Dict[str, list]:
-    """Calls of a run's method name on receivers of unknown class (`self.policy.act(obs)`):
-    name -> [calls, calls under no-grad]. Counts, not sites: they can only say that every
-    call of that name anyone makes runs without grad."""
+def _handed_out(model, names) -> Dict[str, int]:
+    """Method names of the run referenced as values, not called (`run_stage("evaluate",
+    self.evaluate)`, `callbacks=[self.on_val]`): handed out, called where nobody can see."""
+    if names is None:
+        return {}
+    called = {id(call.func) for call in model.calls}
+    out: Dict[str, int] = {}
+    for node in model.by_type.get(ast.Attribute, ()):
+        if node.attr in names and isinstance(node.ctx, ast.Load) and id(node) not in called \
+                and not isinstance(model.parent(node), ast.Attribute):
+            out[node.attr] = out.get(node.attr, 0) + 1
+    return out
+
+
+def _counted(unresolved: List[list], handed_out: Dict[str, int]) -> Dict[str, list]:
+    """Calls of a run's method name on receivers of unknown class (`self.policy.act(obs)`),
+    and references to it as a value: name -> [calls, calls under no-grad, references].
+    Counts, not sites: they can only say that every call of that name anyone makes runs
+    without grad, or that the method is handed out to callers out of view."""
     out: Dict[str, list] = {}
     for name, no_grad in unresolved:
-        counts = out.setdefault(name, [0, 0])
+        counts = out.setdefault(name, [0, 0, 0])
         counts[0] += 1
         counts[1] += no_grad
+    for name, references in handed_out.items():
+        out.setdefault(name, [0, 0, 0])[2] += references
     return out
 
 

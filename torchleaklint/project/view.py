@@ -338,11 +338,11 @@ class ProjectView:
         torch)."""
         return any(not key.startswith("~") for key in self.sites)
 
-    def named_calls(self, method: str) -> Tuple[int, int]:
-        """(calls, calls under no-grad) other modules make of the method name `method` on
-        receivers of unknown class."""
+    def named_calls(self, method: str) -> Tuple[int, int, int]:
+        """(calls, calls under no-grad, references as a value) other modules make of the
+        method name `method` on receivers of unknown class."""
         found = self.sites.get(f"~{method}")
-        return (found[0]["n"], found[0]["ng"]) if found else (0, 0)
+        return (found[0]["n"], found[0]["ng"], found[0].get("ref", 0)) if found else (0, 0, 0)
 
     def definition_label(self, path: str, line: int) -> str:
         return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"

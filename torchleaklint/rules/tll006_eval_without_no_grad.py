@@ -133,6 +133,10 @@ class EvalWithoutNoGrad(Rule):
                     and not _callers_in_view(model, region[0]):
                 continue  # `self.eval()` in a method, or a closure handed out (`return model_fn`), that
                 # nobody here calls: its callers decide grad
+            if isinstance(region[0], FUNCTION_TYPES) and receiver.startswith("self.") \
+                    and not _callers_in_view(model, region[0]) and model.handed_out(region[0]):
+                continue  # `self.model.eval()` in a method handed out as a callback
+                # (`self.run_stage("evaluate", self.evaluate)`), whose callers decide grad
             for call in calls.get(region[0], []):
                 if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
                         not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):

@@ -394,9 +394,22 @@ class SemanticModel:
                 calls += 1
                 no_grad += bool(self.grad_disabled_at(call))
         if self.project is not None:
-            more, more_no_grad = self.project.named_calls(func.name)
+            more, more_no_grad, _ = self.project.named_calls(func.name)
             calls, no_grad = calls + more, no_grad + more_no_grad
         return calls, no_grad
+
+    def handed_out(self, func: ast.AST) -> bool:
+        """Is the method referenced as a value, not called (`self.run_stage("evaluate",
+        self.evaluate)`), here or in another module of the project? Then it runs where its
+        callers are, out of view."""
+        if self.class_of(func) is None:
+            return False
+        called = {id(call.func) for call in self.calls}
+        for node in self.by_type.get(ast.Attribute, ()):
+            if node.attr == func.name and isinstance(node.ctx, ast.Load) and id(node) not in called \
+                    and not isinstance(self.parent(node), ast.Attribute):
+                return True
+        return self.project is not None and self.project.named_calls(func.name)[2] > 0
 
     def site_label(self, site) -> str:
         """How a message names a call site: `line 15` here, `train.py:15` in another module."""
