@@ -154,7 +154,7 @@ class EvalWithoutNoGrad(Rule):
             return True
         if model.value(call).kind == "tensor":
             return True  # proven graph-free: a parameterless module of this file on inputs without grad
-        if model.value(call.func).frozen:
+        if model.holds_no_parameters(call.func):
             return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
             # whose own forward is the one to report
         if isinstance(unit, FUNCTION_TYPES):

@@ -1508,9 +1508,38 @@ def _holds_no_parameters(model, class_name: str) -> bool:
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name) and node.value.id == "self" \
                     and not _parameter_free(value) \
-                    and not (value.kind == UNKNOWN and node.attr not in used_as_object):
+                    and not (value.kind == UNKNOWN and node.attr not in used_as_object) \
+                    and not (_empty_literal_store(model, node) and not _fills_with_modules(model, info, node.attr)):
                 return False  # an unknown value used only as data (`self.N = N`) holds no module
     return True
+
+
+def _empty_literal_store(model, target: ast.Attribute) -> bool:
+    """`self.cache = {}` / `= []`: an empty plain container (not registered by nn.Module)."""
+    stmt = model.parent(target)
+    value = getattr(stmt, "value", None)
+    return isinstance(value, (ast.Dict, ast.List)) and not (value.keys if isinstance(value, ast.Dict) else value.elts)
+
+
+def _fills_with_modules(model, info, attr: str) -> bool:
+    """Does any method put a module (or something unknown) into `self.<attr>` (`self.cache[k]
+    = v`, `self.cache.append(v)`)? Tensors (`torch.hann_window(n)`) are parameter-free."""
+    for method in info.methods.values():
+        flow = model.flow(method)
+        for node in ast.walk(method):
+            added = None
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and dotted(t.value) == f"self.{attr}"
+                                                    for t in node.targets):
+                added = node.value
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    dotted(node.func.value) == f"self.{attr}" and node.func.attr in ("append", "extend", "insert",
+                                                                                    "update", "setdefault") and node.args:
+                added = node.args[-1]
+            if added is not None:
+                value = flow.values.get(added) if flow is not None else None
+                if value is None or not _parameter_free(value):
+                    return True
+    return False
 
 
 def _attributes_used_as_objects(info) -> Set[str]:

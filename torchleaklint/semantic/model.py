@@ -1130,6 +1130,18 @@ class SemanticModel:
         meta.backward()` makes task_losses (and whatever was appended to it) feed one."""
         return key in self._backward_sources(unit)
 
+    def holds_no_parameters(self, expr: ast.AST) -> bool:
+        """Is `expr` a module proven to hold no parameter (`nn.ReLU()`, a buffers-only class
+        of this file or, from its summary, of another module)? Calling it records a graph
+        only from an input that carries one."""
+        from torchleaklint.semantic.dataflow import holds_no_parameters
+
+        value = self.value(expr)
+        if value.frozen:
+            return True
+        return value.kind == "module" and bool(value.name) and value.name in self.classes \
+            and holds_no_parameters(self, value.name)
+
     def feeds_the_step(self, stmt: ast.AST, key: str) -> bool:
         """Is the value accumulated into `key` at `stmt` read back into the step's own
         computation: handed to a forward (`self.model(self.positions)`), or returned by a
