@@ -154,6 +154,8 @@ class EvalWithoutNoGrad(Rule):
             return True
         if model.value(call).kind == "tensor":
             return True  # proven graph-free: a parameterless module of this file on inputs without grad
+        if _asserted_to_call_without_grad(model, call, unit):
+            return True  # `assert isinstance(predictor, OCRPredictor)`, whose forward is under inference_mode
         if model.holds_no_parameters(call.func):
             return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
             # whose own forward is the one to report
@@ -747,6 +749,36 @@ def _inside_unknown_context_of(model, call) -> bool:
                 continue  # torch's own contexts are read by the data flow; a local one by its body
             if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
                 return True
+    return False
+
+
+def _asserted_to_call_without_grad(model, call, unit) -> bool:
+    """The called object is asserted to be an instance of a class (`assert isinstance(
+    predictor, OCRPredictor)`) whose call is not proven to record a graph: a class that is
+    not a module, or a module whose `forward` runs with autograd off (`@torch.inference_mode()`),
+    here or in another module of the project."""
+    name = dotted(call.func)
+    if name is None or not isinstance(unit, FUNCTION_TYPES):
+        return False
+    for node in ast.walk(unit):
+        if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
+                and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance"
+                and len(node.test.args) == 2 and dotted(node.test.args[0]) == name
+                and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)):
+            continue
+        cls = node.test.args[1]
+        qual = model.qualname(cls) or dotted(cls) or ""
+        if qual in ("torch.nn.Module", "torch.nn.modules.module.Module"):
+            return False
+        local = model.classes.get(qual)
+        if local is not None:
+            forward = local.methods.get("forward")
+            return not model.is_module_class(local) or (forward is not None and model.grad_off_decorated(forward))
+        if model.project is not None and model.project.is_first_party(qual):
+            forward = model.project.method_of(qual, "forward")
+            kind = model.project.class_kind(qual)
+            return kind != "module" or bool(forward and forward[0] == "function" and (forward[1] or {}).get("nograd"))
+        return False
     return False
 
 
