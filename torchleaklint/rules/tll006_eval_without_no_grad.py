@@ -424,12 +424,16 @@ def _eval_regions(model) -> Iterator[Tuple]:
         switches.setdefault((model.unit_of(call), receiver), []).append((_pos(call), kind, call))
     for (unit, receiver), events in switches.items():
         events.sort(key=lambda e: e[0])
+        # `norm.train(); norm(values); norm.eval()` anywhere in the function: the receiver is a
+        # statistics module whose mode says whether its running statistics update; none of its
+        # `eval()` switches there starts an evaluation (also one in another branch)
+        if any(kind == "eval" and i and events[i - 1][1] == "train" and
+               _only_uses_the_receiver(model, unit, receiver, events[i - 1][0], position)
+               for i, (position, kind, _) in enumerate(events)):
+            continue
         for i, (position, kind, call) in enumerate(events):
             if kind != "eval":
                 continue
-            if i and events[i - 1][1] == "train" and \
-                    _only_uses_the_receiver(model, unit, receiver, events[i - 1][0], position):
-                continue  # `norm.train(); norm(values); norm.eval()`: a statistics toggle, not evaluation
             end = next((p for p, k, _ in events[i + 1:] if k == "train"), (10 ** 9, 0))
             yield unit, receiver, _end(model.statement_of(call)), end, call
 
