@@ -267,10 +267,14 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
     """A backward in the loop body that walks the history: not an inner unroll whose only
     differentiation is `autograd.grad(..., create_graph=True)`, which keeps the graph on
     purpose (second-order MAML, unrolled optimization)."""
+    unit = model.unit_of(loop)
     for call in _calls_in_body(loop):
         if _in_nested_function(model, call, loop):
             continue
-        if model.backward_target(call) is None:
+        target = model.backward_target(call)
+        if target is not None and not _reads_state(model, unit, target, name):
+            continue  # `loss.backward()` on a fresh loss that never reads the carried value
+        if target is None:
             callee = model.resolve_call(call)
             if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee) \
                     and _passes(call, name):
@@ -281,6 +285,14 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
             continue
         return True
     return False
+
+
+def _reads_state(model, unit, target: ast.AST, name: str) -> bool:
+    """Does the back-propagated value read the carried state, directly or through the
+    unit's bindings (`output, hidden = model(x, hidden); loss = crit(output, y)`)? A
+    backward on a value that never reads it walks none of its history (PGD restarts keeping
+    `max_loss = torch.max(max_loss, all_loss)` while each step back-propagates its own loss)."""
+    return model.computed_from(unit, name, target)
 
 
 def _passes(call: ast.Call, name: str) -> bool:

@@ -1170,6 +1170,20 @@ class SemanticModel:
                     changed = True
         return key in sinks
 
+    def computed_from(self, unit: ast.AST, key: str, expr: ast.AST) -> bool:
+        """Is the value bound to `key` among what `expr` is computed from, directly or
+        through the unit's bindings (flow-insensitive, like `feeds_backward`)?"""
+        sources = _read_keys(expr)
+        flows = list(self._flows_within(unit))
+        changed = True
+        while changed and key not in sources:
+            changed = False
+            for targets, reads in flows:
+                if targets & sources and not reads <= sources:
+                    sources |= reads
+                    changed = True
+        return key in sources
+
     def _live_keys(self, expr: ast.AST) -> Set[str]:
         """The names and dotted attributes `expr` reads as values that go on (not under a
         graph killer such as `.item()`)."""
