@@ -568,6 +568,9 @@ class SemanticModel:
                 return None
             if not call.args and not _kw(call, "tensors"):
                 return func.value  # loss.backward(...)
+            if any(kw.arg == "gradient" for kw in call.keywords) or self.value(func.value).carries_graph or \
+                    (call.args and self._graph_free(call.args[0])):
+                return func.value  # `y.backward(-grad)`: a tensor's backward with a gradient argument
             return _first_arg(call, "loss")  # accelerator.backward(loss), engine.backward(loss)
         if isinstance(func, ast.Attribute) and func.attr == "manual_backward":
             return _first_arg(call, "loss")
@@ -577,6 +580,20 @@ class SemanticModel:
         if qual in ("torch.autograd.grad",):
             return _first_arg(call, "outputs")
         return None
+
+    def _graph_free(self, expr: ast.AST) -> bool:
+        """Proven to carry no graph (computed under no-grad, detached, a number): no loss."""
+        value = self.value(expr)
+        if not value.carries_graph and value.kind != "unknown":
+            return True
+        if isinstance(expr, ast.UnaryOp):
+            expr = expr.operand
+        if not isinstance(expr, ast.Name):
+            return False
+        # every definition reaching it was made with autograd off (`with torch.no_grad(): grad = ...`)
+        definitions = self.reaching(self.unit_of(expr)).definitions(expr)
+        return bool(definitions) and all(not isinstance(d, ast.arg) and self.grad_disabled_at(d)
+                                         for d in definitions)
 
     def backwarded_names(self, unit: ast.AST) -> Set[str]:
         """Names differentiated in this unit: in `(a + b).backward()`, `scaler.scale(a)

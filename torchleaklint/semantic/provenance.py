@@ -330,7 +330,12 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
     def computations(expr):
         return {model.statement_of(d) for d in graph_dependencies(model, expr)}
 
-    return bool(computations(first) & computations(second))
+    ours, theirs = computations(first), computations(second)
+    if not ours or not theirs:
+        # a differentiated value whose graph the analysis traced to nothing (a helper's
+        # result taken for graph-free): what it shares cannot be told, so it may share
+        return True
+    return bool(ours & theirs)
 
 
 def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
