@@ -787,6 +787,14 @@ class Analyzer:
                     return self._parameterless_output(all_args)  # a buffers-only module
                 output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
                 return _strip_graph(output) if self.nograd else output
+            if callee.name and "." in callee.name and self.m.project is not None:
+                # a module class of another module: its forward's summary says what it returns
+                # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
+                forward = self.m.project.method_of(callee.name, "forward")
+                if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
+                    output = self.project_call(forward, args, kwargs)
+                    if output.kind != UNKNOWN:
+                        return output
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -904,6 +912,12 @@ class Analyzer:
             if isinstance(flag, ast.Constant) and flag.value is False:
                 return TENSOR_V  # `nn.Parameter(t, requires_grad=False)`: a buffer in all but name
             return Value(LEAF)  # nn.Parameter is not an nn.Module class: test it first
+        if qual in ("apex.amp.initialize", "amp.initialize") and len(e.args) >= 2:
+            return Value(SEQUENCE, items=(all_args[0], all_args[1]))  # `model, opt = amp.initialize(model, opt)`
+        if qual.rsplit(".", 1)[-1] in _FORWARDING_WRAPPERS and qual.startswith("torch.") and e.args:
+            wrapped = all_args[0] if all_args else UNKNOWN_V
+            if wrapped.kind == MODULE:
+                return wrapped  # `nn.DataParallel(model)`: its forward is the wrapped module's
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual))
         if torch_api.is_optimizer(qual):
@@ -1183,6 +1197,8 @@ def _decide(test: ast.AST, constants: Dict[str, object]) -> Optional[bool]:
     return None
 
 
+# torch wrappers whose forward is the wrapped module's (`nn.DataParallel(model)`)
+_FORWARDING_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "compile"})
 _NUMBER_TYPES = frozenset({"int", "float", "bool", "complex", "str", "Number", "Real", "Integral"})
 _CONTAINER_TYPES = frozenset({"Dict", "dict", "List", "list", "Tuple", "tuple", "Sequence", "Mapping",
                               "MutableMapping", "Iterable", "Set", "set", "DefaultDict", "defaultdict"})
