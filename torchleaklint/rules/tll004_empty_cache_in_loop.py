@@ -100,7 +100,7 @@ def _runs_per_step(model, call) -> Optional[str]:
         if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop):
             return None  # a loop over trials (batch sizes, configurations, retries), not over steps
         if model.is_step_loop(loop):
-            if _under_one_off_condition(model, call, loop):
+            if _under_one_off_condition(model, call, loop) or _once_per_pass(model, call, loop):
                 return None
             cadence = _cadence(model, call, loop)
             if cadence is not None:
@@ -213,6 +213,36 @@ def _argument_for(func, site: ast.Call, name: str) -> Optional[ast.AST]:
         index = positional.index(name)
         return site.args[index] if index < len(site.args) else None
     return None
+
+
+def _once_per_pass(model, call, loop) -> bool:
+    """`if (step + 1) % save_steps == 0:` with `save_steps = len(train_dataloader)` (or
+    `max(len(loader), 1)`): the period is the length of the data, so it holds once per pass
+    over it, before the evaluation that follows an epoch, not every few steps."""
+    for anc in model.ancestors(call):
+        if anc is loop:
+            return False
+        if not isinstance(anc, ast.If):
+            continue
+        for node in ast.walk(anc.test):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _a_data_length(model, node.right):
+                return True
+    return False
+
+
+def _a_data_length(model, expr, depth: int = 0) -> bool:
+    """`len(loader)`, `max(len(loader), 1)`, or a name every definition of which is one."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name):
+        if expr.func.id == "len" and len(expr.args) == 1:
+            return True
+        if expr.func.id in ("max", "int") and depth < 2:
+            return any(_a_data_length(model, arg, depth + 1) for arg in expr.args)
+    if isinstance(expr, ast.Name) and depth < 2:
+        definitions = model.reaching(model.unit_of(expr)).definitions(expr)
+        statements = [model.statement_of(d) for d in definitions if not isinstance(d, ast.arg)]
+        return bool(statements) and len(statements) == len(definitions) and all(
+            isinstance(s, ast.Assign) and _a_data_length(model, s.value, depth + 1) for s in statements)
+    return False
 
 
 def _cadence(model, call, loop) -> Optional[str]:
