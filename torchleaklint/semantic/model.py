@@ -1076,7 +1076,8 @@ class SemanticModel:
         filled over the time steps of that batch is not), or it is state (attribute,
         global) updated in a method or function that runs once per step and does not reset
         it itself."""
-        if any(self.is_step_loop(loop) for loop in self.carried_loops(stmt, key)):
+        carried = self.carried_loops(stmt, key)
+        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, carried):
             return "loop"
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
@@ -1089,6 +1090,22 @@ class SemanticModel:
             if self.is_per_step_function(unit):
                 return "function"
         return None
+
+    def _within_one_update(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
+        """The loops `key` is carried across are micro-steps of one update: none of them
+        steps an optimizer, and the enclosing loop that starts `key` fresh each iteration
+        does (`losses = []` per batch, then one loss per sampled subnet, each
+        back-propagated, then `optimizer.step()`): what is kept lives one update step."""
+        around = self.loops_around(stmt)
+        if not carried or len(around) <= len(carried):
+            return False
+        outer = around[len(carried)]
+
+        def steps(nodes) -> bool:
+            return any(isinstance(n, ast.Call) and (self.is_optimizer_step(n) or self.is_scaler_step(n)) for n in nodes)
+        # the update in the outer loop's own body, not in another loop of it (an epoch loop's
+        # training loop next to the evaluation loop that keeps the values)
+        return not any(steps(ast.walk(loop)) for loop in carried) and steps(nodes_within(outer, skip_loops=True))
 
     def _persists_across_calls(self, unit: ast.AST, key: str) -> bool:
         """Is `key` state that outlives a call of `unit`: an attribute of the method's own
