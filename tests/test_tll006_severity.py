@@ -29,3 +29,19 @@ for x in loader:
 def test_severity_follows_what_the_result_keeps(line, severity):
     found = [d for d in lint_source((HEAD + line + "\n").encode(), "eval.py", Settings(select=["TLL006"]))]
     assert [(d.code, d.severity) for d in found] == [("TLL006", severity)], found
+
+
+def test_a_volatile_variable_is_named_for_what_it_no_longer_does():
+    source = b"""
+import torch
+from torch.autograd import Variable
+
+model = torch.nn.Linear(4, 2)
+loader = [torch.randn(3, 4) for _ in range(2)]
+model.eval()
+for data in loader:
+    data = Variable(data, volatile=True)
+    print(model(data).argmax(1))
+"""
+    [d] = lint_source(source, "old_eval.py", Settings(select=["TLL006"]))
+    assert "`Variable(..., volatile=True)` has had no effect since PyTorch 0.4" in d.message

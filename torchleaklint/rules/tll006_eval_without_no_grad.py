@@ -208,6 +208,9 @@ class EvalWithoutNoGrad(Rule):
             cost = "keeping every batch's activations alive while its outputs are referenced (evaluation memory doubles or worse)"
         else:
             cost = "keeping this forward's activations alive as long as its result is referenced"
+        if _volatile_input(model, call):
+            # pre-0.4 code that thought it had turned autograd off
+            advice += " (`Variable(..., volatile=True)` has had no effect since PyTorch 0.4)"
         return (f"`{shown}` runs in evaluation ({where}) with autograd enabled: it records a graph nobody "
                 f"back-propagates, {cost}; {advice}")
 
@@ -753,6 +756,32 @@ def _inside_unknown_context_of(model, call) -> bool:
                 continue  # torch's own contexts are read by the data flow; a local one by its body
             if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
                 return True
+    return False
+
+
+def _volatile_input(model, call) -> bool:
+    """Is an input of the forward made with `Variable(x, volatile=True)` (directly, or a name
+    bound to one in the function)?"""
+    def volatile(expr) -> bool:
+        return isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("Variable") and any(
+            kw.arg == "volatile" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+            for kw in expr.keywords)
+
+    for arg in list(call.args) + [kw.value for kw in call.keywords]:
+        if volatile(arg):
+            return True
+        if isinstance(arg, ast.Name):
+            for definition in model.reaching(model.unit_of(arg)).definitions(arg):
+                stmt = model.statement_of(definition) if not isinstance(definition, ast.arg) else None
+                if not isinstance(stmt, ast.Assign):
+                    continue
+                value = stmt.value
+                target = stmt.targets[0]
+                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+                    # `data, target = Variable(data, volatile=True), Variable(target)`
+                    value = next((v for t, v in zip(target.elts, value.elts) if t is definition), None)
+                if value is not None and volatile(value):
+                    return True
     return False
 
 
