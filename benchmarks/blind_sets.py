@@ -38,7 +38,15 @@ JOBS = os.cpu_count() or 1
 
 
 def sets() -> list:
-    return sorted(p.name for p in BLIND.iterdir() if (p / "repos.toml").is_file())
+    """The sets in the order they were made: set1, set1b, set2, ..., set9, set10, set11
+    (the last one is the last fresh set)."""
+    import re
+
+    def order(name: str):
+        match = re.match(r"([a-z]+)(\d+)(.*)", name)
+        return (match.group(1), int(match.group(2)), match.group(3)) if match else (name, 0, "")
+
+    return sorted((p.name for p in BLIND.iterdir() if (p / "repos.toml").is_file()), key=order)
 
 
 def _lint_set(corpus: Path, name: str, repos: list) -> list:
