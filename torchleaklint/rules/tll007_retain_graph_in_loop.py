@@ -206,7 +206,7 @@ def _hands_over_the_graph(model, call: ast.Call, retained: ast.AST) -> bool:
     if isinstance(call.func, ast.Name) and call.func.id in ("print", "len", "float", "int", "isinstance", "str"):
         return False
     for arg in list(call.args) + [kw.value for kw in call.keywords]:
-        if isinstance(arg, ast.Name) and model.carries_graph(arg) and model.graphs_share(retained, arg):
+        if isinstance(arg, ast.Name) and model.carries_graph(arg) and model.graphs_share(retained, arg, unknown=False):
             return True
     return False
 

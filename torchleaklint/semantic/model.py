@@ -885,11 +885,12 @@ class SemanticModel:
 
         return consumed_by_backward(self, expr, loop)
 
-    def graphs_share(self, first: ast.AST, second: ast.AST) -> bool:
-        """Do the values of two expressions of one function share part of an autograd graph?"""
+    def graphs_share(self, first: ast.AST, second: ast.AST, unknown: bool = True) -> bool:
+        """Do the values of two expressions of one function share part of an autograd graph?
+        `unknown`: the answer when one of them traces to nothing."""
         from torchleaklint.semantic.provenance import graphs_share
 
-        return graphs_share(self, first, second)
+        return graphs_share(self, first, second, unknown)
 
     def runs_only_without_grad(self, stmt: ast.AST) -> bool:
         """Is `stmt` behind an opt-in flag (`if use_cache:`) that every call in view turning
