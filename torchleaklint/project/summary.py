@@ -433,13 +433,7 @@ def _handed_out(model, names) -> Dict[str, int]:
     self.evaluate)`, `callbacks=[self.on_val]`): handed out, called where nobody can see."""
     if names is None:
         return {}
-    called = {id(call.func) for call in model.calls}
-    out: Dict[str, int] = {}
-    for node in model.by_type.get(ast.Attribute, ()):
-        if node.attr in names and isinstance(node.ctx, ast.Load) and id(node) not in called \
-                and not isinstance(model.parent(node), ast.Attribute):
-            out[node.attr] = out.get(node.attr, 0) + 1
-    return out
+    return {name: n for name, n in model.attribute_references().items() if name in names}
 
 
 def _counted(unresolved: List[list], handed_out: Dict[str, int]) -> Dict[str, list]:

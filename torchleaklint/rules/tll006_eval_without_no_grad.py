@@ -793,11 +793,11 @@ def _asserted_to_call_without_grad(model, call, unit) -> bool:
     name = dotted(call.func)
     if name is None or not isinstance(unit, FUNCTION_TYPES):
         return False
-    for node in ast.walk(unit):
-        if not (isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
-                and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance"
-                and len(node.test.args) == 2 and dotted(node.test.args[0]) == name
-                and (node.lineno, node.col_offset) < (call.lineno, call.col_offset)):
+    asserts = model.cached(("tll006_isinstance_asserts", unit), lambda: [
+        node for node in ast.walk(unit) if isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
+        and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance" and len(node.test.args) == 2])
+    for node in asserts:
+        if dotted(node.test.args[0]) != name or (node.lineno, node.col_offset) >= (call.lineno, call.col_offset):
             continue
         cls = node.test.args[1]
         qual = model.qualname(cls) or dotted(cls) or ""

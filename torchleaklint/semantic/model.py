@@ -386,6 +386,9 @@ class SemanticModel:
         be said of the callers of a method nothing resolves to."""
         if self.class_of(func) is None:
             return 0, 0
+        return self.cached(("calls_by_method_name", func), lambda: self._calls_by_method_name(func))
+
+    def _calls_by_method_name(self, func: ast.AST) -> Tuple[int, int]:
         calls = no_grad = 0
         for call in self.calls:
             if isinstance(call.func, ast.Attribute) and call.func.attr == func.name and \
@@ -404,12 +407,26 @@ class SemanticModel:
         callers are, out of view."""
         if self.class_of(func) is None:
             return False
-        called = {id(call.func) for call in self.calls}
-        for node in self.by_type.get(ast.Attribute, ()):
-            if node.attr == func.name and isinstance(node.ctx, ast.Load) and id(node) not in called \
-                    and not isinstance(self.parent(node), ast.Attribute):
-                return True
+        return self.cached(("handed_out", func), lambda: self._handed_out(func))
+
+    def _handed_out(self, func: ast.AST) -> bool:
+        if self.attribute_references().get(func.name):
+            return True
         return self.project is not None and self.project.named_calls(func.name)[2] > 0
+
+    def attribute_references(self) -> Dict[str, int]:
+        """Attribute names read as values, not called (`self.evaluate` in `run_stage("evaluate",
+        self.evaluate)`): name -> how often. A method so referenced is handed out."""
+        def count() -> Dict[str, int]:
+            called = {id(call.func) for call in self.calls}
+            out: Dict[str, int] = {}
+            for node in self.by_type.get(ast.Attribute, ()):
+                if isinstance(node.ctx, ast.Load) and id(node) not in called \
+                        and not isinstance(self.parent(node), ast.Attribute):
+                    out[node.attr] = out.get(node.attr, 0) + 1
+            return out
+
+        return self.cached(("attribute_references",), count)
 
     def site_label(self, site) -> str:
         """How a message names a call site: `line 15` here, `train.py:15` in another module."""
@@ -1195,29 +1212,26 @@ class SemanticModel:
                     sinks |= self._live_keys(arg)
             elif per_call and isinstance(node, ast.Return) and node.value is not None:
                 sinks |= self._live_keys(node.value)
-        flows = list(self._flows_within(unit))
-        changed = True
-        while changed and key not in sinks:
-            changed = False
-            for targets, reads in flows:
-                if targets & sinks and not reads <= sinks:
-                    sinks |= reads
-                    changed = True
-        return key in sinks
+        return key in self._computed_from_keys(unit, sinks, key)
 
     def computed_from(self, unit: ast.AST, key: str, expr: ast.AST) -> bool:
         """Is the value bound to `key` among what `expr` is computed from, directly or
         through the unit's bindings (flow-insensitive, like `feeds_backward`)?"""
-        sources = _read_keys(expr)
+        return key in self._computed_from_keys(unit, _read_keys(expr), key)
+
+    def _computed_from_keys(self, unit: ast.AST, keys: Set[str], until: Optional[str] = None) -> Set[str]:
+        """`keys` and every key the unit computes them from, through its bindings and
+        container additions (a fixed point; stops early once `until` is in)."""
+        sources = set(keys)
         flows = list(self._flows_within(unit))
         changed = True
-        while changed and key not in sources:
+        while changed and (until is None or until not in sources):
             changed = False
             for targets, reads in flows:
                 if targets & sources and not reads <= sources:
                     sources |= reads
                     changed = True
-        return key in sources
+        return sources
 
     def _live_keys(self, expr: ast.AST) -> Set[str]:
         """The names and dotted attributes `expr` reads as values that go on (not under a
@@ -1233,14 +1247,7 @@ class SemanticModel:
         sources: Set[str] = set()
         for call in self.backward_calls_in(unit):
             sources |= _read_keys(self.backward_target(call))
-        flows = list(self._flows_within(unit))
-        changed = True
-        while changed:
-            changed = False
-            for targets, reads in flows:
-                if targets & sources and not reads <= sources:
-                    sources |= reads
-                    changed = True
+        sources = self._computed_from_keys(unit, sources)
         self._memo[memo_key] = sources
         return sources
 
