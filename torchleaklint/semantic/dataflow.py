@@ -793,8 +793,13 @@ class Analyzer:
                 forward = self.m.project.method_of(callee.name, "forward")
                 if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                     output = self.project_call(forward, args, kwargs)
-                    if output.kind != UNKNOWN:
-                        return output
+                    if output.items is not None and not self.nograd:
+                        # only the numbers are taken on trust (`lm_loss.item()`, a literal 0): a
+                        # tensor the summary calls graph-free may have been filled from a graph
+                        # (`scores_all[idx] = scores`), so every other item is the forward's graph
+                        graph = self.produced(Value(GRAPH))
+                        return Value(SEQUENCE, items=tuple(item if item.kind in (SCALAR, NONE) else graph
+                                                           for item in output.items))
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)

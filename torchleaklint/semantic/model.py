@@ -415,13 +415,16 @@ class SemanticModel:
         return self.project is not None and self.project.named_calls(func.name)[2] > 0
 
     def attribute_references(self) -> Dict[str, int]:
-        """Attribute names read as values, not called (`self.evaluate` in `run_stage("evaluate",
-        self.evaluate)`): name -> how often. A method so referenced is handed out."""
+        """Methods of `self` read as values, not called (`self.evaluate` in `run_stage(
+        "evaluate", self.evaluate)`): name -> how often. A method so referenced is handed out
+        by its own object (a base class passing it to a runner). Other receivers
+        (`self.task.evaluate`) say nothing of this class's methods."""
         def count() -> Dict[str, int]:
             called = {id(call.func) for call in self.calls}
             out: Dict[str, int] = {}
             for node in self.by_type.get(ast.Attribute, ()):
                 if isinstance(node.ctx, ast.Load) and id(node) not in called \
+                        and isinstance(node.value, ast.Name) and node.value.id == "self" \
                         and not isinstance(self.parent(node), ast.Attribute):
                     out[node.attr] = out.get(node.attr, 0) + 1
             return out
