@@ -192,22 +192,6 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
             callee = model.resolve_call(node)
             if callee is not None and model.has_backward_within(callee):
                 return True
-            if callee is None and retained is not None and _hands_over_the_graph(model, node, retained):
-                return True  # `self.balancer.backward(losses, y)`: code out of view may back-propagate it
-    return False
-
-
-def _hands_over_the_graph(model, call: ast.Call, retained: ast.AST) -> bool:
-    """A call this module cannot see into (another module's object, a library) receives a
-    value that shares the retained graph: it may back-propagate through it."""
-    qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
-    if qual and qual.startswith(("torch.", "math.", "numpy.", "builtins.")):
-        return False  # torch's own functions are read by the data flow
-    if isinstance(call.func, ast.Name) and call.func.id in ("print", "len", "float", "int", "isinstance", "str"):
-        return False
-    for arg in list(call.args) + [kw.value for kw in call.keywords]:
-        if isinstance(arg, ast.Name) and model.carries_graph(arg) and model.graphs_share(retained, arg, unknown=False):
-            return True
     return False
 
 

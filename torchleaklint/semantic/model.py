@@ -905,12 +905,11 @@ class SemanticModel:
 
         return consumed_by_backward(self, expr, loop)
 
-    def graphs_share(self, first: ast.AST, second: ast.AST, unknown: bool = True) -> bool:
-        """Do the values of two expressions of one function share part of an autograd graph?
-        `unknown`: the answer when one of them traces to nothing."""
+    def graphs_share(self, first: ast.AST, second: ast.AST) -> bool:
+        """Do the values of two expressions of one function share part of an autograd graph?"""
         from torchleaklint.semantic.provenance import graphs_share
 
-        return graphs_share(self, first, second, unknown)
+        return graphs_share(self, first, second)
 
     def runs_only_without_grad(self, stmt: ast.AST) -> bool:
         """Is `stmt` behind an opt-in flag (`if use_cache:`) that every call in view turning

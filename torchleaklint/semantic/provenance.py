@@ -322,25 +322,19 @@ def _reads_itself(model, definition: ast.Name) -> bool:
     return any(read.id == definition.id for read in _data_reads(model, stmt.value) if isinstance(read, ast.Name))
 
 
-def graphs_share(model, first: ast.AST, second: ast.AST, unknown: bool = True) -> bool:
+def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
     """Do the graphs of two differentiated values have a part in common (a forward both are
     computed from, not detached in between)? The second backward then needs the first one's
     graph retained. Values bound by one statement (`ce, z = losses(model, x)`) count as one
     computation: what an opaque call shares between its results cannot be told apart."""
     def computations(expr):
-        deps = graph_dependencies(model, expr)
-        if not unknown:  # strict: only definitions proven to carry a graph
-            flow = model.flow(model.unit_of(expr))
-            deps = {d for d in deps if flow is not None and flow.values.get(d) is not None
-                    and flow.values[d].carries_graph}
-        return {model.statement_of(d) for d in deps}
+        return {model.statement_of(d) for d in graph_dependencies(model, expr)}
 
     ours, theirs = computations(first), computations(second)
     if not ours or not theirs:
         # a differentiated value whose graph the analysis traced to nothing (a helper's
-        # result taken for graph-free): what it shares cannot be told (`unknown` says how
-        # to answer: "may share" for a backward, "not shown" for a mere argument)
-        return unknown
+        # result taken for graph-free): what it shares cannot be told, so it may share
+        return True
     return bool(ours & theirs)
 
 
