@@ -426,7 +426,9 @@ class SemanticModel:
                 if isinstance(node.ctx, ast.Load) and id(node) not in called \
                         and isinstance(node.value, ast.Name) and node.value.id == "self" \
                         and not isinstance(self.parent(node), ast.Attribute):
-                    out[node.attr] = out.get(node.attr, 0) + 1
+                    info = self.enclosing_class_info(node)
+                    if info is not None and node.attr in info.methods:  # a method, not a flag `self.test`
+                        out[node.attr] = out.get(node.attr, 0) + 1
             return out
 
         return self.cached(("attribute_references",), count)
