@@ -137,31 +137,11 @@ def test_only_called_under_no_grad_in_other_modules(tmp_path):
     assert ("infer.py", 6, "TLL006") in run(tmp_path, "--no-cache", ".")
 
 
-def test_star_import_alias_of_torch(tmp_path):
-    files = {
-        "util/__init__.py": "",
-        "util/misc.py": "import torch as th\n__all__ = ['th']\n",
-        "train.py": '''
-            from util.misc import *
-
-            def train(model, loader, opt):
-                for x, y in loader:
-                    loss = model(x).sum()
-                    opt.zero_grad()
-                    loss.backward()
-                    opt.step()
-                    th.cuda.empty_cache()
-        ''',
-    }
-    assert ("train.py", 10, "TLL004") in run(write(tmp_path, files), "--no-cache", ".")
-
-
-STAR_CHAIN = {
-    "base.py": "import torch as th\nimport os\n",
-    "middle.py": "from base import *\nimport math\n",
-    "top.py": "from middle import *\n",
-    "train.py": '''
-        from top import *
+def star_train(module):
+    """A training loop that empties the cache through `th`, which only `from <module> import *`
+    binds (line 10: the TLL004 finding)."""
+    return f'''
+        from {module} import *
 
         def train(model, loader, opt):
             for x, y in loader:
@@ -170,7 +150,23 @@ STAR_CHAIN = {
                 loss.backward()
                 opt.step()
                 th.cuda.empty_cache()
-    ''',
+    '''
+
+
+def test_star_import_alias_of_torch(tmp_path):
+    files = {
+        "util/__init__.py": "",
+        "util/misc.py": "import torch as th\n__all__ = ['th']\n",
+        "train.py": star_train("util.misc"),
+    }
+    assert ("train.py", 10, "TLL004") in run(write(tmp_path, files), "--no-cache", ".")
+
+
+STAR_CHAIN = {
+    "base.py": "import torch as th\nimport os\n",
+    "middle.py": "from base import *\nimport math\n",
+    "top.py": "from middle import *\n",
+    "train.py": star_train("top"),
 }
 
 
