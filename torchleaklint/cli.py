@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from typing import Optional, Tuple
+from typing import Optional
 
 import click
 

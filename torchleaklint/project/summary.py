@@ -94,7 +94,7 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     """The summary of the module `model` describes (its view resolves first-party names).
     `partial` (a module no other module imports): no per-function entries nor class
     attributes, which only importers read; names, classes, calls and imports as in full."""
-    from torchleaklint.semantic.model import FUNCTION_TYPES
+    from torchleaklint.semantic.syntax import FUNCTION_TYPES
 
     view = model.project
     summary: Dict[str, object] = {
@@ -201,10 +201,9 @@ def _exports(summary: dict, module: str, every_alias: Dict[str, str]) -> Dict[st
 
 def _function(model, func, module: str, info) -> dict:
     from torchleaklint.semantic.dataflow import analyze_unit
-    from torchleaklint.semantic.syntax import is_staticmethod
+    from torchleaklint.semantic.syntax import is_staticmethod, named_parameters
 
-    args = func.args
-    params = [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+    params = [a.arg for a in named_parameters(func)]
     has_self = info is not None and not is_staticmethod(func) and bool(params)
     out: Dict[str, object] = {"line": func.lineno, "params": params, "self": has_self}
     # the function's own data flow (shared with the rules' questions, computed once): its

@@ -21,7 +21,7 @@ import bisect
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchleaklint.semantic.model import FUNCTION_TYPES, SCOPE_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, SCOPE_TYPES
 from torchleaklint.semantic.imports import dotted
 
 Position = Tuple[int, int]

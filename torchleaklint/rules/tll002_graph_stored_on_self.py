@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional, Tuple
+from typing import Iterator, List, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.model import FUNCTION_TYPES, INIT_METHODS
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS
 from torchleaklint.semantic.object_state import called_after_store, class_methods, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import short_source as _short
+from torchleaklint.semantic.syntax import positional_parameters
 
 
 class GraphStoredOnSelf(Rule):
@@ -343,7 +344,7 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
 def _argument_back_propagated_by_caller(model, stored, func) -> bool:
     if not isinstance(stored, ast.Name):
         return False
-    names = [a.arg for a in list(func.args.posonlyargs) + list(func.args.args)]
+    names = [a.arg for a in positional_parameters(func)]
     if stored.id not in names:
         return False
     position = names.index(stored.id) - 1  # after self

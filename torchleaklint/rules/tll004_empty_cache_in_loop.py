@@ -9,7 +9,8 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
-from torchleaklint.semantic.model import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
 # and callbacks, trainer classes).
@@ -197,8 +198,7 @@ def _passes_a_loop_counter(model, site: ast.Call, argument: Optional[ast.AST]) -
 
 
 def _parameter_names(func) -> List[str]:
-    args = func.args
-    return [a.arg for a in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)]
+    return [a.arg for a in named_parameters(func)]
 
 
 def _argument_for(func, site: ast.Call, name: str) -> Optional[ast.AST]:
@@ -206,7 +206,7 @@ def _argument_for(func, site: ast.Call, name: str) -> Optional[ast.AST]:
     for kw in site.keywords:
         if kw.arg == name:
             return kw.value
-    positional = [a.arg for a in list(func.args.posonlyargs) + list(func.args.args)]
+    positional = [a.arg for a in positional_parameters(func)]
     if isinstance(site.func, ast.Attribute) and positional and positional[0] in ("self", "cls"):
         positional = positional[1:]  # `self.report(...)`: the receiver fills the first
     if name in positional and not any(isinstance(a, ast.Starred) for a in site.args):

@@ -12,7 +12,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.model import FUNCTION_TYPES, nodes_within
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
 from torchleaklint.semantic.syntax import short_source as _short
 

@@ -7,7 +7,7 @@ from typing import Iterator, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.model import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES
 from torchleaklint.semantic.values import MODULE
 from torchleaklint.semantic.syntax import short_source as _short
 

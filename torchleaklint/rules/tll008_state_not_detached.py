@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.model import SCOPE_TYPES
+from torchleaklint.semantic.syntax import SCOPE_TYPES
 from torchleaklint.semantic.syntax import keyword_arg
 from torchleaklint.semantic.values import UNKNOWN
 

@@ -6,7 +6,7 @@ import ast
 from typing import Iterator, List, Optional
 
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.model import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES
 
 # torch.cuda functions that initialize CUDA (torch.cuda._lazy_init) when called. Not here:
 # is_available/device_count (no context), empty_cache/memory_* (no-ops before init),

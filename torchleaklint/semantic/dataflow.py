@@ -24,6 +24,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
 )
 from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _kw
+from torchleaklint.semantic.syntax import INIT_METHODS, named_parameters, positional_parameters
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -101,8 +102,7 @@ class Analyzer:
         unit = self.unit
         if not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return {}
-        args = unit.args
-        params = list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs)
+        params = named_parameters(unit)
         values: Dict[str, Value] = {}
         for index, arg in enumerate(params):
             if index == 0 and self.cls is not None and not _is_static(unit):
@@ -1042,8 +1042,7 @@ class Analyzer:
         if func in self.m._summarizing or func is self.unit:
             self.m.read_provisional(("summarize", func))
             return UNKNOWN_V
-        params = func.args
-        names = [p.arg for p in list(params.posonlyargs) + list(params.args)]
+        names = [p.arg for p in positional_parameters(func)]
         bound: Dict[str, Value] = {}
         offset = 1 if has_self and names and not _is_static(func) else 0
         base = Analyzer(self.m, func, self.depth + 1).parameter_values()
@@ -1151,7 +1150,7 @@ def _literal_arguments(func, call, offset: int) -> Dict[str, object]:
     literals: `model(data, mode="inference")`."""
     if not isinstance(call, ast.Call):
         return {}
-    names = [p.arg for p in list(func.args.posonlyargs) + list(func.args.args)]
+    names = [p.arg for p in positional_parameters(func)]
     out: Dict[str, object] = {}
     for index, arg in enumerate(call.args):
         if isinstance(arg, ast.Starred):
@@ -1455,7 +1454,6 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
 
 
 def _class_attribute_value(model, class_name: str, attr: str) -> Value:
-    from torchleaklint.semantic.model import INIT_METHODS
 
     out = _stored_by_methods(model, class_name, attr, lambda name: name in INIT_METHODS)
     if out is not None and out.kind == "none":
@@ -1501,7 +1499,6 @@ def holds_no_parameters(model, class_name: str) -> bool:
 
 
 def _holds_no_parameters(model, class_name: str) -> bool:
-    from torchleaklint.semantic.model import INIT_METHODS
 
     info = model.classes.get(class_name)
     if info is None or not model.is_module_class(info):
@@ -1595,7 +1592,6 @@ def _parameter_free(value: Value) -> bool:
 def _module_classes_by_attribute(model) -> Dict[str, List[str]]:
     """attr -> the nn.Module classes of this file whose init-like methods store `self.<attr>`
     (one pass over those methods)."""
-    from torchleaklint.semantic.model import INIT_METHODS
 
     index: Dict[str, List[str]] = {}
     for name, info in model.classes.items():

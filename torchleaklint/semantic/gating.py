@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from typing import Optional
+from torchleaklint.semantic.syntax import positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_FORWARDING = 4
@@ -86,7 +87,7 @@ def _calls_by_keyword(model) -> dict:
 
 def _falsy_default_parameters(func) -> set:
     args = func.args
-    positional = list(args.posonlyargs) + list(args.args)
+    positional = positional_parameters(func)
     out = set()
     for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
         if isinstance(default, ast.Constant) and not default.value:

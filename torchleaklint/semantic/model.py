@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import ast
 import fnmatch
-from typing import Dict, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
-from torchleaklint.semantic.syntax import keyword_arg as _kw
+from torchleaklint.semantic.syntax import (
+    FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, _body_nodes, every_parameter,
+    keyword_arg as _kw, named_parameters, nodes_within)
 
-FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
-LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
-SCOPE_TYPES = FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)
-COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
 # Base classes whose methods a framework calls once per batch (hooks) or once per trial.
@@ -32,8 +30,6 @@ _SETUP_PREFIXES = ("setup", "init", "reset", "build")
 # anyway (a bound on the cost of mutually recursive classes and functions).
 MAX_RECOMPUTATIONS = 3
 
-INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
-                          "init_hidden", "reset_state", "reset_states"})
 
 
 class ClassInfo:
@@ -1144,8 +1140,7 @@ class SemanticModel:
         return root in self._globals_of(unit) or self.is_module_global(unit, root)
 
     def _parameter_is_module(self, unit: ast.AST, name: str) -> bool:
-        args = unit.args
-        if name not in {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}:
+        if name not in {a.arg for a in named_parameters(unit)}:
             return False
         read = next((node for node in nodes_within(unit) if isinstance(node, ast.Name) and node.id == name
                      and isinstance(node.ctx, ast.Load)), None)
@@ -1171,9 +1166,7 @@ class SemanticModel:
         if key not in self._memo:
             names: Set[str] = set()
             if isinstance(unit, FUNCTION_TYPES):
-                args = unit.args
-                names.update(a.arg for a in args.posonlyargs + args.args + args.kwonlyargs)
-                names.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+                names.update(a.arg for a in every_parameter(unit))
             for target, _ in self._stores_within(unit):
                 if isinstance(target, ast.Name):
                     names.add(target.id)
@@ -1454,28 +1447,8 @@ def _target_leaves(target: ast.AST) -> List[ast.AST]:
     return [target]
 
 
-def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
-    """The nodes of a function's, loop's or statement's body, without entering nested
-    functions and classes (nor nested loops, with skip_loops)."""
-    stack = list(_body_nodes(owner))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
-
-
 def _in_body(loop: ast.AST, child: ast.AST) -> bool:
     return any(child is stmt for stmt in loop.body)
-
-
-def _body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
-    if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)):
-        return list(owner.body)
-    if isinstance(owner, FUNCTION_TYPES) or isinstance(owner, ast.Module):
-        return list(owner.body)
-    return [owner]
 
 
 def _first_arg(call: ast.Call, keyword: str) -> Optional[ast.AST]:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 from typing import List, Optional
+from torchleaklint.semantic.syntax import INIT_METHODS, positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -30,7 +31,7 @@ def self_name(func) -> Optional[str]:
     """The name of a method's receiver (`self`), None for static and class methods."""
     if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
         return None
-    args = list(func.args.posonlyargs) + list(func.args.args)
+    args = positional_parameters(func)
     return args[0].arg if args else None
 
 
@@ -78,7 +79,6 @@ def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
     """(Non-init) methods that rebind `self.attr` to a graph-free value computed from its own
     previous value: a `detach_state()` method, `self.h = self.h.detach()` at the top of the
     step, an all-reduce of the detached sum."""
-    from torchleaklint.semantic.model import INIT_METHODS
 
     return [method for method in methods if method.name not in INIT_METHODS and _detaches(model, attr, method)]
 

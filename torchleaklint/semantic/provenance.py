@@ -17,6 +17,7 @@ from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import short_source
+from torchleaklint.semantic.syntax import nodes_within
 
 MAX_ORIGIN_HOPS = 6
 
@@ -63,7 +64,6 @@ def _graph_definition(model, read: ast.Name) -> Optional[ast.AST]:
 def iteration_backwards(model, loop: ast.AST) -> List[ast.Call]:
     """Training backwards that run in one iteration of `loop` (in its body, nested loops
     included, not in nested functions)."""
-    from torchleaklint.semantic.model import nodes_within
 
     return [node for node in nodes_within(loop) if isinstance(node, ast.Call) and model.is_training_backward(node)]
 

@@ -27,6 +27,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.syntax import every_parameter
 
 ENTRY = "<entry>"  # the definition a key has when the unit starts
 
@@ -63,9 +64,7 @@ class ReachingDefinitions:
         self._jumps: Dict[ast.AST, Dict[str, List[State]]] = {}
         state: Optional[State] = {}
         if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            args = unit.args
-            for arg in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs) + \
-                    [a for a in (args.vararg, args.kwarg) if a is not None]:
+            for arg in every_parameter(unit):
                 state = self._define(state, arg.arg, arg)
         body = unit.body if isinstance(unit.body, list) else []
         self._block(body, state)

@@ -10,6 +10,7 @@ import ast
 from typing import List, Optional, Set
 
 from torchleaklint.semantic.values import MODULE, UNKNOWN
+from torchleaklint.semantic.syntax import named_parameters, positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -86,9 +87,8 @@ def _summary_callee(model, call: ast.Call) -> Optional[dict]:
 
 
 def _parameters(func) -> Set[str]:
-    args = func.args
-    return {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    return {a.arg for a in named_parameters(func)}
 
 
 def _positional(func) -> List[str]:
-    return [a.arg for a in func.args.posonlyargs + func.args.args]
+    return [a.arg for a in positional_parameters(func)]

@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterable, Iterator, List, Optional
+
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
+SCOPE_TYPES = FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)
+COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+# Methods that set an object up (or back): what they store is the object's starting state,
+# not a step's result.
+INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
+                          "init_hidden", "reset_state", "reset_states"})
 
 
 def keyword_arg(call: ast.Call, name: str) -> Optional[ast.AST]:
@@ -22,3 +32,37 @@ def short_source(node: ast.AST, limit: int = 40) -> str:
     """The node's source, cut to `limit` characters for a message."""
     text = ast.unparse(node)
     return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def positional_parameters(func: ast.AST) -> List[ast.arg]:
+    """A function's (or lambda's) positional parameters, `self` included, in order."""
+    return list(func.args.posonlyargs) + list(func.args.args)
+
+
+def named_parameters(func: ast.AST) -> List[ast.arg]:
+    """Positional then keyword-only parameters (no `*args` / `**kwargs`)."""
+    return positional_parameters(func) + list(func.args.kwonlyargs)
+
+
+def every_parameter(func: ast.AST) -> List[ast.arg]:
+    """Every parameter a call binds, `*args` and `**kwargs` included."""
+    args = func.args
+    return named_parameters(func) + [a for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
+    """The nodes of a function's, loop's or statement's body, without entering nested
+    functions and classes (nor nested loops, with skip_loops)."""
+    stack = list(_body_nodes(owner))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
+    if isinstance(owner, LOOP_TYPES + FUNCTION_TYPES + (ast.Module,)):
+        return list(owner.body)
+    return [owner]

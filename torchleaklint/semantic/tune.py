@@ -14,6 +14,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
 from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword
+from torchleaklint.semantic.syntax import named_parameters, positional_parameters
 
 MAX_DEPTH = 4
 
@@ -341,8 +342,7 @@ def _dominates(model, stmt: ast.stmt, use_stmt: ast.stmt) -> bool:
 def _parameter(unit, name_id: str) -> Optional[ast.arg]:
     if not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    args = unit.args
-    for arg in list(args.posonlyargs) + list(args.args) + list(args.kwonlyargs):
+    for arg in named_parameters(unit):
         if arg.arg == name_id:
             return arg
     return None
@@ -356,7 +356,7 @@ def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
         func = model.parent(func)
     if func is None:
         return []
-    positional = list(func.args.posonlyargs) + list(func.args.args)
+    positional = positional_parameters(func)
     index = next((i for i, a in enumerate(positional) if a is param), None)
     if index is not None and model.class_of(func) is not None and not _is_static(func):
         index -= 1  # self / cls
@@ -377,7 +377,7 @@ def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
 
 def _default_of(func, param: ast.arg) -> Optional[ast.expr]:
     args = func.args
-    positional = list(args.posonlyargs) + list(args.args)
+    positional = positional_parameters(func)
     if param in positional:
         offset = len(positional) - len(args.defaults)
         index = positional.index(param) - offset
