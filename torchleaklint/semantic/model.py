@@ -831,7 +831,10 @@ class SemanticModel:
         (`x.to(device)`, `x.cuda()`), or the loop body runs a training step. A loop over
         FPN levels, mesh names or task heads feeding a model is none of these."""
         target = _item_target(loop)
-        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2:
+        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2 \
+                and not self._in_module_method(loop):
+            # In a method of an nn.Module (`forecast`, `encode`), `for i, x, mark in zip(...)`
+            # walks the scales or heads of the input it was handed: not batches by itself.
             return True
         if self._switches_a_model_mode(self.unit_of(loop)):
             return True  # `net.eval()` / `net.train()` in the function: a pass over data
@@ -853,6 +856,11 @@ class SemanticModel:
         info = self.class_of(unit)
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
             and self.is_module_class(info)
+
+    def _in_module_method(self, loop: ast.AST) -> bool:
+        unit = self.unit_of(loop)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        return info is not None and self.is_module_class(info)
 
     def _data_reads(self, expr: ast.AST) -> Set[str]:
         """Names an expression computes data from: not the shape/size arguments of a tensor
