@@ -179,7 +179,8 @@ def git(git_dir: Optional[Path], *args: str, cwd: Optional[Path] = None, **kw) -
 
 def resolve_git_dir(path: Path) -> Optional[Path]:
     """Return the git directory for ``path`` (a bare repo, a work tree or its .git)."""
-    for cand in (path / ".git", path / "repo", path):
+    # the fetch tool leaves `<owner>+<name>/repo` (bare) or, for some, `<owner>+<name>/repo/.git`
+    for cand in (path / ".git", path / "repo", path / "repo" / ".git", path):
         if cand.is_dir() and (cand / "objects").is_dir() and (cand / "HEAD").exists():
             return cand
     return None

@@ -25,6 +25,9 @@ _NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, 
 _GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
 # The legacy tensor wrapper lives in torch.autograd but computes no gradient (old eval code
 # wraps its inputs in `Variable(x, volatile=True)`, a no-op since PyTorch 0.4).
+# How many evaluation-named helpers deep a method defers to its caller (bounded, and no cache
+# inside the chain: the answer does not depend on which function was asked first).
+MAX_HELPER_DEPTH = 2
 _NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 Position = Tuple[int, int]
@@ -255,13 +258,36 @@ def _evaluation_by_name(model, func) -> bool:
     not its class's own forward (a `predict` head that `forward` calls is part of the
     training forward; an `inference` method whose callers live in other modules may run
     under their no_grad: unknown, so no finding)."""
+    return model.cached(("tll006_evaluation_by_name", func), lambda: _evaluation_by_name_uncached(model, func))
+
+
+def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     if "train" in func.name.lower():
         return False
     owner = model.class_of(func)
     sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
     if owner is None and not sites:
         return True  # a script's `evaluate(model, loader)`: evaluation by what it is
-    return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site) for site in sites)
+    if owner is not None and any(_inside_forward(model, site) and model.class_of(model.unit_of(site)) is owner
+                                 for site in sites):
+        return False  # the module's own forward runs it: part of the training forward
+    return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
+               and _caller_evaluates(model, owner, site, depth) for site in sites)
+
+
+def _caller_evaluates(model, owner, site, depth: int) -> bool:
+    """A helper of an evaluation-named method of the same class (`predict_parallel` calling
+    `_predict_parallel`) evaluates when its caller does: judged at the caller, whose own
+    callers (trackers under no_grad, in other modules) decide."""
+    caller = model.unit_of(site)
+    if owner is None or not isinstance(caller, FUNCTION_TYPES) or model.class_of(caller) is not owner \
+            or not _eval_name(caller.name) or depth >= MAX_HELPER_DEPTH:
+        return True
+    if any(isinstance(call.func, ast.Attribute) and call.func.attr == "eval" and not call.args
+           for call in _calls_by_unit(model).get(caller, [])):
+        return True  # the caller switches to evaluation itself (`_eval_epoch` calling `_eval_step`,
+        # also `self.model[key].eval()`)
+    return _evaluation_by_name_uncached(model, caller, depth + 1)
 
 
 def _pins_own_submodule(model, func, receiver: str) -> bool:
@@ -388,6 +414,10 @@ def _end(node) -> Position:
 
 
 def _calls_by_unit(model) -> Dict[ast.AST, List[ast.Call]]:
+    return model.cached("tll006_calls_by_unit", lambda: _index_calls_by_unit(model))
+
+
+def _index_calls_by_unit(model) -> Dict[ast.AST, List[ast.Call]]:
     out: Dict[ast.AST, List[ast.Call]] = {}
     for call in model.calls:
         out.setdefault(model.unit_of(call), []).append(call)
@@ -437,7 +467,8 @@ def _eval_regions(model) -> Iterator[Tuple]:
         for i, (position, kind, call) in enumerate(events):
             if kind != "eval":
                 continue
-            end = next((p for p, k, _ in events[i + 1:] if k == "train"), (10 ** 9, 0))
+            # until the next switch: a later `eval()` of the same receiver starts a region of its own
+            end = next((p for p, _, _ in events[i + 1:]), (10 ** 9, 0))
             yield unit, receiver, _end(model.statement_of(call)), end, call
 
 
@@ -842,8 +873,8 @@ def _calls_gradient_code(model, node) -> bool:
 def _is_gradient_code(model, node) -> bool:
     if isinstance(node, ast.Call):
         func = node.func
-        if model.backward_target(node) is not None:
-            return True
+        if model.backward_target(node) is not None or model.updates_parameters(node):
+            return True  # a backward, or an update whose backward runs out of view: training code
         if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
             return True
         qual = model.qualname(func) or ""

@@ -32,6 +32,11 @@ MAX_RECOMPUTATIONS = 3
 
 
 
+# Methods only a module answers: a receiver of one of them is a model, not a loss.
+_MODULE_ONLY_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "state_dict",
+                                  "load_state_dict", "modules", "children", "zero_grad"})
+
+
 class ClassInfo:
     def __init__(self, node: ast.ClassDef, base_names: List[str]):
         self.node = node
@@ -649,6 +654,30 @@ class SemanticModel:
         return receiver is not None and any(
             isinstance(c.func, ast.Attribute) and c.func.attr == "zero_grad" and dotted(c.func.value) == receiver
             for c in self._calls_within(unit, skip_loops=False))
+
+    def updates_parameters(self, call: ast.Call) -> bool:
+        """Does the call update parameters: an optimizer's or a GradScaler's `step`, or a call
+        handed a proven optimizer after a value that may carry a graph (`loss_scaler(loss,
+        optimizer, parameters=...)`, `engine.update(loss, optimizer)`: the backward and the
+        step run out of view)? Used to keep quiet, never to report."""
+        if self.is_optimizer_step(call) or self.is_scaler_step(call):
+            return True
+        arguments = list(call.args) + [kw.value for kw in call.keywords]
+        if not call.args or not any(self.value(a).kind == "optimizer" and self.value(a).name != "lr_scheduler"
+                                    for a in arguments):
+            return False
+        # the loss comes first; `save_checkpoint(model, optimizer, epoch)` hands a module there
+        first = self.value(call.args[0])
+        if first.carries_graph:
+            return True
+        return first.kind == UNKNOWN_V.kind and not self._used_as_module(self.unit_of(call), dotted(call.args[0]))
+
+    def _used_as_module(self, unit: ast.AST, name: Optional[str]) -> bool:
+        """Is `name` switched, asked for parameters or saved like a module in the unit?"""
+        if name is None:
+            return False
+        return any(isinstance(c.func, ast.Attribute) and dotted(c.func.value) == name
+                   and c.func.attr in _MODULE_ONLY_METHODS for c in self._calls_within(unit, skip_loops=False))
 
     def is_scaler_step(self, call: ast.Call) -> bool:
         """`scaler.step(optimizer)` of an AMP GradScaler (also known by its `.scale(...)`)."""
