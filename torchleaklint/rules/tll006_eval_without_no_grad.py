@@ -740,7 +740,18 @@ def _is_unit_test(model, func) -> bool:
     if not _is_test_file(model.path):
         return False
     scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
-    return any(scope.name.startswith("test") for scope in scopes)
+    return any(scope.name.startswith("test") and _collected_as_test(model, scope) for scope in scopes)
+
+
+def _collected_as_test(model, func) -> bool:
+    """What pytest or unittest would run as a test: a module-level `test*` function, or a
+    `test*` method of a `Test*` class or a TestCase. `def test(self, epoch, loader)` of a
+    model wrapper in `synth_test.py` is the wrapper's evaluation pass."""
+    info = model.class_of(func)
+    if info is None:
+        return True  # a module-level (or nested) `test*` function
+    return info.name.startswith("Test") or any(base.split(".")[-1].endswith("TestCase")
+                                                 for base in model.class_bases(info))
 
 
 def _in_grad_mode_block(model, call) -> bool:
