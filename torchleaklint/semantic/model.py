@@ -731,8 +731,13 @@ class SemanticModel:
     def _steps_in_own_loop(self, func: ast.AST) -> bool:
         """A function that loops over steps itself (`train_one_epoch`, even with a final
         `optimizer.step()` after its loop to flush accumulated gradients) runs once per
-        epoch, not once per step."""
-        return any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False))
+        epoch, not once per step. One whose parameter updates all sit outside its loops, with
+        backwards inside them, is one update of accumulated micro-steps: once per step."""
+        ops = self.step_ops_in(func, direct_only=False)
+        updates = [op for op in ops if self.is_optimizer_step(op) or self.is_scaler_step(op)]
+        if updates and not any(self.loops_around(op) for op in updates):
+            return False
+        return any(self.loops_around(op) for op in ops)
 
     def may_run_forward(self, func: ast.AST, depth: int = 0) -> bool:
         """Can calling this function of the module run a forward? Yes unless every call in
