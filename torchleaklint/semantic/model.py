@@ -1149,6 +1149,9 @@ class SemanticModel:
                 return "method"
             if self.is_per_step_function(unit):
                 return "function"
+            if self.steps_once_per_call(unit):
+                # `agent.learn(mem)`: each call is one update, whoever calls it
+                return "function" if self.class_of(unit) is None else "method"
         return None
 
     def _within_one_update(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
@@ -1307,6 +1310,14 @@ class SemanticModel:
                 owner = _container_key(node.func.value) if added is not None else None
                 if owner is not None:
                     yield {owner}, _read_keys(added[0])
+
+    def steps_once_per_call(self, func: ast.AST) -> bool:
+        """Does each call of the function run one training step itself: a backward or an
+        update outside any loop of its own (`agent.learn(mem)`)? A function that loops over
+        batches and steps inside that loop is a pass, not a step."""
+        return self.cached(("steps_once_per_call", func), lambda: bool(self.step_ops_in(func))
+                           and not any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False)
+                                       if self.is_optimizer_step(op) or self.is_scaler_step(op)))
 
     def is_per_step_function(self, func: ast.AST) -> bool:
         """A module-level function called inside a training loop of this module (or of
