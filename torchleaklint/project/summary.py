@@ -9,7 +9,8 @@ the per-file semantic layer:
   modules it star-imports (their names are not copied into `aliases` nor `exports`).
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
-  autograd off (`nograd`), back-propagates (`bw`), and which parameters it keeps on `self`
+  autograd off (`nograd`), back-propagates (`bw`; `bwp` the parameters whose values it
+  back-propagates), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
   `tune_p` its parameters that reach a Ray Tune config.
@@ -44,7 +45,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 2
+SUMMARY_VERSION = 3
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -239,6 +240,11 @@ def _function(model, func, module: str, info) -> dict:
         out["nograd"] = True
     if model.backward_calls_in(func):
         out["bw"] = True
+    from torchleaklint.semantic.dataflow import backpropagated_parameters
+
+    handed = backpropagated_parameters(model, func)
+    if handed:
+        out["bwp"] = sorted(handed)  # parameters it back-propagates (`_optimize(self, loss)`)
     keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps

@@ -1635,20 +1635,80 @@ def _is_self_attribute(node) -> bool:
 
 def _backward_evidence(model, unit) -> Set[ast.AST]:
     """The definitions (name bindings) whose values this unit differentiates: those that
-    reach the operands of `x.backward()`, `autograd.grad(x, ...)`, ..., and the loss a
-    LightningModule's `training_step` returns (Lightning back-propagates it). Evidence
-    belongs to a definition: `loss.backward()` in the training loop says nothing about
-    another `loss` bound in an evaluation loop of the same function."""
+    reach the operands of `x.backward()`, `autograd.grad(x, ...)`, ..., the loss a
+    LightningModule's `training_step` returns (Lightning back-propagates it), and what the
+    unit hands to a callee that back-propagates that parameter (`self._optimize(loss)` of a
+    base class, maybe in another module). Evidence belongs to a definition:
+    `loss.backward()` in the training loop says nothing about another `loss` bound in an
+    evaluation loop of the same function."""
+    return model.cached(("backward_evidence", unit), lambda: _backward_evidence_at(model, unit, 0))
+
+
+def backpropagated_parameters(model, func, depth: int = 0) -> Set[str]:
+    """The parameters of `func` whose values reach a backward in it (directly, or through
+    a callee that back-propagates what it is handed)."""
+    if depth == 0:
+        evidence = _backward_evidence(model, func)
+    else:  # deeper callees: computed, not cached (no provisional answer becomes final)
+        evidence = _backward_evidence_at(model, func, depth)
+    return {d.arg for d in evidence if isinstance(d, ast.arg)}
+
+
+# How many calls deep an argument is followed into callees that back-propagate it.
+MAX_BACKWARD_HANDOFF = 2
+
+
+def _backward_evidence_at(model, unit, depth: int) -> Set[ast.AST]:
     reads = [read for call in model.backward_calls_in(unit)
              for read in _differentiated_names(model.backward_target(call))]
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name == "training_step":
         info = model.class_of(unit)
         if info is not None and model.class_is(info, "LightningModule"):
             reads += _returned_loss_reads(unit)
+    if depth < MAX_BACKWARD_HANDOFF and isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        reads += _reads_handed_to_backward(model, unit, depth)
     if not reads:
         return set()
     reaching = model.reaching(unit)
     return {definition for read in reads for definition in reaching.definitions(read)}
+
+
+def _reads_handed_to_backward(model, unit, depth: int) -> List[ast.Name]:
+    """Names passed to a parameter that the callee back-propagates."""
+    from torchleaklint.semantic.syntax import nodes_within
+
+    out: List[ast.Name] = []
+    for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
+        names, backpropagated = _callee_backpropagated(model, call, unit, depth)
+        if not backpropagated:
+            continue
+        out += [arg for name, arg in zip(names, call.args) if name in backpropagated and isinstance(arg, ast.Name)]
+        out += [kw.value for kw in call.keywords if kw.arg in backpropagated and isinstance(kw.value, ast.Name)]
+    return out
+
+
+def _callee_backpropagated(model, call, unit, depth: int) -> Tuple[List[str], Set[str]]:
+    """(the callee's positional parameter names as the call binds them, those it
+    back-propagates) for a function or `self.` method of this module, or a method a base
+    class in another module defines (from its summary)."""
+    target = model._resolve_static(call)
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) and target is not unit:
+        names = [a.arg for a in positional_parameters(target)]
+        if isinstance(call.func, ast.Attribute) and not _is_static(target):
+            names = names[1:]  # `self.m(x)`: x binds the parameter after self
+        return names, backpropagated_parameters(model, target, depth + 1)
+    func = call.func
+    if model.project is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                     and func.value.id == "self"):
+        return [], set()
+    info = model.enclosing_class_info(call)
+    for base in model.class_bases(info) if info is not None else []:
+        found = model.project.method_of(base, func.attr) if "." in base else None
+        if found and found[1]:
+            entry = found[1]
+            names = list(entry.get("params", []))
+            return (names[1:] if entry.get("self") else names), set(entry.get("bwp", ()))
+    return [], set()
 
 
 def _differentiated_names(expr) -> List[ast.Name]:
