@@ -1641,17 +1641,13 @@ def _backward_evidence(model, unit) -> Set[ast.AST]:
     base class, maybe in another module). Evidence belongs to a definition:
     `loss.backward()` in the training loop says nothing about another `loss` bound in an
     evaluation loop of the same function."""
-    return model.cached(("backward_evidence", unit), lambda: _backward_evidence_at(model, unit, 0))
+    return _backward_evidence_at(model, unit, 0)
 
 
 def backpropagated_parameters(model, func, depth: int = 0) -> Set[str]:
     """The parameters of `func` whose values reach a backward in it (directly, or through
     a callee that back-propagates what it is handed)."""
-    if depth == 0:
-        evidence = _backward_evidence(model, func)
-    else:  # deeper callees: computed, not cached (no provisional answer becomes final)
-        evidence = _backward_evidence_at(model, func, depth)
-    return {d.arg for d in evidence if isinstance(d, ast.arg)}
+    return {d.arg for d in _backward_evidence_at(model, func, depth) if isinstance(d, ast.arg)}
 
 
 # How many calls deep an argument is followed into callees that back-propagate it.
@@ -1659,6 +1655,12 @@ MAX_BACKWARD_HANDOFF = 2
 
 
 def _backward_evidence_at(model, unit, depth: int) -> Set[ast.AST]:
+    # keyed by depth too: the answer at a depth is a pure function of the unit (the
+    # handoff stops at MAX_BACKWARD_HANDOFF), never a provisional one from a recursion
+    return model.cached(("backward_evidence", unit, depth), lambda: _compute_backward_evidence(model, unit, depth))
+
+
+def _compute_backward_evidence(model, unit, depth: int) -> Set[ast.AST]:
     reads = [read for call in model.backward_calls_in(unit)
              for read in _differentiated_names(model.backward_target(call))]
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and unit.name == "training_step":
@@ -1679,6 +1681,8 @@ def _reads_handed_to_backward(model, unit, depth: int) -> List[ast.Name]:
 
     out: List[ast.Name] = []
     for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
+        if not any(isinstance(a, ast.Name) for a in list(call.args) + [kw.value for kw in call.keywords]):
+            continue  # nothing a definition could be handed through
         names, backpropagated = _callee_backpropagated(model, call, unit, depth)
         if not backpropagated:
             continue

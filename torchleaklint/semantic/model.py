@@ -516,9 +516,23 @@ class SemanticModel:
                 cls = self._instance_class_of_name(owner.id)
             elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
                 cls = self._instance_class_of_attr(call, owner.attr)
+            elif isinstance(owner, ast.Attribute):
+                # `model.l2.tensor_s.update(h)`: an attribute that one class of the module, and
+                # only one, binds to an instance of one class (`self.tensor_s = TensorStatistic()`)
+                cls = self._unique_attribute_class(owner.attr)
             if cls is not None:
                 return self.method(cls, func.attr)
         return None
+
+    def _unique_attribute_class(self, attr: str) -> Optional[str]:
+        key = ("unique_attribute_classes", None)
+        if key not in self._memo:
+            by_attr: Dict[str, List[Set[str]]] = {}
+            for (_, name), classes in self._instance_bindings()[1].items():
+                by_attr.setdefault(name, []).append(classes)
+            self._memo[key] = {name: next(iter(found[0])) for name, found in by_attr.items()
+                               if len(found) == 1 and len(found[0]) == 1}
+        return self._memo[key].get(attr)
 
     def _instance_bindings(self) -> Dict[str, Set[str]]:
         key = ("instance_bindings", None)

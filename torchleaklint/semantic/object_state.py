@@ -126,7 +126,10 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
             continue
         for node in ast.walk(method):
             if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
-                source = getattr(model.statement_of(node), "value", None)
+                statement = model.statement_of(node)
+                if isinstance(statement, ast.AugAssign):
+                    continue  # `self.t += x` adds to the old value: no restart, whatever x is
+                source = getattr(statement, "value", None)
                 value = flow.values.get(node)
                 if source is not None and value is not None and not value.carries_graph \
                         and not reads_own_value(source, attr, receiver):
