@@ -148,7 +148,12 @@ def main() -> int:
     parser.add_argument("--untriaged-toml", type=Path, help="append TOML stubs for untriaged findings here")
     parser.add_argument("--blind-corpus", type=Path,
                         help="with --write-doc: also measure the blind sets (benchmarks/blind/) checked out here")
+    parser.add_argument("--keep-earlier-corpus", action="store_true",
+                        help="with --write-doc: do not re-measure the earlier corpus (realworld_repos.toml); keep "
+                             "its section as the document has it, marked with the date it was measured")
     args = parser.parse_args()
+    if args.keep_earlier_corpus:
+        return _rewrite_keeping_earlier(args)
 
     repos = load_toml(MANIFEST).get("repo", [])
     triage = load_triage()
@@ -194,6 +199,34 @@ def main() -> int:
         with open(args.untriaged_toml, "a", encoding="utf-8") as out:
             for f in untriaged:
                 out.write(stub(f))
+    return 0
+
+
+EARLIER = "## The earlier corpus (in-sample: its false positives were fixed, then it was measured again)"
+KNOWN = "<!-- KNOWN-LEAKS:BEGIN -->"
+
+
+def _rewrite_keeping_earlier(args) -> int:
+    """Regenerate the blind sets, blind cases and known leaks sections; keep the earlier
+    corpus's section as it stands (when its repositories are not checked out)."""
+    import blind_cases
+    import blind_sets
+
+    current = args.write_doc.read_text(encoding="utf-8")
+    if EARLIER not in current or KNOWN not in current:
+        print(f"{args.write_doc} has no earlier-corpus section to keep", file=sys.stderr)
+        return 2
+    earlier = current[current.index(EARLIER):current.index(KNOWN)].rstrip() + "\n"
+    note = ("\n(This section was not re-measured when the sections above were: its repositories were not "
+            "checked out. `python benchmarks/realworld.py --write-doc ...` without `--keep-earlier-corpus` "
+            "measures it again.)\n")
+    if note.strip() not in earlier:
+        earlier = earlier.replace(EARLIER + "\n", EARLIER + "\n" + note, 1)
+    prefix = blind_sets.section(args.blind_corpus) if args.blind_corpus else ""
+    report = ("# torchleaklint on real public PyTorch code\n\n" + prefix + "\n" + blind_cases.section() + "\n"
+              + earlier + "\n" + known_leaks_section())
+    args.write_doc.write_text(report + _environment_section(args.write_doc), encoding="utf-8")
+    print(report)
     return 0
 
 

@@ -8,8 +8,8 @@ from typing import Iterator, List, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS
-from torchleaklint.semantic.object_state import called_after_store, class_methods, runs_after_store_each_step, \
-    self_name as _self_name, stores_before_reading
+from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
+    runs_after_store_each_step, self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import short_source as _short
 from torchleaklint.semantic.syntax import positional_parameters
 
@@ -114,6 +114,8 @@ class GraphStoredOnSelf(Rule):
         methods = class_methods(model, info)
         if model.state_cut_between_steps(func, attr):
             return None
+        if every_instance_steps_once(model, info):
+            return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)
         if not fed_back:
             elsewhere = _reads_elsewhere(model, attr, stmt, func)

@@ -745,13 +745,14 @@ def _is_unit_test(model, func) -> bool:
 
 def _collected_as_test(model, func) -> bool:
     """What pytest or unittest would run as a test: a module-level `test*` function, or a
-    `test*` method of a `Test*` class or a TestCase. `def test(self, epoch, loader)` of a
+    `test*` method of a `Test*` class, a TestCase or a test mixin. `def test(self, epoch, loader)` of a
     model wrapper in `synth_test.py` is the wrapper's evaluation pass."""
     info = model.class_of(func)
     if info is None:
         return True  # a module-level (or nested) `test*` function
-    return info.name.startswith("Test") or any(base.split(".")[-1].endswith("TestCase")
-                                                 for base in model.class_bases(info))
+    # `Test*` (pytest), a TestCase, or a mixin of test methods (`InstanceModelE2ETest`) that
+    # TestCase subclasses inherit
+    return "Test" in info.name or any(base.split(".")[-1].endswith("TestCase") for base in model.class_bases(info))
 
 
 def _in_grad_mode_block(model, call) -> bool:

@@ -319,3 +319,52 @@ def _conditional_within(model, node, owner) -> bool:
         if isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While)):
             return True
     return False
+
+
+def every_instance_steps_once(model, info) -> bool:
+    """Is every object of the class in view built in a function that calls it at most
+    once, outside any loop, and lets it go nowhere else (not returned, stored, handed to
+    a call or yielded)? Then nothing stored on `self` in one call can reach a next one:
+    a test that builds a network, runs one forward and one backward. The class must be
+    used only that way in this module and called from no other module of the project."""
+    return model.cached(("every_instance_steps_once", info.name), lambda: _steps_once(model, info))
+
+
+def _steps_once(model, info) -> bool:
+    if any(model.external_sites(method) for method in info.methods.values()):
+        return False
+    references = [node for node in model.nodes(ast.Name) if node.id == info.name and isinstance(node.ctx, ast.Load)
+                  and not model.is_inside(node, info.node)]  # `super(Net, self)` in its own body
+    if not references:
+        return False  # built elsewhere (or never): unknown
+    return all(_local_single_use(model, reference) for reference in references)
+
+
+def _local_single_use(model, reference) -> bool:
+    call = model.parent(reference)
+    if not (isinstance(call, ast.Call) and call.func is reference):
+        return False  # subclassed, handed out as a factory, compared...
+    statement = model.parent(call)
+    function = model.unit_of(call)
+    if not (isinstance(statement, ast.Assign) and statement.value is call and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and isinstance(function, FUNCTION_TYPES)) \
+            or model.loops_around(statement):
+        return False
+    name = statement.targets[0].id
+    uses = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name
+            and isinstance(node.ctx, ast.Load)]
+    if any(model.loops_around(use) for use in uses):
+        return False  # `sim.step(u)` in a loop: it steps many times
+    calls = [use for use in uses if isinstance(model.parent(use), ast.Call) and model.parent(use).func is use]
+    methods = {name for name in _class_of_reference(model, reference).methods if name not in INIT_METHODS}
+    method_calls = [use for use in uses if isinstance(model.parent(use), ast.Attribute)
+                    and model.parent(use).attr in methods and isinstance(model.parent(model.parent(use)), ast.Call)]
+    if len(calls) + len(method_calls) > 1:
+        return False  # two steps of the same object: the second reads what the first stored
+    # any other read must be a method or attribute access on the object (`model.parameters()`,
+    # `model.s0`), never the object itself going somewhere
+    return all(use in calls or isinstance(model.parent(use), ast.Attribute) for use in uses)
+
+
+def _class_of_reference(model, reference):
+    return model.classes[reference.id]

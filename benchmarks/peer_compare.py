@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""torchleaklint against torch-preflight, the closest peer, on the rules both have.
+
+    python -m venv /tmp/peer && /tmp/peer/bin/pip install torch-preflight==0.5.0
+    python benchmarks/peer_compare.py --peer /tmp/peer/bin/torch-preflight [--speed DIR ...]
+
+torch-preflight is run as its users run it (`torch-preflight check -f json -j 1 PATH`), in its
+own virtualenv: it is never a dependency of this project. Its rules overlap ours in two
+families, and both tools are scored per family so that neither loses a case for naming it
+differently:
+
+- stored graph: TG001 ("tensor stored with its autograd graph still attached") against our
+  TLL001 (running totals), TLL002 (state on `self`) and TLL003 (containers);
+- evaluation without no-grad: TG002 against our TLL006.
+
+Recall and precision come from the labeled cases (`# expect:` / `# ok:` markers): the blind
+cases of every round (`fixtures/blind_cases/`, single files and multi-module projects, each
+project linted from its root) and the known-leak set. A finding of a family on a line with
+an expect marker of that family is right; on any other line it is wrong. The cases are
+in-sample for torchleaklint (their misses guided fixes) and unseen by torch-preflight, which
+favours us: the fair comparison is on a round scored before any fix it guided, named as such
+with `--cases DIR`.
+
+Speed: wall time of one run of each tool over each `--speed` directory, one process each
+(`-j 1` for both), with torchleaklint's cache off, best of `--repeat` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from known_leaks import markers  # noqa: E402
+
+FAMILIES = {"stored graph": ({"TLL001", "TLL002", "TLL003"}, {"TG001"}),
+            "eval without no_grad": ({"TLL006"}, {"TG002"})}
+DEFAULT_CASES = [ROOT / "fixtures" / "blind_cases" / "single", ROOT / "fixtures" / "blind_cases" / "projects",
+                 ROOT / "fixtures" / "known_leaks"]
+
+
+def family_of(code: str, ours: bool):
+    for name, (tll, tg) in FAMILIES.items():
+        if code in (tll if ours else tg):
+            return name
+    return None
+
+
+def units(directory: Path):
+    """(root to lint, files it holds): a project directory is one unit, a loose file another."""
+    for entry in sorted(directory.iterdir()):
+        if entry.is_dir() and not entry.name.startswith((".", "_")):
+            yield entry, sorted(entry.rglob("*.py"))
+        elif entry.suffix == ".py":
+            yield entry, [entry]
+
+
+def run_ours(root: Path) -> list:
+    cmd = [sys.executable, "-m", "torchleaklint", "check", "--no-cache", "--output-format", "json", "--exit-zero",
+           "--select", "TLL001,TLL002,TLL003,TLL006", "--no-respect-gitignore", str(root)]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=root if root.is_dir() else root.parent).stdout
+    return [(os.path.realpath(_abs(d["path"], root)), d["line"], d["code"]) for d in json.loads(out or "[]")]
+
+
+def run_peer(peer: str, root: Path) -> list:
+    cmd = [peer, "check", "-f", "json", "-j", "1", "--fail-on", "error", "--no-color", str(root)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=root if root.is_dir() else root.parent)
+    data = json.loads(proc.stdout or "{}")
+    return [(os.path.realpath(_abs(d["path"], root)), d["line"], d["code"]) for d in data.get("diagnostics", [])]
+
+
+def _abs(path: str, root: Path) -> str:
+    base = root if root.is_dir() else root.parent
+    return path if os.path.isabs(path) else str(base / path)
+
+
+def score(directories, peer: str) -> dict:
+    tally = {tool: {family: Counter() for family in FAMILIES} for tool in ("torchleaklint", "torch-preflight")}
+    for directory in directories:
+        for root, files in units(directory):
+            expected = {}
+            for path in files:
+                exp, _ = markers(path.read_text(encoding="utf-8"))
+                for line, code in exp:
+                    family = family_of(code, ours=True)
+                    if family:
+                        expected.setdefault(family, set()).add((os.path.realpath(path), line))
+            for tool, findings in (("torchleaklint", run_ours(root)), ("torch-preflight", run_peer(peer, root))):
+                found = {}
+                for path, line, code in findings:
+                    family = family_of(code, ours=tool == "torchleaklint")
+                    if family:
+                        found.setdefault(family, set()).add((path, line))
+                for family in FAMILIES:
+                    exp, got = expected.get(family, set()), found.get(family, set())
+                    c = tally[tool][family]
+                    c["expected"] += len(exp)
+                    c["caught"] += len(exp & got)
+                    c["reported"] += len(got)
+                    c["right"] += len(got & exp)
+    return tally
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.1f}%" if b else "n/a"
+
+
+def render_scores(title: str, tally: dict) -> str:
+    out = [f"### {title}", "", "| family | tool | expected | caught | recall | reported | right | precision |",
+           "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for family in FAMILIES:
+        for tool, per in tally.items():
+            c = per[family]
+            out.append(f"| {family} | {tool} | {c['expected']} | {c['caught']} | {_pct(c['caught'], c['expected'])} "
+                       f"| {c['reported']} | {c['right']} | {_pct(c['right'], c['reported'])} |")
+    return "\n".join(out) + "\n"
+
+
+def speed(directory: Path, peer: str, repeat: int) -> dict:
+    ours = [sys.executable, "-m", "torchleaklint", "check", "--no-cache", "-j", "1", "--exit-zero", "-q",
+            "--no-respect-gitignore", str(directory)]
+    theirs = [peer, "check", "-j", "1", "-q", "--no-color", "--fail-on", "error", str(directory)]
+    times = {}
+    for tool, cmd in (("torchleaklint", ours), ("torch-preflight", theirs)):
+        best = None
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run(cmd, capture_output=True)
+            elapsed = time.perf_counter() - start
+            best = elapsed if best is None else min(best, elapsed)
+        times[tool] = best
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--peer", required=True, help="the torch-preflight executable (its own virtualenv)")
+    parser.add_argument("--cases", type=Path, action="append",
+                        help="labeled case directories (default: every blind-case round and the known leaks)")
+    parser.add_argument("--speed", type=Path, action="append", default=[], help="directories to time both tools on")
+    parser.add_argument("--repeat", type=int, default=1)
+    args = parser.parse_args()
+    version = subprocess.run([args.peer, "--version"], capture_output=True, text=True).stdout.strip()
+    print(f"torch-preflight: {version}\n")
+    cases = args.cases or DEFAULT_CASES
+    print(render_scores("Labeled cases: " + ", ".join(str(c.relative_to(ROOT)) if c.is_relative_to(ROOT) else str(c)
+                                                     for c in cases), score(cases, args.peer)))
+    if args.speed:
+        print("### Speed (wall seconds, one process each, best of %d)\n" % args.repeat)
+        print("| directory | torchleaklint | torch-preflight | ratio |\n|---|---:|---:|---:|")
+        for directory in args.speed:
+            t = speed(directory, args.peer, args.repeat)
+            print(f"| {directory.name} | {t['torchleaklint']:.2f} | {t['torch-preflight']:.2f} | "
+                  f"{t['torch-preflight'] / t['torchleaklint']:.1f}x |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
