@@ -41,6 +41,17 @@ PINNED_FILES = ROOT / "benchmarks" / "realworld_files.toml"
 PER_FILE = "per-file"
 
 
+PEER_BEGIN, PEER_END = "<!-- PEER:BEGIN -->", "<!-- PEER:END -->"
+
+
+def _peer_section(doc: Path) -> str:
+    """The block benchmarks/peer_compare.py maintains (torch-preflight), kept when regenerating."""
+    current = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    if PEER_BEGIN not in current or PEER_END not in current:
+        return ""
+    return current[current.index(PEER_BEGIN):current.index(PEER_END) + len(PEER_END)] + "\n"
+
+
 def _environment_section(doc: Path) -> str:
     """The section benchmarks/environment_realworld.py maintains, kept when regenerating."""
     heading = "\n## Environment rules (TLL101-TLL103)\n"
@@ -191,7 +202,7 @@ def main() -> int:
         earlier = report.replace("# torchleaklint on real public PyTorch code",
                                  "## The earlier corpus (in-sample: its false positives were fixed, then it was measured again)", 1)
         report = ("# torchleaklint on real public PyTorch code\n\n" + prefix + "\n" + blind_cases.section()
-                  + "\n" + earlier)
+                  + "\n" + _peer_section(args.write_doc) + "\n" + earlier)
     print(report)
     if args.write_doc:
         args.write_doc.write_text(report + _environment_section(args.write_doc), encoding="utf-8")
@@ -224,7 +235,7 @@ def _rewrite_keeping_earlier(args) -> int:
         earlier = earlier.replace(EARLIER + "\n", EARLIER + "\n" + note, 1)
     prefix = blind_sets.section(args.blind_corpus) if args.blind_corpus else ""
     report = ("# torchleaklint on real public PyTorch code\n\n" + prefix + "\n" + blind_cases.section() + "\n"
-              + earlier + "\n" + known_leaks_section())
+              + _peer_section(args.write_doc) + "\n" + earlier + "\n" + known_leaks_section())
     args.write_doc.write_text(report + _environment_section(args.write_doc), encoding="utf-8")
     print(report)
     return 0
