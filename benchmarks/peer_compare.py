@@ -163,13 +163,13 @@ def main() -> int:
     version = subprocess.run([args.peer, "--version"], capture_output=True, text=True).stdout.strip()
     ours = subprocess.run([sys.executable, "-m", "torchleaklint", "--version"], capture_output=True, text=True)
     out = [f"{args.title or 'Run'}: {ours.stdout.strip()} (`{sys.executable}`) against {version}", ""]
-    cases = args.cases or DEFAULT_CASES
+    cases = [c.resolve() for c in args.cases or DEFAULT_CASES]  # the tools run from each case's folder
     out.append(render_scores("Labeled cases: " + ", ".join(_shown(c) for c in cases), score(cases, args.peer)))
     if args.speed:
         out += [f"### Speed (wall seconds, one process each, best of {args.repeat})", "",
                 "| directory | files | torchleaklint | torch-preflight | torch-preflight / torchleaklint |",
                 "|---|---:|---:|---:|---:|"]
-        for directory in args.speed:
+        for directory in (d.resolve() for d in args.speed):
             t = speed(directory, args.peer, args.repeat)
             files = sum(1 for _ in directory.rglob("*.py"))
             out.append(f"| {directory.name} | {files} | {t['torchleaklint']:.2f} | {t['torch-preflight']:.2f} | "

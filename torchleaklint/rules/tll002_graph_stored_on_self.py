@@ -7,11 +7,9 @@ from typing import Iterator, List, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     runs_after_store_each_step, self_name as _self_name, stores_before_reading
-from torchleaklint.semantic.syntax import short_source as _short
-from torchleaklint.semantic.syntax import positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short
 
 
 class GraphStoredOnSelf(Rule):

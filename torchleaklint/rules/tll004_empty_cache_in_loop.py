@@ -9,8 +9,7 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
-from torchleaklint.semantic.syntax import FUNCTION_TYPES
-from torchleaklint.semantic.syntax import named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
 # and callbacks, trainer classes).

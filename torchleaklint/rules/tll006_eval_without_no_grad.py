@@ -12,9 +12,8 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, short_source as _short
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
-from torchleaklint.semantic.syntax import short_source as _short
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -25,10 +24,11 @@ _NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, 
 _GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
 # The legacy tensor wrapper lives in torch.autograd but computes no gradient (old eval code
 # wraps its inputs in `Variable(x, volatile=True)`, a no-op since PyTorch 0.4).
+_NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+
 # How many evaluation-named helpers deep a method defers to its caller (bounded, and no cache
 # inside the chain: the answer does not depend on which function was asked first).
 MAX_HELPER_DEPTH = 2
-_NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
 
 Position = Tuple[int, int]
 
@@ -745,8 +745,8 @@ def _is_unit_test(model, func) -> bool:
 
 def _collected_as_test(model, func) -> bool:
     """What pytest or unittest would run as a test: a module-level `test*` function, or a
-    `test*` method of a `Test*` class, a TestCase or a test mixin. `def test(self, epoch, loader)` of a
-    model wrapper in `synth_test.py` is the wrapper's evaluation pass."""
+    `test*` method of a `Test*` class, a TestCase or a test mixin. `def test(self, epoch,
+    loader)` of a model wrapper in `synth_test.py` is the wrapper's evaluation pass."""
     info = model.class_of(func)
     if info is None:
         return True  # a module-level (or nested) `test*` function

@@ -7,9 +7,8 @@ from typing import Iterator, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.syntax import FUNCTION_TYPES
 from torchleaklint.semantic.values import MODULE
-from torchleaklint.semantic.syntax import short_source as _short
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, short_source as _short
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
 

@@ -7,8 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.syntax import SCOPE_TYPES
-from torchleaklint.semantic.syntax import keyword_arg
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg
 from torchleaklint.semantic.values import UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.

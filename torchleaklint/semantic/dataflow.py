@@ -23,8 +23,8 @@ from torchleaklint.semantic.values import (
     LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
 )
-from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _kw
-from torchleaklint.semantic.syntax import INIT_METHODS, named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import INIT_METHODS, is_staticmethod as _is_static, keyword_arg as _kw, named_parameters, \
+    nodes_within, positional_parameters
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -1677,8 +1677,6 @@ def _compute_backward_evidence(model, unit, depth: int) -> Set[ast.AST]:
 
 def _reads_handed_to_backward(model, unit, depth: int) -> List[ast.Name]:
     """Names passed to a parameter that the callee back-propagates."""
-    from torchleaklint.semantic.syntax import nodes_within
-
     out: List[ast.Name] = []
     for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
         if not any(isinstance(a, ast.Name) for a in list(call.args) + [kw.value for kw in call.keywords]):

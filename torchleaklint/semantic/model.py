@@ -15,7 +15,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
 from torchleaklint.semantic.syntax import (
-    FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, _body_nodes, every_parameter,
+    FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
     keyword_arg as _kw, named_parameters, nodes_within)
 
 
@@ -748,10 +748,15 @@ class SemanticModel:
         epoch, not once per step. One whose parameter updates all sit outside its loops, with
         backwards inside them, is one update of accumulated micro-steps: once per step."""
         ops = self.step_ops_in(func, direct_only=False)
-        updates = [op for op in ops if self.is_optimizer_step(op) or self.is_scaler_step(op)]
-        if updates and not any(self.loops_around(op) for op in updates):
+        if self._updates(ops) and not self._updates_in_loops(ops):
             return False
         return any(self.loops_around(op) for op in ops)
+
+    def _updates(self, ops: List[ast.Call]) -> List[ast.Call]:
+        return [op for op in ops if self.is_optimizer_step(op) or self.is_scaler_step(op)]
+
+    def _updates_in_loops(self, ops: List[ast.Call]) -> bool:
+        return any(self.loops_around(op) for op in self._updates(ops))
 
     def may_run_forward(self, func: ast.AST, depth: int = 0) -> bool:
         """Can calling this function of the module run a forward? Yes unless every call in
@@ -1101,7 +1106,7 @@ class SemanticModel:
         read its old value), on every path? A reset under an `if` without an `else` that
         resets too (`if i % 100 == 0: total = 0`), or in an inner loop, does not count: the
         value still survives iterations."""
-        return self._always_rebinds(list(_body_nodes(owner)), key)
+        return self._always_rebinds(list(body_nodes(owner)), key)
 
     def _always_rebinds(self, stmts, key: str) -> bool:
         for stmt in stmts:
@@ -1330,8 +1335,7 @@ class SemanticModel:
         update outside any loop of its own (`agent.learn(mem)`)? A function that loops over
         batches and steps inside that loop is a pass, not a step."""
         return self.cached(("steps_once_per_call", func), lambda: bool(self.step_ops_in(func))
-                           and not any(self.loops_around(op) for op in self.step_ops_in(func, direct_only=False)
-                                       if self.is_optimizer_step(op) or self.is_scaler_step(op)))
+                           and not self._updates_in_loops(self.step_ops_in(func, direct_only=False)))
 
     def is_per_step_function(self, func: ast.AST) -> bool:
         """A module-level function called inside a training loop of this module (or of

@@ -356,7 +356,7 @@ def _local_single_use(model, reference) -> bool:
     if any(model.loops_around(use) for use in uses):
         return False  # `sim.step(u)` in a loop: it steps many times
     calls = [use for use in uses if isinstance(model.parent(use), ast.Call) and model.parent(use).func is use]
-    methods = {name for name in _class_of_reference(model, reference).methods if name not in INIT_METHODS}
+    methods = {method for method in model.classes[reference.id].methods if method not in INIT_METHODS}
     method_calls = [use for use in uses if isinstance(model.parent(use), ast.Attribute)
                     and model.parent(use).attr in methods and isinstance(model.parent(model.parent(use)), ast.Call)]
     if len(calls) + len(method_calls) > 1:
@@ -365,6 +365,3 @@ def _local_single_use(model, reference) -> bool:
     # `model.s0`), never the object itself going somewhere
     return all(use in calls or isinstance(model.parent(use), ast.Attribute) for use in uses)
 
-
-def _class_of_reference(model, reference):
-    return model.classes[reference.id]

@@ -16,8 +16,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import short_source
-from torchleaklint.semantic.syntax import nodes_within
+from torchleaklint.semantic.syntax import nodes_within, short_source
 
 MAX_ORIGIN_HOPS = 6
 

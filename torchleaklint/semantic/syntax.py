@@ -53,7 +53,7 @@ def every_parameter(func: ast.AST) -> List[ast.arg]:
 def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
     """The nodes of a function's, loop's or statement's body, without entering nested
     functions and classes (nor nested loops, with skip_loops)."""
-    stack = list(_body_nodes(owner))
+    stack = list(body_nodes(owner))
     while stack:
         node = stack.pop()
         if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
@@ -62,7 +62,7 @@ def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(node))
 
 
-def _body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
+def body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
     if isinstance(owner, LOOP_TYPES + FUNCTION_TYPES + (ast.Module,)):
         return list(owner.body)
     return [owner]

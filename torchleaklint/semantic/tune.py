@@ -13,8 +13,8 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
-from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword
-from torchleaklint.semantic.syntax import named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword, named_parameters, \
+    positional_parameters
 
 MAX_DEPTH = 4
 
