@@ -164,7 +164,8 @@ def main() -> int:
     ours = subprocess.run([sys.executable, "-m", "torchleaklint", "--version"], capture_output=True, text=True)
     out = [f"{args.title or 'Run'}: {ours.stdout.strip()} (`{sys.executable}`) against {version}", ""]
     cases = [c.resolve() for c in args.cases or DEFAULT_CASES]  # the tools run from each case's folder
-    out.append(render_scores("Labeled cases: " + ", ".join(_shown(c) for c in cases), score(cases, args.peer)))
+    only = f" (names starting with {', '.join(PREFIXES)})" if PREFIXES else ""
+    out.append(render_scores("Labeled cases: " + ", ".join(_shown(c) for c in cases) + only, score(cases, args.peer)))
     if args.speed:
         out += [f"### Speed (wall seconds, one process each, best of {args.repeat})", "",
                 "| directory | files | torchleaklint | torch-preflight | torch-preflight / torchleaklint |",
