@@ -23,8 +23,9 @@ from torchleaklint.semantic.values import (
     LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
 )
-from torchleaklint.semantic.syntax import INIT_METHODS, is_staticmethod as _is_static, keyword_arg as _kw, named_parameters, \
-    nodes_within, positional_parameters
+from torchleaklint.semantic.syntax import (
+    INIT_METHODS, is_staticmethod as _is_static, keyword_arg as _kw, named_parameters, nodes_within,
+    positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -755,13 +756,8 @@ class Analyzer:
 
     def _inherited_method(self, class_name: str, attr: str) -> Optional[Value]:
         """`self.log_loss(...)` where `log_loss` comes from a parent class in another module."""
-        if self.m.project is None:
-            return None
-        info = self.m.classes.get(class_name)
-        for base in self.m.class_bases(info) if info is not None else []:
-            if "." in base and self.m.project.method_of(base, attr) is not None:
-                return Value(REF, name=f"{base}.{attr}")
-        return None
+        found = inherited_method(self.m, self.m.classes.get(class_name), attr)
+        return Value(REF, name=f"{found[0]}.{attr}") if found is not None else None
 
     def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
         func = e.func
@@ -1703,14 +1699,24 @@ def _callee_backpropagated(model, call, unit, depth: int) -> Tuple[List[str], Se
     if model.project is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
                                      and func.value.id == "self"):
         return [], set()
-    info = model.enclosing_class_info(call)
-    for base in model.class_bases(info) if info is not None else []:
-        found = model.project.method_of(base, func.attr) if "." in base else None
-        if found and found[1]:
-            entry = found[1]
-            names = list(entry.get("params", []))
-            return (names[1:] if entry.get("self") else names), set(entry.get("bwp", ()))
-    return [], set()
+    found = inherited_method(model, model.enclosing_class_info(call), func.attr)
+    entry = found[1][1] if found is not None else None
+    if not entry:
+        return [], set()
+    names = list(entry.get("params", []))
+    return (names[1:] if entry.get("self") else names), set(entry.get("bwp", ()))
+
+
+def inherited_method(model, info, attr: str):
+    """(base class, its summary lookup) for `attr` defined by a base class of `info` in
+    another module of the project (the first in method resolution order), or None."""
+    if model.project is None or info is None:
+        return None
+    for base in model.class_bases(info):
+        found = model.project.method_of(base, attr) if "." in base else None
+        if found is not None:
+            return base, found
+    return None
 
 
 def _differentiated_names(expr) -> List[ast.Name]:
