@@ -60,8 +60,9 @@ def _score(files, findings_of) -> dict:
 
 # Round 1: single/s*.py and projects/p*; round 2 (a second writer): single/t*.py, projects/u*;
 # round 3 (a third writer; written as s*/p* and renamed on import): single/r*.py, projects/q*;
-# round 4 (two more writers, the same way): single/v*.py, projects/w*; round 5: single/x*.py, projects/y*.
-ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q"), "4": ("v", "w"), "5": ("x", "y")}
+# round 4 (two more writers, the same way): single/v*.py, projects/w*; round 5: single/x*.py, projects/y*;
+# round 6: single/m*.py, projects/n*.
+ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q"), "4": ("v", "w"), "5": ("x", "y"), "6": ("m", "n")}
 
 
 def measure_single(round_: str = "") -> dict:
