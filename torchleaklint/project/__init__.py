@@ -16,6 +16,7 @@ import warnings
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from torchleaklint.project import modules
+from torchleaklint.project.packed import Packed
 from torchleaklint.project.summary import summarize
 from torchleaklint.project.view import ProjectView, Resolver
 
@@ -75,8 +76,8 @@ class Project:
         for by_function in index.values():
             for sites in by_function.values():
                 sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))
-        self._sites = index
-        return index
+        self._sites = Packed(index)  # kept for the run, read one file's at a time
+        return self._sites
 
     def _subclasses(self) -> Dict[Tuple[str, str], List[Tuple[str, str]]]:
         children: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}

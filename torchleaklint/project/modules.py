@@ -139,7 +139,7 @@ def find_module(name: str, importer: str) -> Optional[str]:
     return _find_module(name, os.path.dirname(os.path.abspath(importer)))
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)  # bounded: its paths would otherwise grow with the project
 def _find_module(name: str, directory: str) -> Optional[str]:
     root = project_root(directory)
     bases = list(source_roots(root)) if root else []

@@ -28,6 +28,7 @@ from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
 from torchleaklint.environment import SHELL, YAML, environment_kind
 from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
                                    summarize_file)
+from torchleaklint.project.packed import Packed
 from torchleaklint.kinds import max_bytes
 from torchleaklint.source import INTERNAL_ERROR, read_regular_file
 
@@ -102,10 +103,10 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
     absolute = {path: os.path.abspath(path) for path in files}
     stats = {path: file_stat(path) for path in files}
-    summaries: Dict[str, dict] = {}
+    summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
     reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
     summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
-    entries: Dict[str, list] = {}  # the entries of other summaries a file's summary read
+    entries: Dict[str, list] = Packed()  # the entries of other summaries a file's summary read
     results: Dict[str, list] = {}
     digests: Dict[str, Optional[bytes]] = {}
     todo = []
