@@ -300,3 +300,36 @@ def test_flake8_plugin_follows_imports(tmp_path):
 def test_project_analysis_can_be_turned_off(tmp_path):
     write(tmp_path, METER)
     assert not run(tmp_path, "--no-cache", "--no-project-analysis", ".")
+
+
+def test_isolated_reads_no_configuration_and_no_other_module(tmp_path):
+    """`--isolated` (as in ruff): the defaults for every file, whatever pyproject.toml says,
+    and each file analyzed on its own."""
+    write(tmp_path, METER)
+    with_config = run(tmp_path, "--no-cache", ".")
+    assert ("utils.py", 7, "TLL002") in with_config  # the project's extend-select, across modules
+    isolated = run(tmp_path, "--no-cache", "--isolated", "--extend-select", "TLL002", ".")
+    assert ("utils.py", 7, "TLL002") not in isolated  # `val` is known only from train.py's call
+    (tmp_path / "pyproject.toml").write_text("[tool.torchleaklint]\nignore = ['TLL001']\n")
+    (tmp_path / "loop.py").write_text(textwrap.dedent('''
+        import torch.nn.functional as F
+
+
+        def train(model, loader, optimizer):
+            total = 0
+            for x, y in loader:
+                loss = F.cross_entropy(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                total += loss
+    '''))
+    assert ("loop.py", 12, "TLL001") not in run(tmp_path, "--no-cache", ".")
+    assert ("loop.py", 12, "TLL001") in run(tmp_path, "--no-cache", "--isolated", ".")
+
+
+def test_isolated_cannot_be_combined_with_a_configuration_file(tmp_path):
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--isolated", "--config", "pyproject.toml", "."],
+                          cwd=write(tmp_path, METER), env=env, capture_output=True, text=True)
+    assert proc.returncode == 2 and "--isolated" in proc.stderr

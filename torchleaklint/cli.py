@@ -68,6 +68,8 @@ def main() -> None:
 @click.option("--config", "config_path", type=click.Path(),
               help="Configuration file (pyproject.toml or torchleaklint.toml) for every file, instead of each "
                    "file's closest one.")
+@click.option("--isolated", is_flag=True,
+              help="Ignore every configuration file and analyze each file on its own (no project analysis).")
 @click.option("--output-format", type=click.Choice(FORMATS), default="concise", show_default=True)
 @click.option("--output-file", "-o", type=click.Path(dir_okay=False), help="Write the findings to this file.")
 @click.option("--fix", is_flag=True, help="Apply safe fixes in place.")
@@ -106,7 +108,7 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
           extend_exclude, per_step_methods, config_path, output_format, output_file, fix, unsafe_fixes, fix_only,
           exit_non_zero_on_fix, diff, show_fixes, exit_zero, force_exclude, respect_gitignore, jobs, no_cache,
           cache_dir, quiet, silent, verbose, color, progress, stdin_filename, statistics, add_noqa, show_settings,
-          show_files, version, project_analysis=None) -> None:
+          show_files, version, project_analysis=None, isolated=False) -> None:
     """Lint PATHS (files or directories; default: the current directory; `-`: standard input)."""
     _never_fail_on_encoding(sys.stdout, sys.stderr)
     if version:
@@ -124,12 +126,16 @@ def check(paths, select, ignore, extend_select, extend_ignore, per_file_ignores,
     if statistics and output_format not in STATISTICS_FORMATS:
         raise click.UsageError(f"--statistics cannot be written as {output_format} (as in ruff); "
                                f"use --output-format {', '.join(STATISTICS_FORMATS[:-1])} or json")
+    if isolated and config_path is not None:
+        raise click.UsageError("--isolated ignores configuration files: it cannot be combined with --config")
+    if isolated and project_analysis:
+        raise click.UsageError("--isolated analyzes each file on its own: it cannot be combined with --project-analysis")
     timer = PhaseTimer()
     try:
         with timer.phase("settings"):
             resolver = _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores,
                                  extend_per_file_ignores, exclude, extend_exclude, per_step_methods, force_exclude,
-                                 respect_gitignore, project_analysis)
+                                 respect_gitignore, False if isolated else project_analysis, isolated)
             first = stdin_filename if reading_stdin and stdin_filename else (paths[0] if paths else ".")
             settings = resolver.for_path(first) if first != "-" else resolver.default
         if show_settings:
@@ -216,7 +222,8 @@ STATISTICS_FORMATS = ("concise", "full", "grouped", "json")
 
 
 def _resolver(config_path, select, ignore, extend_select, extend_ignore, per_file_ignores, extend_per_file_ignores,
-              exclude, extend_exclude, per_step_methods, force_exclude, respect_gitignore, project_analysis=None):
+              exclude, extend_exclude, per_step_methods, force_exclude, respect_gitignore, project_analysis=None,
+              isolated=False):
     """The command line's settings on top of each file's closest configuration."""
     from torchleaklint.cli_overrides import make_overrides, parse_per_file_ignores, split_codes, split_patterns
     from torchleaklint.hierarchy import SettingsResolver
@@ -235,7 +242,7 @@ def _resolver(config_path, select, ignore, extend_select, extend_ignore, per_fil
         if per_file_ignores else None,
         extend_per_file_ignores=parse_per_file_ignores(extend_per_file_ignores, "--extend-per-file-ignores", known),
         force_exclude=force_exclude, respect_gitignore=respect_gitignore, project_analysis=project_analysis)
-    return SettingsResolver(config_path, cwd, overrides)
+    return SettingsResolver(config_path, cwd, overrides, isolated=isolated)
 
 
 @contextlib.contextmanager

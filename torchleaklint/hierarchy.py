@@ -18,9 +18,11 @@ Overrides = Callable[[Settings], Settings]
 
 
 class SettingsResolver:
-    def __init__(self, config: Optional[str], cwd: str, overrides: Overrides = lambda s: s):
+    def __init__(self, config: Optional[str], cwd: str, overrides: Overrides = lambda s: s, isolated: bool = False):
         self.overrides = overrides
         self.fixed = overrides(load_settings(config, cwd)) if config is not None else None
+        if isolated:  # `--isolated`: the defaults for every file, no configuration file read
+            self.fixed = overrides(Settings(project_root=os.path.abspath(cwd)))
         self.default = self.fixed or overrides(load_settings(None, cwd))
         self._by_directory: Dict[str, Settings] = {}
         self._by_file: Dict[Path, Settings] = {}
