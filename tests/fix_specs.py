@@ -44,6 +44,8 @@ def build(tree, lineno: int, code: str, params: Dict[str, str]) -> FixSpec:
                        (("method", params["method"]), ("targets", (_spans(value),))))
     if code == "TLL003":
         value = _on_line(tree, lineno, ast.Call)[0].args[0]
+        if "item" in params:  # the item of a stored literal: `{"event": loss}`
+            value = next(n for n in ast.walk(value) if isinstance(n, ast.Name) and n.id == params["item"])
         return FixSpec(codemod, safety, "t", Span.of(value), (("method", params["method"]),))
     if code == "TLL004":
         return FixSpec(codemod, safety, "t", Span.of(_on_line(tree, lineno, ast.Expr)[0]))

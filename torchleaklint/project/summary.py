@@ -45,7 +45,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 3
+SUMMARY_VERSION = 4
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -367,10 +367,13 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
     out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
            "methods": sorted(info.methods), "attrs": attrs}
     if kind == "module" and not partial:
-        from torchleaklint.semantic.dataflow import holds_no_parameters
+        from torchleaklint.semantic.dataflow import construction_freeze, holds_no_parameters
 
         if holds_no_parameters(model, info.name):
             out["noparams"] = True
+        freeze = construction_freeze(init)
+        if freeze is not None:
+            out["freeze"] = list(freeze)
     return out
 
 
@@ -429,6 +432,8 @@ def _calls(model, module: str, partial: bool = False):
             "tr": any(model.runs_training_step(loop) or model.has_backward_within(loop) for loop in loops),
             "st": any(model.is_step_loop(loop) for loop in loops),
             "ex": model.in_except_handler(call),
+            "bp": model.result_back_propagated(call),  # the caller back-propagates the result
+            "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         })
     return out, _counted(unresolved, _handed_out(model, names))
 

@@ -90,7 +90,7 @@ class GraphInContainer(Rule):
         if stored is None:
             return None
         container, key, values = stored
-        values = [v for v in values if model.carries_graph(v)]
+        values = [v for v in _literal_items(values) if model.carries_graph(v)]
         if not values or model.grad_disabled_at(node) or model.runs_only_without_grad(model.statement_of(node)):
             return None
         why = model.outlives_step(node, key)
@@ -178,6 +178,20 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None
         return _keyed(node.target, list(node.value.elts))
     return None
+
+
+def _literal_items(values) -> List[ast.AST]:
+    """What a stored literal holds (`{"event": loss, "step": s}`, `(loss, n)`): the message
+    and the fix name the item that carries the graph, never `.detach()` on a dict."""
+    out: List[ast.AST] = []
+    for value in values:
+        if isinstance(value, ast.Dict):
+            out += _literal_items([v for v in value.values if v is not None])
+        elif isinstance(value, (ast.List, ast.Tuple, ast.Set)):
+            out += _literal_items([e.value if isinstance(e, ast.Starred) else e for e in value.elts])
+        else:
+            out.append(value)
+    return out
 
 
 def _keyed(container, values):

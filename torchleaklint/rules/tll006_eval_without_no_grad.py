@@ -257,7 +257,8 @@ def _evaluation_by_name(model, func) -> bool:
     (`train_validate`); a method must have a caller in view that runs with grad on and is
     not its class's own forward (a `predict` head that `forward` calls is part of the
     training forward; an `inference` method whose callers live in other modules may run
-    under their no_grad: unknown, so no finding)."""
+    under their no_grad: unknown, so no finding, unless one is the training loop of another
+    module, which calls it with grad on and back-propagates nothing it returns)."""
     return model.cached(("tll006_evaluation_by_name", func), lambda: _evaluation_by_name_uncached(model, func))
 
 
@@ -268,6 +269,11 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
     if owner is None and not sites:
         return True  # a script's `evaluate(model, loader)`: evaluation by what it is
+    if owner is not None and not sites and any(
+            site["tr"] and not site["ng"] and not site.get("bp") and not site.get("fw")
+            for site in model.external_sites(func)):
+        return True  # another module's training driver runs it between steps with grad on and
+        # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
     if owner is not None and any(_inside_forward(model, site) and model.class_of(model.unit_of(site)) is owner
                                  for site in sites):
         return False  # the module's own forward runs it: part of the training forward
@@ -350,8 +356,8 @@ def _inside_forward(model, site) -> bool:
 
 def _result_back_propagated(model, unit) -> bool:
     """Does a training path back-propagate what `unit` returns? A call site (in this module,
-    through `self.` in any class too) in a function that runs a training backward, outside
-    no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
+    through `self.` in any class too, or in another module) in a function that runs a training
+    backward, outside no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
     training, so this is no evaluation."""
     if not isinstance(unit, FUNCTION_TYPES):
         return False
@@ -370,7 +376,8 @@ def _result_back_propagated(model, unit) -> bool:
         if any(model.is_inside(site, model.backward_target(c)) for c in model.backward_calls_in(caller)
                if model.backward_target(c) is not None):
             return True
-    return False
+    # a caller in another module that back-propagates the result (from its summary)
+    return any(site.get("bp") and not site["ng"] for site in model.external_sites(unit))
 
 
 def _sites_including_self_calls(model, unit) -> List[ast.Call]:

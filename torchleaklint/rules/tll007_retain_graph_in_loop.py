@@ -7,7 +7,8 @@ from typing import Iterator, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.values import MODULE
+from torchleaklint.semantic.values import MODULE, UNKNOWN
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, short_source as _short
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
@@ -189,9 +190,35 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
                     return True
                 continue
             callee = model.resolve_call(node)
-            if callee is not None and model.has_backward_within(callee):
+            if callee is not None and model.has_backward_within(callee) and \
+                    not (retained is not None and _hands_nothing_retained(model, node, retained)):
                 return True
     return False
+
+
+def _hands_nothing_retained(model, call, retained) -> bool:
+    """Is the function `call` runs handed nothing of the retained graph? A plain function
+    whose arguments are numbers, graph-free or detached tensors, optimizers, values whose
+    graphs share nothing with it, or modules the retained graph was not computed with
+    (`finish_episode(policy, optimizer, returns - values.detach())` after the value net's
+    retained backward): its backward walks graphs of its own. A method (it may read state its
+    object keeps) or an argument of unknown kind may reach it."""
+    if isinstance(call.func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(kw.arg is None for kw in call.keywords):
+        return False
+    modules_used = {dotted(c.func) for d in model.graph_dependencies(retained)
+                    for c in ast.walk(model.statement_of(d)) if isinstance(c, ast.Call)}
+    for arg in list(call.args) + [kw.value for kw in call.keywords]:
+        value = model.value(arg)
+        if value.kind == MODULE:
+            if dotted(arg) is None or dotted(arg) in modules_used:
+                return False
+        elif value.carries_graph:
+            if model.graphs_share(retained, arg):
+                return False
+        elif value.kind == UNKNOWN:
+            return False
+    return True
 
 
 def _iteration_ends_at(model, call, loop) -> Optional[tuple]:

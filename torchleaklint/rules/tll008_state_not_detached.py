@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
 from torchleaklint.semantic.values import UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -276,7 +276,7 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
         if target is None:
             callee = model.resolve_call(call)
             if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee) \
-                    and _passes(call, name):
+                    and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)):
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
         flag = keyword_arg(call, "create_graph")
@@ -300,6 +300,20 @@ def _passes(call: ast.Call, name: str) -> bool:
     walk the carried state's history."""
     arguments = list(call.args) + [kw.value for kw in call.keywords]
     return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in ast.walk(arg))
+
+
+def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
+    """Does the call hand the callee a value computed from `name` (the rollout's `values`,
+    each made by a forward that read the carried state) for a parameter its backward reads
+    (`_update(model, values, log_probs, ...)` back-propagating `policy_loss + value_loss`)?"""
+    params = [a.arg for a in positional_parameters(callee)]
+    if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        params = params[1:]
+    bound = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg in params]
+    targets = [model.backward_target(c) for c in model.backward_calls_in(callee) if model.is_training_backward(c)]
+    return any(isinstance(arg, ast.Name) and model.computed_from(unit, name, arg)
+               and any(t is not None and model.computed_from(callee, param, t) for t in targets)
+               for param, arg in bound)
 
 
 def _backward_per_call(model, func) -> bool:

@@ -147,6 +147,14 @@ class Analyzer:
             return Value(DATALOADER)
         if last in self.m.classes and self.m.is_module_class(self.m.classes[last]):
             return Value(MODULE, name=last)
+        if qual == last and last in self.m.classes:  # `mac: Controller`, a plain class of this file
+            info = self.m.classes[last]
+            return Value(DATASET, name=last) if self.m.is_dataset_class(info) else Value(INSTANCE, name=last)
+        if self.m.project is not None and "." in qual:  # `model: Classifier` of another module
+            found = self.m.project.imported_summary(qual)
+            if found is not None and found[0] == "class" and found[1] is not None:
+                kind = {"module": MODULE, "loss": LOSS_FN, "dataset": DATASET}.get(found[1].get("kind"), INSTANCE)
+                return Value(kind, name=qual)
         if last in ("int", "float", "str", "bool"):
             return SCALAR_V
         if _declares_only_numbers(annotation):
@@ -320,11 +328,32 @@ class Analyzer:
             self.block(s.body if decided else s.orelse)
             return
         before = dict(self.env)
+        self._narrow(s.test, True)
         self.block(s.body)
         after_body = self.env
         self.env = dict(before)
+        self._narrow(s.test, False)
         self.block(s.orelse)
         self.env = _join_env(after_body, self.env)
+
+    def _narrow(self, test: ast.AST, taken: bool) -> None:
+        """What a branch's test proves about a name in that branch: where `isinstance(v,
+        torch.Tensor)` (`torch.is_tensor(v)`, `hasattr(v, "item")`) is false, `v` is no tensor;
+        where `v.requires_grad` is false, it carries no graph. So `if isinstance(v, Tensor): v =
+        v.item()` leaves a number on every path."""
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, taken = test.operand, not taken
+        if taken:
+            return
+        guarded = _tensor_guarded(test)
+        if guarded is None and isinstance(test, ast.Attribute) and test.attr == "requires_grad":
+            guarded = test.value
+            narrowed = TENSOR_V
+        else:
+            narrowed = SCALAR_V
+        key = dotted(guarded) if guarded is not None else None
+        if key is not None and key in self.env and self.env[key].carries_graph:
+            self.env[key] = narrowed
 
     def stmt_Try(self, s) -> None:
         before = dict(self.env)
@@ -898,7 +927,7 @@ class Analyzer:
         if self.m.project is not None:
             found = self.m.project.imported_summary(qual)
             if found is not None:
-                return self.project_call(found, args, kwargs)
+                return self.project_call(found, args, kwargs, e)
         ctx = torch_api.grad_context(qual)
         if ctx is not None:
             if ctx == "set":
@@ -960,7 +989,7 @@ class Analyzer:
             return SCALAR_V
         return UNKNOWN_V
 
-    def project_call(self, found, args, kwargs) -> Value:
+    def project_call(self, found, args, kwargs, call: Optional[ast.AST] = None) -> Value:
         """A call of a function or class of another module of the project, as its summary says."""
         from torchleaklint.project.summary import decode
 
@@ -975,7 +1004,8 @@ class Analyzer:
             name = f"{module_name(found[2]) or ''}.{objpath}"
             # a module class of another module proven to hold no parameter (its summary's
             # `noparams`) records a graph only from its input, like `nn.ReLU`
-            return {"module": Value(MODULE, name=name, frozen=bool(entry.get("noparams"))),
+            frozen = bool(entry.get("noparams")) or built_frozen(entry.get("freeze"), call)
+            return {"module": Value(MODULE, name=name, frozen=frozen),
                     "loss": Value(LOSS_FN, name=name),
                     "dataset": Value(DATASET, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
         if kind != "function":
@@ -1011,7 +1041,8 @@ class Analyzer:
             kind = MODULE
             if any(b.endswith("Loss") for b in self.m.class_bases(info)):
                 kind = LOSS_FN
-            return Value(kind, name=class_name)
+            frozen = built_frozen(construction_freeze(info.methods.get("__init__")), e)
+            return Value(kind, name=class_name, frozen=frozen)
         if info is not None and self.m.is_dataset_class(info):
             return Value(DATASET, name=class_name)
         return Value(INSTANCE, name=class_name)
@@ -1467,6 +1498,71 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
 
 
 _PARAMETER_MAKERS = ("Parameter", "ParameterList", "ParameterDict", "register_parameter", "UninitializedParameter")
+
+
+def construction_freeze(init) -> Optional[Tuple[str, int]]:
+    """How a module class's `__init__` leaves its parameters: its last statement that stores
+    on `self` is followed by `for p in self.parameters(): p.requires_grad = FLAG` (or
+    `self.requires_grad_(FLAG)`), run on every path. ("", -1) when FLAG is False; (name,
+    position) when FLAG is the `__init__` parameter `name` (after self), whose default is False:
+    built without it, the module is frozen (pytorch-fid's `InceptionV3(requires_grad=False)`).
+    None otherwise."""
+    if init is None:
+        return None
+    params = positional_parameters(init)[1:]
+    defaults = dict(zip([a.arg for a in params][len(params) - len(init.args.defaults):], init.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    found = None
+    for stmt in init.body:
+        flag = _freezing_flag(stmt)
+        if flag is not None:
+            found = flag
+        elif found is not None and any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                                       and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(stmt)):
+            found = None  # a submodule made after the freeze is trainable
+    if found is None:
+        return None
+    if isinstance(found, ast.Constant):
+        return ("", -1) if found.value is False else None
+    if isinstance(found, ast.Name):
+        default = defaults.get(found.id)
+        if isinstance(default, ast.Constant) and default.value is False:
+            names = [a.arg for a in params]
+            return found.id, names.index(found.id) if found.id in names else -1
+    return None
+
+
+def _freezing_flag(stmt) -> Optional[ast.AST]:
+    """FLAG of `for p in self.parameters(): p.requires_grad = FLAG` / `p.requires_grad_(FLAG)`
+    or of `self.requires_grad_(FLAG)`."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "self.requires_grad_" \
+            and len(stmt.value.args) == 1:
+        return stmt.value.args[0]
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Call)
+            and dotted(stmt.iter.func) == "self.parameters" and len(stmt.body) == 1):
+        return None
+    only, var = stmt.body[0], stmt.target.id
+    if isinstance(only, ast.Assign) and len(only.targets) == 1 and dotted(only.targets[0]) == f"{var}.requires_grad":
+        return only.value
+    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and \
+            dotted(only.value.func) == f"{var}.requires_grad_" and len(only.value.args) == 1:
+        return only.value.args[0]
+    return None
+
+
+def built_frozen(freeze, call) -> bool:
+    """Does this constructor call leave the module frozen, given its class's `construction_freeze`?"""
+    if not freeze or not isinstance(call, ast.Call):
+        return False
+    name, position = freeze
+    if not name:
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    passed = next((k.value for k in call.keywords if k.arg == name), None)
+    if passed is None and 0 <= position < len(call.args):
+        passed = call.args[position]
+    return passed is None or (isinstance(passed, ast.Constant) and passed.value is False)
 
 
 def holds_no_parameters(model, class_name: str) -> bool:

@@ -731,7 +731,8 @@ class SemanticModel:
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = False
-        answer = bool(self.step_ops_in(owner))
+        answer = bool(self.step_ops_in(owner)) or any(self.step_ops_in(loop, direct_only=False)
+                                                      for loop in self._optimizer_loops_in(owner))
         if not answer and depth < 3:
             for call in self._calls_within(owner, skip_loops=True):
                 target = self._resolve_call_cheap(call)
@@ -848,7 +849,7 @@ class SemanticModel:
             return True
         if _strided_batch_loop(loop):
             return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
-        if value.kind != UNKNOWN_V.kind and not _unknown_items(value):
+        if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
             return False
         if _is_range_like(iterable, self) or _is_slicing(iterable) \
                 or self._inside_module_forward(loop) or self._iterates_tensors(iterable):
@@ -935,8 +936,43 @@ class SemanticModel:
             & expression_names(expr)
 
     def is_step_loop(self, loop: ast.AST) -> bool:
-        """A loop that runs once per training/evaluation step."""
+        """A loop that runs once per training/evaluation step. A loop over the optimizers of
+        one step (`for i, opt in enumerate(self.optimizers)`: a GAN's generator, then its
+        discriminator) runs the parts of one step, however many backwards it holds."""
+        if self.iterates_optimizers(loop):
+            return False
         return self.runs_training_step(loop) or self.is_data_loop(loop)
+
+    def _optimizer_loops_in(self, owner: ast.AST) -> List[ast.AST]:
+        """The loops directly in `owner`'s body (not nested in another loop) that step its
+        optimizers in turn: parts of each iteration of `owner`."""
+        stack, out = list(body_nodes(owner)), []
+        while stack:
+            node = stack.pop()
+            if isinstance(node, SCOPE_TYPES):
+                continue
+            if isinstance(node, LOOP_TYPES):
+                if self.iterates_optimizers(node):
+                    out.append(node)
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+        return out
+
+    def iterates_optimizers(self, loop: ast.AST) -> bool:
+        """Does each iteration of `loop` take the next optimizer from its iterable: the item
+        is a proven optimizer, or the loop uses it as one (`opt.zero_grad()`, `opt.param_groups`)?"""
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            return False
+        target = loop.target
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(loop.iter, ast.Call) \
+                and getattr(loop.iter.func, "id", None) == "enumerate":
+            target = target.elts[1]
+        if not isinstance(target, ast.Name):
+            return False
+        if self.value(target).kind == "optimizer":
+            return True
+        return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target.id
+                   and node.attr in ("zero_grad", "param_groups") for node in nodes_within(loop))
 
     def passes_over_data(self, func: ast.AST) -> bool:
         """Does the function loop over steps itself (a validation pass, `train_one_epoch`)?
@@ -963,6 +999,12 @@ class SemanticModel:
         from torchleaklint.semantic.provenance import consumed_by_backward
 
         return consumed_by_backward(self, expr, loop)
+
+    def graph_dependencies(self, expr: ast.AST) -> Set[ast.AST]:
+        """The definitions of graph-carrying values whose graphs `expr`'s value contains."""
+        from torchleaklint.semantic.provenance import graph_dependencies
+
+        return graph_dependencies(self, expr)
 
     def graphs_share(self, first: ast.AST, second: ast.AST) -> bool:
         """Do the values of two expressions of one function share part of an autograd graph?"""
@@ -1054,10 +1096,34 @@ class SemanticModel:
                 survives = survives or self._reads_carried_graph(unit, reads, loop)
             if survives is None:  # not an effect the analysis saw: the text decides
                 survives = not self.rebound_fresh_in(loop, key)
-            if not survives:
+            if not survives or self.restarted_with_update(loop, base):
                 break
             out.append(loop)
         return out
+
+    def restarted_with_update(self, loop: ast.AST, key: str) -> bool:
+        """Is `key` restarted (`metrics = []`, `total = 0`, `metrics.clear()`) in the block that
+        updates the parameters in `loop` (`if (i + 1) % accumulate == 0: opt.step(); ...;
+        metrics = []`)? Then what it holds lives for one update: the micro-batches of one
+        accumulated step, not every step."""
+        for call in self._calls_within(loop, skip_loops=True):
+            if not self.updates_parameters(call):
+                continue
+            block = self._block_holding(self.statement_of(call))
+            if block is not None and (self._always_rebinds(block, key) or any(
+                    isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                    and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "clear"
+                    and dotted(stmt.value.func.value) == key for stmt in block)):
+                return True
+        return False
+
+    def _block_holding(self, stmt: ast.AST) -> Optional[list]:
+        parent = self.parent(stmt)
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and any(s is stmt for s in block):
+                return block
+        return None
 
     def _reads_carried_graph(self, unit: ast.AST, reads: List[ast.AST], loop: ast.AST) -> bool:
         flow = self.flow(unit)
@@ -1162,6 +1228,8 @@ class SemanticModel:
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
             return None
         if self._persists_across_calls(unit, key):
+            if self._flushed_by_its_module(unit, key):
+                return None
             if self.is_per_step_method(unit):
                 if self._self_attribute_cut(unit, key):
                     return None
@@ -1202,6 +1270,29 @@ class SemanticModel:
         if "." in key and self._parameter_is_module(unit, root):
             return True  # `policy.saved_log_probs` of the model handed in: the model lives on
         return root in self._globals_of(unit) or self.is_module_global(unit, root)
+
+    def _flushed_by_its_module(self, unit: ast.AST, key: str) -> bool:
+        """A module-level buffer that another function of the module empties (`EVENT_STORAGE
+        .clear()` in `write_out_storage()`, not in the loop that fills it): how long it holds a
+        value depends on when its callers flush it, which this module cannot tell."""
+        if "." in key or not self.is_module_global(unit, key):
+            return False
+        for func in self.functions:
+            if func is unit or not isinstance(func, FUNCTION_TYPES) or self.unit_of(func) is not self.tree:
+                continue
+            if any(isinstance(node, ast.Call) and self._resolve_call_cheap(node) is unit for node in nodes_within(func)):
+                continue  # the training function that fills it, emptying it before it starts
+            for node in nodes_within(func):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "clear" \
+                        and dotted(node.func.value) == key and not node.args:
+                    return True
+                if isinstance(node, ast.Delete) and any(isinstance(t, ast.Subscript) and dotted(t.value) == key
+                                                        for t in node.targets):
+                    return True
+                if isinstance(node, ast.Assign) and key in self._globals_of(func) and \
+                        any(dotted(t) == key for t in node.targets):
+                    return True
+        return False
 
     def _parameter_is_module(self, unit: ast.AST, name: str) -> bool:
         if name not in {a.arg for a in named_parameters(unit)}:
@@ -1443,6 +1534,23 @@ class SemanticModel:
             return True
         return False
 
+    def result_back_propagated(self, call: ast.Call) -> bool:
+        """Does a backward of the call's own function differentiate a value computed from
+        the call's result (`loss = crit(model.predict(x), y); loss.backward()`)?"""
+        unit, stmt = self.unit_of(call), self.statement_of(call)
+        for backward in self.backward_calls_in(unit):
+            target = self.backward_target(backward)
+            if target is not None and (self.is_inside(call, target) or self.feeds(call, stmt, target)):
+                return True
+        return False
+
+    def in_module_forward(self, node: ast.AST) -> bool:
+        """Is `node` in the `forward` (`forward_*`, `__call__`) of an nn.Module class?"""
+        unit = self.unit_of(node)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        return info is not None and (unit.name in ("forward", "__call__") or unit.name.startswith("forward_")) \
+            and self.is_module_class(info)
+
     def read_reaches_backward(self, node: ast.AST, depth: int = 0) -> bool:
         """Can a graph read at `node` reach a backward? True when its function runs backward,
         is a training step a framework back-propagates, or returns a graph to a caller that
@@ -1542,6 +1650,16 @@ def _unknown_items(value: Value) -> bool:
     if elem.items is not None:
         return any(item.kind == "unknown" for item in elem.items)
     return elem.kind == "unknown"
+
+
+def _data_items(value: Value) -> bool:
+    """A sequence of graph-free tensors or tuples of them (`[(x, y), ...]` handed in as the
+    validation batches): whether it is a list of batches is decided by what the loop feeds."""
+    elem = value.elem if value.kind == "sequence" else None
+    if elem is None:
+        return False
+    parts = elem.items if elem.items is not None else (elem,)
+    return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
 
 
 def _is_slicing(expr: ast.AST) -> bool:

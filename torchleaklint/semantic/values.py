@@ -75,8 +75,12 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
         return b or UNKNOWN_V
     if b is None or a == b:
         return a
-    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
-        return Value(SEQUENCE, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
+    if a.items is not None and b.items is not None:
+        if len(a.items) == len(b.items):
+            return Value(SEQUENCE, items=tuple(join(x, y) for x, y in zip(a.items, b.items)))
+        # `return loss, metrics` on one path, `return loss, logits, metrics` on another: which
+        # position holds what is unknown (never a graph taken from the other path's layout)
+        return Value(SEQUENCE)
     if a.kind == GRAPH or b.kind == GRAPH:
         return Value(GRAPH, scalar=a.scalar and b.scalar)
     if a.carries_graph or b.carries_graph:
