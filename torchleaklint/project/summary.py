@@ -202,7 +202,7 @@ def _exports(summary: dict, module: str, every_alias: Dict[str, str]) -> Dict[st
 
 def _function(model, func, module: str, info) -> dict:
     from torchleaklint.semantic.dataflow import analyze_unit
-    from torchleaklint.semantic.syntax import is_staticmethod, named_parameters
+    from torchleaklint.semantic.syntax import is_staticmethod, is_stub, named_parameters
 
     params = [a.arg for a in named_parameters(func)]
     has_self = info is not None and not is_staticmethod(func) and bool(params)
@@ -238,6 +238,8 @@ def _function(model, func, module: str, info) -> dict:
         out["cuts"] = sorted(cuts)
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
+    if is_stub(func):
+        out["stub"] = True  # abstract: what runs is a subclass's override
     if model.backward_calls_in(func):
         out["bw"] = True
     from torchleaklint.semantic.dataflow import backpropagated_parameters
@@ -433,6 +435,7 @@ def _calls(model, module: str, partial: bool = False):
             "st": any(model.is_step_loop(loop) for loop in loops),
             "ex": model.in_except_handler(call),
             "bp": model.result_back_propagated(call),  # the caller back-propagates the result
+            "rt": model.result_returned(call),  # or hands it to its own caller
             "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         })
     return out, _counted(unresolved, _handed_out(model, names))

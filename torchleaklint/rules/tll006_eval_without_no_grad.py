@@ -270,7 +270,7 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     if owner is None and not sites:
         return True  # a script's `evaluate(model, loader)`: evaluation by what it is
     if owner is not None and not sites and any(
-            site["tr"] and not site["ng"] and not site.get("bp") and not site.get("fw")
+            site["tr"] and not site["ng"] and not site.get("bp") and not site.get("rt") and not site.get("fw")
             for site in model.external_sites(func)):
         return True  # another module's training driver runs it between steps with grad on and
         # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
@@ -376,8 +376,9 @@ def _result_back_propagated(model, unit) -> bool:
         if any(model.is_inside(site, model.backward_target(c)) for c in model.backward_calls_in(caller)
                if model.backward_target(c) is not None):
             return True
-    # a caller in another module that back-propagates the result (from its summary)
-    return any(site.get("bp") and not site["ng"] for site in model.external_sites(unit))
+    # a caller in another module that back-propagates the result, or returns it to its own
+    # caller (a model wrapper's training forward): from its summary
+    return any((site.get("bp") or site.get("rt")) and not site["ng"] for site in model.external_sites(unit))
 
 
 def _sites_including_self_calls(model, unit) -> List[ast.Call]:

@@ -807,7 +807,7 @@ class SemanticModel:
             return not self.grad_off_decorated(method) and self.may_run_forward(method)
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
-            if found is not None and isinstance(found[1], dict):
+            if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
                 return not found[1].get("nograd")
         return None
 
@@ -1537,12 +1537,33 @@ class SemanticModel:
     def result_back_propagated(self, call: ast.Call) -> bool:
         """Does a backward of the call's own function differentiate a value computed from
         the call's result (`loss = crit(model.predict(x), y); loss.backward()`)?"""
-        unit, stmt = self.unit_of(call), self.statement_of(call)
+        unit = self.unit_of(call)
+        bound = self._bound_by_statement_of(call)
         for backward in self.backward_calls_in(unit):
             target = self.backward_target(backward)
-            if target is not None and (self.is_inside(call, target) or self.feeds(call, stmt, target)):
+            if target is not None and (self.is_inside(call, target)
+                                       or any(self.computed_from(unit, key, target) for key in bound)):
                 return True
         return False
+
+    def _bound_by_statement_of(self, call: ast.Call) -> List[str]:
+        """The names (and dotted targets) the statement holding `call` binds. Data dependence,
+        not graph provenance: whether the result carries a graph may still be unknown while
+        the modules it comes from are being summarized."""
+        stmt = self.statement_of(call)
+        targets = [t for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t is not None]
+        return sorted({dotted(t) for t in targets if dotted(t)} |
+                      {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)})
+
+    def result_returned(self, call: ast.Call) -> bool:
+        """Does the call's function return its result, or a value computed from it, to its own
+        caller (`pred = predict_velocity(...); return pred` in a model wrapper's training
+        forward)? Then whoever calls that function decides whether it is back-propagated."""
+        unit = self.unit_of(call)
+        bound = self._bound_by_statement_of(call)
+        return any(isinstance(node, ast.Return) and node.value is not None and self.unit_of(node) is unit
+                   and (self.is_inside(call, node) or any(self.computed_from(unit, key, node.value) for key in bound))
+                   for node in nodes_within(unit))
 
     def in_module_forward(self, node: ast.AST) -> bool:
         """Is `node` in the `forward` (`forward_*`, `__call__`) of an nn.Module class?"""

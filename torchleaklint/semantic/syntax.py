@@ -28,6 +28,21 @@ def is_staticmethod(func: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
 
 
+def is_stub(func: ast.AST) -> bool:
+    """An abstract method: `@abstractmethod`, or a body of only a docstring, `pass`, `...` and
+    `raise NotImplementedError`. What it does is up to the subclass that overrides it."""
+    if any((getattr(d, "id", None) or getattr(d, "attr", None)) == "abstractmethod" for d in func.decorator_list):
+        return True
+    for stmt in func.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)):
+            continue
+        if isinstance(stmt, ast.Raise) and stmt.exc is not None and \
+                "NotImplementedError" in ast.unparse(stmt.exc):
+            continue
+        return False
+    return True
+
+
 def short_source(node: ast.AST, limit: int = 40) -> str:
     """The node's source, cut to `limit` characters for a message."""
     text = ast.unparse(node)
