@@ -70,6 +70,7 @@ class Project:
                         if sub_path != path and entry and method in entry["methods"]:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
         _index_named_calls(index, self.summaries)
+        _index_backpropagated_attributes(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
@@ -126,6 +127,21 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
                 index.setdefault(path, {})[f"~{method}"] = [
                     {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others),
                      "ref": sum(c[2] for c in others)}]
+
+
+def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) -> None:
+    """`~bwa` -> the attributes a module's classes store on `self` that other modules' backwards
+    read (`self.loss` of a loss module, `model.aux.loss` back-propagated by the trainer)."""
+    readers: Dict[str, set] = {}
+    for path, summary in summaries.items():
+        for attr in summary.get("bwa", ()):
+            readers.setdefault(attr, set()).add(path)
+    if not readers:
+        return
+    for path, summary in summaries.items():
+        attrs = sorted(a for a in summary.get("sattrs", ()) if readers.get(a, set()) - {path})
+        if attrs:
+            index.setdefault(path, {})["~bwa"] = [{"path": "", "l": 0, "c": 0, "attrs": attrs}]
 
 
 def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:

@@ -141,6 +141,12 @@ def summarize(model, module: str, partial: bool = False) -> dict:
         if heavy:
             summary["vars"] = heavy
     summary["exports"] = _exports(summary, module, model.imports.aliases)
+    backpropagated = model.backpropagated_attributes()
+    if backpropagated:
+        summary["bwa"] = sorted(backpropagated)  # attributes its backwards read (`model.aux.loss`)
+    stored = _self_attributes_stored(model)
+    if stored and not partial:
+        summary["sattrs"] = stored  # attributes its classes store on `self`
     summary["calls"], named = _calls(model, module, partial)
     if named:
         summary["named"] = named
@@ -148,6 +154,16 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     if tune:
         summary["tune"] = tune
     return summary
+
+
+def _self_attributes_stored(model) -> List[str]:
+    """The attributes the module's methods store on `self` (`self.loss = ...`)."""
+    out = set()
+    for info in model.classes.values():
+        for method in info.methods.values():
+            out |= {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                    and isinstance(n.value, ast.Name) and n.value.id == "self"}
+    return sorted(out)
 
 
 def _add_tune_parameters(model, functions: dict) -> None:
@@ -240,6 +256,12 @@ def _function(model, func, module: str, info) -> dict:
         out["nograd"] = True
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
+    if info is not None:
+        from torchleaklint.semantic.object_state import cut_attributes
+
+        cut = cut_attributes(model, func)
+        if cut:
+            out["scut"] = cut  # `self` attributes it detaches or restarts (`detach_state()`)
     if model.backward_calls_in(func):
         out["bw"] = True
     from torchleaklint.semantic.dataflow import backpropagated_parameters

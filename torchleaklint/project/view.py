@@ -338,6 +338,10 @@ class ProjectView:
         torch)."""
         return any(not key.startswith("~") for key in self.sites)
 
+    def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
+        """Is `.<attr>`, which this module stores on `self`, read by another module's backward?"""
+        return any(attr in site.get("attrs", ()) for site in self.sites.get("~bwa", ()))
+
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the
         method name `method` on receivers of unknown class."""

@@ -324,6 +324,8 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     - a read we cannot follow (a closure handed to a library) may consume it: unknown."""
     if any(model.read_reaches_backward(read) for read in elsewhere):
         return True
+    if model.attribute_back_propagated_elsewhere(target.attr):
+        return True  # `self.loss` of a loss module, back-propagated by a trainer in another module
     if any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
         return True
     if depth < 2 and any(_stored_again_and_consumed(model, read, depth) for read in elsewhere):

@@ -1000,6 +1000,27 @@ class SemanticModel:
 
         return consumed_by_backward(self, expr, loop)
 
+    def backpropagated_attributes(self) -> Set[str]:
+        """Names of the attributes read in computing what this module's training backwards
+        differentiate (`loss = ce + model.aux.loss; loss.backward()`: `aux`, `loss`): a class of
+        another module that stores such an attribute may have it consumed here."""
+        def compute() -> Set[str]:
+            out: Set[str] = set()
+            for call in self.backward_calls():
+                target = self.backward_target(call)
+                if target is None or not self.is_training_backward(call):
+                    continue
+                parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
+                out |= {n.attr for part in parts for n in ast.walk(part)
+                        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
+            return out
+        return self.cached(("backpropagated_attributes", None), compute)
+
+    def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
+        """Does another module of the project back-propagate a read of `.<attr>` (from the
+        summaries: `model.aux.loss` in train.py for `self.loss` stored here)?"""
+        return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr)
+
     def graph_dependencies(self, expr: ast.AST) -> Set[ast.AST]:
         """The definitions of graph-carrying values whose graphs `expr`'s value contains."""
         from torchleaklint.semantic.provenance import graph_dependencies

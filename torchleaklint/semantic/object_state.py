@@ -71,8 +71,41 @@ def state_cut_between_steps(model, func, attr: str) -> bool:
 
 
 def _cut(model, func, attr, methods) -> bool:
-    return any(_cuts_between_steps(model, method, func)
-               for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods))
+    if any(_cuts_between_steps(model, method, func)
+           for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods)):
+        return True
+    return _inherited_cut(model, model.class_of(func), attr)
+
+
+def cut_attributes(model, method) -> List[str]:
+    """The `self` attributes a (non-construction) method detaches or restarts: what a
+    subclass in another module learns from the method's summary (`scut`)."""
+    receiver = self_name(method)
+    if receiver is None or method.name in INIT_METHODS or method.name in _CONSTRUCTION_METHODS:
+        return []
+    stored = {node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute)
+              and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == receiver}
+    stored |= {node.value.attr for node in ast.walk(method) if isinstance(node, ast.Subscript)
+               and isinstance(node.ctx, ast.Store) and is_self_attr(node.value, getattr(node.value, "attr", ""), receiver)}
+    return sorted(attr for attr in stored
+                  if detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
+
+
+def _inherited_cut(model, info, attr: str) -> bool:
+    """A base class in another module has a method that detaches or restarts `self.attr`
+    (`StatefulBase.detach_state()`): who calls it between steps is out of view here, so the
+    state is not proven to survive."""
+    if info is None or model.project is None:
+        return False
+    for base in model.class_bases(info):
+        found = model.project.imported_summary(base) if "." in base else None
+        if found is None or found[0] != "class" or not isinstance(found[1], dict):
+            continue
+        for name in found[1].get("methods", ()):
+            method = model.project.method_of(base, name)
+            if method is not None and isinstance(method[1], dict) and attr in method[1].get("scut", ()):
+                return True
+    return False
 
 
 def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
