@@ -10,7 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import SEQUENCE
-from torchleaklint.semantic.syntax import short_source as _short
+from torchleaklint.semantic.syntax import short_source as _short, with_method
 
 # Calls that grow a tensor from its previous value rather than compute something new.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -132,7 +132,7 @@ class LossAccumulation(Rule):
 
     def _message(self, model, key, operands, why, kept) -> str:
         shown = _short(operands[0])
-        fix = f"`{shown}.item()`" if _is_scalar(model, operands) else f"`{shown}.detach()`"
+        fix = f"`{with_method(operands[0], 'item' if _is_scalar(model, operands) else 'detach')}`"
         where = "across iterations" if why == "loop" else "across training steps"
         return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
 

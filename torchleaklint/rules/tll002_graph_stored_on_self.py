@@ -9,7 +9,8 @@ from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     runs_after_store_each_step, self_name as _self_name, stores_before_reading
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
+                                          with_method)
 
 
 class GraphStoredOnSelf(Rule):
@@ -145,9 +146,9 @@ class GraphStoredOnSelf(Rule):
                 else "runs once per step")
         head = (f"`self.{target.attr}` keeps `{shown}`, which carries an autograd graph, in "
                 f"`{info.name}.{func.name}` ({when}); ")
-        fix = f"Store `{_detached(stored)}`"
+        fix = f"Store `{with_method(stored, 'detach')}`"
         if isinstance(stmt, ast.AugAssign):
-            fix = f"Add `{_detached(stored)}`"
+            fix = f"Add `{with_method(stored, 'detach')}`"
         if _returns_attribute(func, target.attr):
             fix += f" and return the undetached value instead of `self.{target.attr}`"
         if fed_back:
@@ -376,15 +377,6 @@ def _read_by_code_we_cannot_follow(model, read) -> bool:
         return False
     nested = model.unit_of(unit) is not model.tree
     return nested and not model.call_sites(unit)
-
-
-def _detached(expr) -> str:
-    text = ast.unparse(expr)
-    if len(text) > 40:
-        return "<value>.detach()"
-    if not isinstance(expr, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
-        text = f"({text})"
-    return f"{text}.detach()"
 
 
 def _returns_attribute(func, attr) -> bool:

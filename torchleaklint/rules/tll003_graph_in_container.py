@@ -11,7 +11,7 @@ from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSOR, TENSORISH
-from torchleaklint.semantic.syntax import short_source as _short
+from torchleaklint.semantic.syntax import short_source as _short, with_method
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 _ITERATION_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
@@ -110,7 +110,7 @@ class GraphInContainer(Rule):
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"
         return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
-                f"Store `{shown}.{_method(model, values)}()`")
+                f"Store `{with_method(values[0], _method(model, values))}`")
 
     def _fix(self, model, values) -> Optional[FixSpec]:
         method = _method(model, values)
@@ -131,7 +131,7 @@ class GraphInContainer(Rule):
         shown = _short(elt)
         message = (f"This {kind} comprehension over the batches keeps `{shown}`, which carries an "
                    f"autograd graph, for every batch at once; all their graphs and activations stay "
-                   f"alive. Store `{shown}.{_method(model, [elt])}()`")
+                   f"alive. Store `{with_method(elt, _method(model, [elt]))}`")
         return self.finding(comp, message, self._fix(model, [elt]), severity=ERROR,
                             evidence=[model.graph_origin(elt),
                                       (comp, "the comprehension runs over every batch and no backward consumes "

@@ -736,6 +736,10 @@ class Analyzer:
             and func.value.id == "self" and self.result.values.get(func, UNKNOWN_V).kind == UNKNOWN
         if not (untyped_param or untyped_attribute):
             return False
+        if any(isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name
+               for node in nodes_within(self.unit)):
+            return False  # `loss_tuple = loss_fn(...)`, then `loss_tuple[0]` is the loss: a container
+            # of unknown layout, whose other items (detached parts for logging) prove nothing
         return self.m.feeds_backward(self.unit, name)
 
     def _track_growth(self, e: ast.Call, receiver: Value, args) -> None:

@@ -49,6 +49,18 @@ def short_source(node: ast.AST, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def with_method(node: ast.AST, method: str, limit: int = 40) -> str:
+    """`x.detach()` as a message shows it: the value in parentheses when it is not a plain
+    name, attribute, call or subscript (`(a if c else b).detach()`), `<value>.detach()` when
+    it is too long to show."""
+    text = ast.unparse(node)
+    if len(text) > limit:
+        return f"<value>.{method}()"
+    if not isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        text = f"({text})"
+    return f"{text}.{method}()"
+
+
 def positional_parameters(func: ast.AST) -> List[ast.arg]:
     """A function's (or lambda's) positional parameters, `self` included, in order."""
     return list(func.args.posonlyargs) + list(func.args.args)
