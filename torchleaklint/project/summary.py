@@ -264,6 +264,8 @@ def _function(model, func, module: str, info) -> dict:
             out["scut"] = cut  # `self` attributes it detaches or restarts (`detach_state()`)
     if model.backward_calls_in(func):
         out["bw"] = True
+    if model.runs_one_step_per_call(func):
+        out["step"] = True  # a backward or an update per call, outside loops of its own
     from torchleaklint.semantic.dataflow import backpropagated_parameters
 
     handed = backpropagated_parameters(model, func)

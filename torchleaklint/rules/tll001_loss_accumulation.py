@@ -90,6 +90,8 @@ class LossAccumulation(Rule):
                 continue  # the total itself is differentiated later: deliberate
             if model.grad_disabled_at(stmt) or model.runs_only_without_grad(stmt):
                 continue
+            if any(model.inner_update_of(operand, key) for operand in operands):
+                continue  # `params = params - lr * grad` of a create_graph=True gradient: meta-learning
             stored = model.flow(model.unit_of(stmt))
             if stored is None or not stored.stored.get(stmt, _NO).carries_graph:
                 continue

@@ -210,6 +210,8 @@ def _consumed_by_backward(model, node, key: str) -> bool:
     unit = model.unit_of(node)
     if model.feeds_backward(unit, key):
         return True
+    if key.startswith("self.") and model.attribute_back_propagated_elsewhere(key.rsplit(".", 1)[-1]):
+        return True  # `policy.saved_log_probs`, stacked and back-propagated by another module's update
     if "." in key or model.is_module_global(unit, key):
         return any(model.feeds_backward(other, key) for other in model.functions if other is not unit)
     return False

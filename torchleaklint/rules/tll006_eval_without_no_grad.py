@@ -575,9 +575,10 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     runs = model.method_runs_forward(value, call.func.attr)
     if runs is not None:
         return runs
-    if value.name and value.name in model.classes:
+    if value.name and (value.name in model.classes or "." in value.name and model.project is not None):
         # an attribute called: a submodule's forward when it is proven a module with parameters
-        # (`self.encoder(x)`), not an activation passed in (`self.activation = activation`)
+        # (`self.encoder(x)`, also of a class of another module from its summary), not an
+        # activation passed in (`self.activation = activation`)
         callee = model.value(call.func)
         return callee.kind == MODULE and not callee.frozen
     # a method of a class not in view runs a forward with grad on when training here

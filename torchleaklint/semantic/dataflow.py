@@ -219,10 +219,14 @@ class Analyzer:
                     name = names[i + offset]
                     self._note_site_value(name, flow.values.get(arg, UNKNOWN_V))
                     out[name] = join(out.get(name), flow.values.get(arg, UNKNOWN_V))
+                elif unit.args.vararg is not None:
+                    _collect(out, unit.args.vararg.arg, flow.values.get(arg, UNKNOWN_V))
             for kw in site.keywords:
                 if kw.arg in names:
                     self._note_site_value(kw.arg, flow.values.get(kw.value, UNKNOWN_V))
                     out[kw.arg] = join(out.get(kw.arg), flow.values.get(kw.value, UNKNOWN_V))
+                elif kw.arg is not None and unit.args.kwarg is not None:
+                    _collect(out, unit.args.kwarg.arg, flow.values.get(kw.value, UNKNOWN_V))
         return out
 
     def _note_site_value(self, name: str, value: Value) -> None:
@@ -243,10 +247,14 @@ class Analyzer:
                 if i + offset < len(names):
                     self._note_site_value(names[i + offset], local(decode(arg)))
                     out[names[i + offset]] = join(out.get(names[i + offset]), local(decode(arg)))
+                elif unit.args.vararg is not None:
+                    _collect(out, unit.args.vararg.arg, local(decode(arg)))
             for name, arg in site["kw"].items():
                 if name in names:
                     self._note_site_value(name, local(decode(arg)))
                     out[name] = join(out.get(name), local(decode(arg)))
+                elif unit.args.kwarg is not None:
+                    _collect(out, unit.args.kwarg.arg, local(decode(arg)))
         return out
 
     # ------------------------------------------------------------ statements
@@ -781,8 +789,10 @@ class Analyzer:
                 return inherited
             return self.m_attribute(receiver.name, func.attr)
         if receiver.kind in (INSTANCE, MODULE, DATASET, LOSS_FN) and receiver.name and "." in receiver.name \
-                and self.m.project is not None and self.m.project.method_of(receiver.name, func.attr) is not None:
-            return Value(REF, name=f"{receiver.name}.{func.attr}")  # a method of a class of another module
+                and self.m.project is not None:
+            if self.m.project.method_of(receiver.name, func.attr) is not None:
+                return Value(REF, name=f"{receiver.name}.{func.attr}")  # a method of a class of another module
+            return self.m_attribute(receiver.name, func.attr)  # `net.encoder(x)`: a submodule it builds
         if receiver.kind == MODULE and not receiver.name:
             return self._unique_class_attribute(func.attr)
         return UNKNOWN_V
@@ -1136,6 +1146,13 @@ class Analyzer:
                 return Value(MODULE)
             return UNKNOWN_V
         return UNKNOWN_V
+
+
+def _collect(out: Dict[str, Value], name: str, value: Value) -> None:
+    """A call site's extra argument, gathered by `*args` / `**kwargs` (`log(step, loss=loss)`
+    into `**metrics`): the collection holds it."""
+    held = out.get(name)
+    out[name] = Value(SEQUENCE, elem=join(held.elem if held is not None else None, value))
 
 
 def _kind_tested_names(unit, names: Set[str]) -> Set[str]:

@@ -733,6 +733,8 @@ class SemanticModel:
         self._memo[key] = False
         answer = bool(self.step_ops_in(owner)) or any(self.step_ops_in(loop, direct_only=False)
                                                       for loop in self._optimizer_loops_in(owner))
+        if not answer and self.project is not None:
+            answer = any(self._project_step_call(call) for call in self._calls_within(owner, skip_loops=True))
         if not answer and depth < 3:
             for call in self._calls_within(owner, skip_loops=True):
                 target = self._resolve_call_cheap(call)
@@ -743,6 +745,26 @@ class SemanticModel:
         self._memo[key] = answer
         return answer
 
+    def runs_one_step_per_call(self, func: ast.AST) -> bool:
+        """Does each call of `func` run a training step (a backward or an update, directly or
+        through its callees, not inside a loop of its own over steps)? What another module's
+        loop learns from its summary (`step`)."""
+        return self.runs_training_step(func) and not self._steps_in_own_loop(func)
+
+    def _project_step_call(self, call: ast.Call) -> bool:
+        """A call of a function (or a method of a class) of another module of the project
+        whose summary says it runs one training step per call (`train_step(model, batch, opt)`,
+        `finish_episode(policy, optimizer)`)."""
+        callee = self.value(call.func)
+        if callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
+            return False
+        found = self.project.imported_summary(callee.name)
+        if found is None and "." in callee.name:
+            owner, _, method = callee.name.rpartition(".")
+            found = self.project.method_of(owner, method)
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) \
+            and bool(found[1].get("step"))
+
     def _steps_in_own_loop(self, func: ast.AST) -> bool:
         """A function that loops over steps itself (`train_one_epoch`, even with a final
         `optimizer.step()` after its loop to flush accumulated gradients) runs once per
@@ -751,7 +773,8 @@ class SemanticModel:
         ops = self.step_ops_in(func, direct_only=False)
         if self._updates(ops) and not self._updates_in_loops(ops):
             return False
-        return any(self.loops_around(op) for op in ops)
+        # a loop over the optimizers of one step (a GAN's G then D) is no loop over steps
+        return any(any(not self.iterates_optimizers(loop) for loop in self.loops_around(op)) for op in ops)
 
     def _updates(self, ops: List[ast.Call]) -> List[ast.Call]:
         return [op for op in ops if self.is_optimizer_step(op) or self.is_scaler_step(op)]
@@ -875,9 +898,23 @@ class SemanticModel:
 
     def _iterates_tensors(self, iterable: ast.AST) -> bool:
         """`zip(hidden, done)` over a tensor: the time steps or rows of one graph, not batches."""
-        parts = iterable.args if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
-            and iterable.func.id in ("zip", "enumerate") else [iterable]
-        return any(self.value(part).kind in ("graph", "leaf", "tensor") for part in parts)
+        zipping = isinstance(iterable, ast.Call) and (
+            isinstance(iterable.func, ast.Name) and iterable.func.id in ("zip", "enumerate", "zip_strict", "zip_longest")
+            or isinstance(iterable.func, ast.Attribute) and iterable.func.attr in ("zip_longest", "zip_strict"))
+        parts = iterable.args if zipping else [iterable]
+        return any(self.value(part).kind in ("graph", "leaf", "tensor") or self._reshaped(part) for part in parts)
+
+    def _reshaped(self, expr: ast.AST) -> bool:
+        """Is `expr` a name every definition of which reshapes a tensor (`seq = x.reshape(n,
+        -1, d).swapaxes(0, 1)`)? Iterating it walks the rows (time steps) of one tensor."""
+        if not isinstance(expr, ast.Name):
+            return False
+        definitions = self.reaching(self.unit_of(expr)).definitions(expr)
+        return bool(definitions) and all(
+            isinstance(getattr(self.parent(d), "value", None), ast.Call)
+            and isinstance(self.parent(d).value.func, ast.Attribute)
+            and self.parent(d).value.func.attr in _RESHAPING for d in definitions if not isinstance(d, ast.arg)) \
+            and not any(isinstance(d, ast.arg) for d in definitions)
 
     def _batch_shaped(self, loop: ast.AST, targets: Set[str]) -> bool:
         """Items of an iterable of unknown kind look like batches only with evidence: they
@@ -964,15 +1001,20 @@ class SemanticModel:
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return False
         target = loop.target
-        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(loop.iter, ast.Call) \
-                and getattr(loop.iter.func, "id", None) == "enumerate":
-            target = target.elts[1]
+        if isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(loop.iter, ast.Call) and (
+                getattr(loop.iter.func, "id", None) == "enumerate" or getattr(loop.iter.func, "attr", None) == "items"):
+            target = target.elts[1]  # `enumerate(opts)`, `self.optimizer_and_scheduler.items()`
         if not isinstance(target, ast.Name):
             return False
         if self.value(target).kind == "optimizer":
             return True
-        return any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == target.id
-                   and node.attr in ("zero_grad", "param_groups") for node in nodes_within(loop))
+
+        def item(node):  # the item, or an entry of it (`op_sc["optimizer"].zero_grad()`)
+            while isinstance(node, ast.Subscript):
+                node = node.value
+            return isinstance(node, ast.Name) and node.id == target.id
+        return any(isinstance(node, ast.Attribute) and item(node.value) and node.attr in ("zero_grad", "param_groups")
+                   for node in nodes_within(loop))
 
     def passes_over_data(self, func: ast.AST) -> bool:
         """Does the function loop over steps itself (a validation pass, `train_one_epoch`)?
@@ -1020,6 +1062,23 @@ class SemanticModel:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
         summaries: `model.aux.loss` in train.py for `self.loss` stored here)?"""
         return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr)
+
+    def inner_update_of(self, expr: ast.AST, key: str) -> bool:
+        """Is `expr` computed from `torch.autograd.grad(loss, key, create_graph=True)`, the
+        gradient with respect to `key` itself: an inner update (MAML, CAVIA, unrolled
+        optimization, `params = params - lr * grad`) kept differentiable on purpose, for an
+        outer gradient to walk back through?"""
+        parts = [expr] + [self.statement_of(d) for d in self.graph_dependencies(expr)]
+        for part in parts:
+            for node in ast.walk(part):
+                if not (isinstance(node, ast.Call) and self.qualname(node.func) == "torch.autograd.grad"):
+                    continue
+                flag = _kw(node, "create_graph")
+                inputs = node.args[1] if len(node.args) > 1 else _kw(node, "inputs")
+                if isinstance(flag, ast.Constant) and flag.value is True and inputs is not None and \
+                        any(dotted(n) == key for n in ast.walk(inputs) if isinstance(n, (ast.Name, ast.Attribute))):
+                    return True
+        return False
 
     def graph_dependencies(self, expr: ast.AST) -> Set[ast.AST]:
         """The definitions of graph-carrying values whose graphs `expr`'s value contains."""
@@ -1243,7 +1302,8 @@ class SemanticModel:
         global) updated in a method or function that runs once per step and does not reset
         it itself."""
         carried = self.carried_loops(stmt, key)
-        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, carried):
+        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, carried) \
+                and not self._restarted_each_call(stmt, key, carried):
             return "loop"
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
@@ -1261,6 +1321,29 @@ class SemanticModel:
                 # `agent.learn(mem)`: each call is one update, whoever calls it
                 return "function" if self.class_of(unit) is None else "method"
         return None
+
+    def _restarted_each_call(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
+        """The loops `key` is carried across are parts of one call of a function that starts
+        `key` fresh every call and that its callers run in loops of theirs (or that is called
+        out of view): each of the loops walks a collection the object holds (`for p_id in
+        self.policy_ids`), so what is kept lives one call, the step its caller's loop runs
+        (`self.train_infos = []` then one update per policy, in `train()` called once per
+        environment step)."""
+        unit = self.unit_of(stmt)
+        if not isinstance(unit, FUNCTION_TYPES) or any(self.is_data_loop(loop) for loop in carried) \
+                or not self.rebound_fresh_in(unit, key):
+            return False
+        # only loops over the objects of a collection the object holds (policies, heads): a
+        # counted loop or one over what the caller hands in may be the run's steps
+        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and _rooted_at_self(loop.iter)
+                   and not _is_range_like(loop.iter, self) for loop in carried):
+            return False
+        local = self.call_sites(unit)
+        external = self.external_sites(unit)
+        if not local and not external:
+            return True  # callers out of view (`self.train = self.batch_train`)
+        return all(self.loops_around(site) for site in local) and \
+            all(site["st"] or site["tr"] for site in external)
 
     def _within_one_update(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
         """The loops `key` is carried across are micro-steps of one update: none of them
@@ -1702,6 +1785,9 @@ def _data_items(value: Value) -> bool:
         return False
     parts = elem.items if elem.items is not None else (elem,)
     return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
+
+
+_RESHAPING = frozenset({"reshape", "view", "swapaxes", "transpose", "permute", "movedim", "unflatten", "flip"})
 
 
 def _is_slicing(expr: ast.AST) -> bool:
