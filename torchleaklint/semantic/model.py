@@ -1336,7 +1336,7 @@ class SemanticModel:
         # only loops over the objects of a collection the object holds (policies, heads): a
         # counted loop or one over what the caller hands in may be the run's steps
         if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and _rooted_at_self(loop.iter)
-                   and not _is_range_like(loop.iter, self) for loop in carried):
+                   and not _counts(loop.iter) for loop in carried):
             return False
         local = self.call_sites(unit)
         external = self.external_sites(unit)
@@ -1785,6 +1785,12 @@ def _data_items(value: Value) -> bool:
         return False
     parts = elem.items if elem.items is not None else (elem,)
     return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
+
+
+def _counts(iterable: ast.AST) -> bool:
+    """`range(self.epochs)`, `tqdm(range(n))`, `trange(...)`: a counted loop, wrapped or not."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("range", "trange")
+               for n in ast.walk(iterable))
 
 
 _RESHAPING = frozenset({"reshape", "view", "swapaxes", "transpose", "permute", "movedim", "unflatten", "flip"})
