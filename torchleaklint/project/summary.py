@@ -158,12 +158,8 @@ def summarize(model, module: str, partial: bool = False) -> dict:
 
 def _self_attributes_stored(model) -> List[str]:
     """The attributes the module's methods store on `self` (`self.loss = ...`)."""
-    out = set()
-    for info in model.classes.values():
-        for method in info.methods.values():
-            out |= {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                    and isinstance(n.value, ast.Name) and n.value.id == "self"}
-    return sorted(out)
+    return sorted({n.attr for n in model.nodes(ast.Attribute) if isinstance(n.ctx, ast.Store)
+                   and isinstance(n.value, ast.Name) and n.value.id == "self"})
 
 
 def _add_tune_parameters(model, functions: dict) -> None:

@@ -1048,6 +1048,8 @@ class SemanticModel:
         another module that stores such an attribute may have it consumed here."""
         def compute() -> Set[str]:
             out: Set[str] = set()
+            if "backward" not in self.source:
+                return out  # no training backward can be spelled without the word
             for call in self.backward_calls():
                 target = self.backward_target(call)
                 if target is None or not self.is_training_backward(call):
