@@ -847,11 +847,7 @@ class SemanticModel:
         unit = self.unit_of(call)
         if self.grad_disabled_at(call) or not self.backward_calls_in(unit):
             return False
-        stmt = self.statement_of(call)
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        names = {dotted(t) for t in targets if t is not None and dotted(t)}
-        names |= {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
-        return any(self.feeds_backward(unit, name) for name in names)
+        return any(self.feeds_backward(unit, name) for name in self._bound_by_statement_of(call))
 
     def has_backward_within(self, owner: ast.AST) -> bool:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
