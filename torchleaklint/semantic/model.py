@@ -906,11 +906,10 @@ class SemanticModel:
         if not isinstance(expr, ast.Name):
             return False
         definitions = self.reaching(self.unit_of(expr)).definitions(expr)
-        return bool(definitions) and all(
-            isinstance(getattr(self.parent(d), "value", None), ast.Call)
-            and isinstance(self.parent(d).value.func, ast.Attribute)
-            and self.parent(d).value.func.attr in _RESHAPING for d in definitions if not isinstance(d, ast.arg)) \
-            and not any(isinstance(d, ast.arg) for d in definitions)
+        # (a parameter's definition has no bound value: never a reshape)
+        values = [getattr(self.parent(d), "value", None) for d in definitions]
+        return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                                    and v.func.attr in _RESHAPING for v in values)
 
     def _batch_shaped(self, loop: ast.AST, targets: Set[str]) -> bool:
         """Items of an iterable of unknown kind look like batches only with evidence: they
