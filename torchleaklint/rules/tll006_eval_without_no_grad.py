@@ -3,34 +3,17 @@
 from __future__ import annotations
 
 import ast
-import bisect
-import os
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.eval_region_fix import region_statements, smallest_first, wrap_is_safe
-from torchleaklint.semantic import torch_api
-from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, short_source as _short
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
+from torchleaklint.semantic import evaluation
+from torchleaklint.semantic.evaluation import end_of, start_of
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, short_source as _short
 
-# Words of a function name (split on `_`) that make it an evaluation function.
-EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
-                        "prediction", "infer", "inference"})
-_NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, "none", "optimizer", "loss_fn",
-                          "ref", "function", "class"})
-# APIs that differentiate through the model: their presence means gradients are wanted.
-_GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
-# The legacy tensor wrapper lives in torch.autograd but computes no gradient (old eval code
-# wraps its inputs in `Variable(x, volatile=True)`, a no-op since PyTorch 0.4).
-_NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
-
-# How many evaluation-named helpers deep a method defers to its caller (bounded, and no cache
-# inside the chain: the answer does not depend on which function was asked first).
-MAX_HELPER_DEPTH = 2
-
-Position = Tuple[int, int]
+_DECORATE_TITLE = "Decorate the function with `@torch.no_grad()`"
+_WRAP_TITLE = "Wrap the evaluation in `with torch.no_grad():`"
 
 
 class EvalWithoutNoGrad(Rule):
@@ -111,76 +94,17 @@ class EvalWithoutNoGrad(Rule):
 
     def check(self, model) -> Iterator:
         seen = set()
-        for call, context in self._candidates(model):
+        for call, context in evaluation.evaluation_forwards(model):
             if id(call) in seen:
                 continue
             seen.add(id(call))
             unit = model.unit_of(call)
-            if self._exempt(model, call, unit, context):
+            if evaluation.records_no_graph_or_is_wanted(model, call, unit, context):
                 continue
             yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
                                # a result cut at once (`.cpu().numpy()`) retains nothing after the call
                                severity=WARNING if model.value_killed_at(call) else ERROR,
                                evidence=self._evidence(call, unit, context))
-
-    # An evaluation context is (kind, receiver, start, end, eval_call): "region" after
-    # `receiver.eval()`, or "name" for a whole function named like evaluation.
-    def _candidates(self, model) -> Iterator:
-        calls = _calls_by_unit(model)
-        for region in _eval_regions(model):
-            receiver, start, end = region[1], region[2], region[3]
-            if isinstance(region[0], FUNCTION_TYPES) and (_is_module_forward(model, region[0])
-                                                          or _pins_own_submodule(model, region[0], receiver)):
-                continue  # `self.module.eval()` in a wrapper's forward pins a mode: its caller decides grad
-            if isinstance(region[0], FUNCTION_TYPES) and (receiver == "self" or _is_closure(model, region[0])) \
-                    and not _callers_in_view(model, region[0]):
-                continue  # `self.eval()` in a method, or a closure handed out (`return model_fn`), that
-                # nobody here calls: its callers decide grad
-            if isinstance(region[0], FUNCTION_TYPES) and receiver.startswith("self.") \
-                    and not _callers_in_view(model, region[0]) and model.handed_out(region[0]):
-                continue  # `self.model.eval()` in a method handed out as a callback
-                # (`self.run_stage("evaluate", self.evaluate)`), whose callers decide grad
-            for call in calls.get(region[0], []):
-                if start <= _pos(call) < end and _calls_receiver(call, receiver) and \
-                        not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
-                    yield call, region
-        for func in model.functions:
-            if not _eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
-                continue
-            for call in calls.get(func, []):
-                if _is_model_call(model, call):
-                    yield call, (func, None, _pos(func), _end(func), None)
-
-    def _exempt(self, model, call, unit, context) -> bool:
-        if model.grad_disabled_at(call) or _in_grad_mode_block(model, call) or \
-                _inside_unknown_context_of(model, call):
-            return True
-        if model.value(call).kind == "tensor":
-            return True  # proven graph-free: a parameterless module of this file on inputs without grad
-        if _asserted_to_call_without_grad(model, call, unit):
-            return True  # `assert isinstance(predictor, OCRPredictor)`, whose forward is under inference_mode
-        if model.holds_no_parameters(call.func):
-            return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
-            # whose own forward is the one to report
-        if isinstance(unit, FUNCTION_TYPES):
-            if _is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
-                return True
-            info = model.class_of(unit)
-            if info is not None and (model.is_hf_trainer_class(info) or model.class_is(info, "LightningModule")
-                                     and unit.name.endswith("_step")):
-                return True
-        start, end = context[2], context[3]
-        if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
-            return True  # every call in view, in any module, runs under no-grad
-        if context[1] is None and _result_back_propagated(model, unit):
-            return True  # a `predict` that training back-propagates through is training code
-        if _receiver_frozen_before(model, call, unit):
-            return True  # every parameter has requires_grad off: the forward records no graph
-        if _declared_scalar_result(model, call, unit):
-            return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
-        if _callee_computes_gradients(model, call):
-            return True  # a forward that differentiates inside (an energy minimized by autograd)
-        return _has_gradient_code(model, unit, start, end)
 
     def _evidence(self, call, unit, context) -> list:
         if context[4] is not None:
@@ -199,8 +123,7 @@ class EvalWithoutNoGrad(Rule):
         advice = "wrap the evaluation in `with torch.no_grad():`"
         # decorating is advice only for a function that is evaluation from top to bottom: on
         # one that also trains, `@torch.no_grad()` would stop training
-        if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
-                not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
+        if _decoratable(model, unit, context):
             advice = f"decorate `{unit.name}` with `@torch.no_grad()` or wrap the evaluation in `with torch.no_grad():`"
         if model.value_killed_at(call):
             # `model(x).cpu().numpy()`, `model(x).argmax(1).item()`: the graph dies with the
@@ -211,15 +134,14 @@ class EvalWithoutNoGrad(Rule):
             cost = "keeping every batch's activations alive while its outputs are referenced (evaluation memory doubles or worse)"
         else:
             cost = "keeping this forward's activations alive as long as its result is referenced"
-        if _volatile_input(model, call):
+        if evaluation.volatile_input(model, call):
             # pre-0.4 code that thought it had turned autograd off
             advice += " (`Variable(..., volatile=True)` has had no effect since PyTorch 0.4)"
         return (f"`{shown}` runs in evaluation ({where}) with autograd enabled: it records a graph nobody "
                 f"back-propagates, {cost}; {advice}")
 
     def _fix(self, model, call, unit, context) -> Optional[FixSpec]:
-        if isinstance(unit, FUNCTION_TYPES) and _whole_function_is_eval(model, unit, context) and \
-                not _has_gradient_code(model, unit, _pos(unit), _end(unit)):
+        if _decoratable(model, unit, context):
             return FixSpec(codemod="add_no_grad_decorator", safety=SAFE, title=_DECORATE_TITLE,
                            target=Span.of(unit), params=(("torch_alias", _torch_alias(model)),))
         return self._region_fix(model, call, unit, context)
@@ -231,12 +153,12 @@ class EvalWithoutNoGrad(Rule):
             return None
         eval_stmt = model.statement_of(context[4])
         region = region_statements(model, eval_stmt, context[3])
-        if not region or not (_pos(region[0]) <= _pos(call) and _end(call) <= _end(region[-1])):
+        if not region or not (start_of(region[0]) <= start_of(call) and end_of(call) <= end_of(region[-1])):
             return None
-        eval_named = isinstance(unit, FUNCTION_TYPES) and _eval_name(unit.name)
+        eval_named = isinstance(unit, FUNCTION_TYPES) and evaluation.eval_name(unit.name)
         # once per region, not once per finding: a region can hold thousands of forwards
         candidates = model.cached(("smallest_first", id(region), context[1]), lambda: smallest_first(region, context[1]))
-        statements = next((s for s in candidates if _end(call) <= _end(s[-1]) and model.cached(
+        statements = next((s for s in candidates if end_of(call) <= end_of(s[-1]) and model.cached(
             ("wraps_safely", id(s[0]), id(s[-1]), eval_named), lambda s=s: self._wraps_safely(model, unit, s, eval_named))),
             None)
         if statements is None:
@@ -247,688 +169,19 @@ class EvalWithoutNoGrad(Rule):
 
     @staticmethod
     def _wraps_safely(model, unit, statements, eval_named: bool) -> bool:
-        return not _has_gradient_code(model, unit, _pos(statements[0]), _end(statements[-1])) and \
+        return not evaluation.has_gradient_code(model, unit, start_of(statements[0]), end_of(statements[-1])) and \
             wrap_is_safe(model, unit, statements, eval_named)
 
 
-def _evaluation_by_name(model, func) -> bool:
-    """Is a function named like evaluation (`evaluate`, `inference`, `predict`...) proven
-    to run as evaluation, with autograd on? Not when its name also says training
-    (`train_validate`); a method must have a caller in view that runs with grad on and is
-    not its class's own forward (a `predict` head that `forward` calls is part of the
-    training forward; an `inference` method whose callers live in other modules may run
-    under their no_grad: unknown, so no finding, unless one is the training loop of another
-    module, which calls it with grad on and back-propagates nothing it returns)."""
-    return model.cached(("tll006_evaluation_by_name", func), lambda: _evaluation_by_name_uncached(model, func))
-
-
-def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
-    if "train" in func.name.lower():
-        return False
-    owner = model.class_of(func)
-    sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
-    if owner is None and not sites:
-        return True  # a script's `evaluate(model, loader)`: evaluation by what it is
-    if owner is not None and not sites and any(
-            site["tr"] and not site["ng"] and not site.get("bp") and not site.get("rt") and not site.get("fw")
-            for site in model.external_sites(func)):
-        return True  # another module's training driver runs it between steps with grad on and
-        # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
-    if owner is not None and any(_inside_forward(model, site) and model.class_of(model.unit_of(site)) is owner
-                                 for site in sites):
-        return False  # the module's own forward runs it: part of the training forward
-    return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
-               and _caller_evaluates(model, owner, site, depth) for site in sites)
-
-
-def _caller_evaluates(model, owner, site, depth: int) -> bool:
-    """A helper of an evaluation-named method of the same class (`predict_parallel` calling
-    `_predict_parallel`) evaluates when its caller does: judged at the caller, whose own
-    callers (trackers under no_grad, in other modules) decide."""
-    caller = model.unit_of(site)
-    if owner is None or not isinstance(caller, FUNCTION_TYPES) or model.class_of(caller) is not owner \
-            or not _eval_name(caller.name) or depth >= MAX_HELPER_DEPTH:
-        return True
-    if any(isinstance(call.func, ast.Attribute) and call.func.attr == "eval" and not call.args
-           for call in _calls_by_unit(model).get(caller, [])):
-        return True  # the caller switches to evaluation itself (`_eval_epoch` calling `_eval_step`,
-        # also `self.model[key].eval()`)
-    return _evaluation_by_name_uncached(model, caller, depth + 1)
-
-
-def _pins_own_submodule(model, func, receiver: str) -> bool:
-    """`self.bn.eval()` in a method of an nn.Module: the module pins a part of itself to
-    evaluation mode (running statistics) as part of its own computation; whether that runs
-    with autograd on is for the module's callers to say."""
-    info = model.class_of(func)
-    return info is not None and receiver.startswith("self.") and model.is_module_class(info)
-
-
-def _is_closure(model, func) -> bool:
-    """A function defined inside another function (a `model_fn` built and returned)."""
-    return isinstance(model.unit_of(func), FUNCTION_TYPES)
-
-
-def _callers_in_view(model, func) -> bool:
-    return bool(_sites_including_self_calls(model, func)) or bool(model.external_sites(func))
-
-
-def _only_called_without_grad(model, func) -> bool:
-    """Every call of the function in view (this module and the project's others) is under
-    no-grad: the function never runs with autograd on."""
-    sites = _sites_including_self_calls(model, func)
-    external = model.external_sites(func)
-    if not sites and not external:
-        # a method nothing resolves to: the calls of its name on receivers of unknown class
-        # (`self.policy.get_log_probs_ref_model(...)` in a rollout under no_grad) are all there is
-        calls, no_grad = model.calls_by_method_name(func)
-        return calls > 0 and no_grad == calls
-    return all(model.grad_disabled_at(site) for site in sites) and all(site.get("ng") for site in external)
-
-
-def _feeds_a_loss(model, site) -> bool:
-    """The call's result goes into a loss: the caller back-propagates it, is named for one
-    (`calculate_ls_loss`, `pretrain_loss`), or returns what it computes from the result to
-    its own caller (a helper of the training forward: `_item_prediction` in a loss)."""
-    caller = model.unit_of(site)
-    if not isinstance(caller, FUNCTION_TYPES):
-        return False
-    if "loss" in caller.name.lower() or "train" in caller.name.lower():
-        return True
-    if any(model.is_training_backward(c) for c in model.backward_calls_in(caller)):
-        return True
-    stmt = model.statement_of(site)
-    return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
-               and model.carries_graph(node.value)
-               and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
-
-
-def _is_module_forward(model, func) -> bool:
-    info = model.class_of(func)
-    return info is not None and func.name in ("forward", "__call__") and model.is_module_class(info)
-
-
-def _inside_forward(model, site) -> bool:
-    unit = model.unit_of(site)
-    return isinstance(unit, FUNCTION_TYPES) and model.class_of(unit) is not None and \
-        (unit.name in ("forward", "__call__") or unit.name.startswith("forward_"))
-
-
-def _result_back_propagated(model, unit) -> bool:
-    """Does a training path back-propagate what `unit` returns? A call site (in this module,
-    through `self.` in any class too, or in another module) in a function that runs a training
-    backward, outside no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
-    training, so this is no evaluation."""
-    if not isinstance(unit, FUNCTION_TYPES):
-        return False
-    for site in _sites_including_self_calls(model, unit):
-        caller = model.unit_of(site)
-        if model.grad_disabled_at(site) or not any(
-                model.is_training_backward(c) for c in model.backward_calls_in(caller)):
-            continue
-        stmt = model.statement_of(site)
-        if isinstance(stmt, ast.Expr) and model.is_training_backward(stmt.value):
-            return True
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        names = {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
-        if any(model.feeds_backward(caller, name) for name in names):
-            return True
-        if any(model.is_inside(site, model.backward_target(c)) for c in model.backward_calls_in(caller)
-               if model.backward_target(c) is not None):
-            return True
-    # a caller in another module that back-propagates the result, or returns it to its own
-    # caller (a model wrapper's training forward): from its summary
-    return any((site.get("bp") or site.get("rt")) and not site["ng"] for site in model.external_sites(unit))
-
-
-def _sites_including_self_calls(model, unit) -> List[ast.Call]:
-    """Call sites of a method: resolved ones, and `self.<name>(...)` in any method of the
-    module (a subclass's `update` calling the inherited `predict`)."""
-    sites = list(model.call_sites(unit))
-    owner = model.class_of(unit)
-    if owner is not None:
-        seen = set(map(id, sites))
-        sites += [call for call in model.self_calls(unit.name) if id(call) not in seen
-                  and _inherits_from(model, model.enclosing_class_info(call), owner)]
-    return sites
-
-
-def _inherits_from(model, info, ancestor) -> bool:
-    """`info` is `ancestor` or a subclass of it defined in this module."""
-    seen = set()
-    while info is not None and info.name not in seen:
-        if info is ancestor:
-            return True
-        seen.add(info.name)
-        info = next((model.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
-                     if b.rsplit(".", 1)[-1] in model.classes), None)
-    return False
-
-
-_DECORATE_TITLE = "Decorate the function with `@torch.no_grad()`"
-_WRAP_TITLE = "Wrap the evaluation in `with torch.no_grad():`"
+def _decoratable(model, unit, context) -> bool:
+    """`@torch.no_grad()` suits a function that is evaluation from top to bottom and computes
+    no gradient anywhere; on one that also trains it would stop training."""
+    return isinstance(unit, FUNCTION_TYPES) and evaluation.whole_function_is_eval(model, unit, context) and \
+        not evaluation.has_gradient_code(model, unit, start_of(unit), end_of(unit))
 
 
 def _span(node) -> Tuple[int, int, int, int]:
     return (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset)
-
-
-def _pos(node) -> Position:
-    return (node.lineno, node.col_offset)
-
-
-def _end(node) -> Position:
-    return (node.end_lineno or node.lineno, node.end_col_offset or 0)
-
-
-def _calls_by_unit(model) -> Dict[ast.AST, List[ast.Call]]:
-    return model.cached("tll006_calls_by_unit", lambda: _index_calls_by_unit(model))
-
-
-def _index_calls_by_unit(model) -> Dict[ast.AST, List[ast.Call]]:
-    out: Dict[ast.AST, List[ast.Call]] = {}
-    for call in model.calls:
-        out.setdefault(model.unit_of(call), []).append(call)
-    return out
-
-
-def _mode_switch(call) -> Optional[str]:
-    """'eval' for `m.eval()` / `m.train(False)`, 'train' for `m.train()` / `m.train(True)`;
-    also on a freshly built module (`Net(...).eval()`, whose name is the assignment's)."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or (dotted(func.value) is None and not isinstance(func.value, ast.Call)):
-        return None
-    if func.attr == "eval" and not call.args and not call.keywords:
-        return "eval"
-    if func.attr == "train" and len(call.args) + len(call.keywords) <= 1:
-        flag = call.args[0] if call.args else (call.keywords[0].value if call.keywords else None)
-        if isinstance(flag, ast.Constant) and flag.value is False:
-            return "eval"
-        return "train"  # train(), train(True), or train(mode) restoring a saved mode
-    return None
-
-
-def _eval_regions(model) -> Iterator[Tuple]:
-    """(unit, receiver, start, end, eval_call): from `receiver.eval()` to the next
-    `receiver.train()` in source order in the same function (or module body)."""
-    switches: Dict[Tuple[ast.AST, str], List[Tuple[Position, str, ast.Call]]] = {}
-    for call in model.calls:
-        kind = _mode_switch(call)
-        if kind is None:
-            continue
-        receiver = dotted(call.func.value) or _constructed_name(model, call)
-        if receiver is None:
-            continue
-        if kind == "eval" and (model.value(call.func.value).kind in _NOT_A_MODEL
-                               or not _switches_mode_in_place(model, call, receiver)):
-            continue
-        switches.setdefault((model.unit_of(call), receiver), []).append((_pos(call), kind, call))
-    for (unit, receiver), events in switches.items():
-        events.sort(key=lambda e: e[0])
-        # `norm.train(); norm(values); norm.eval()` anywhere in the function: the receiver is a
-        # statistics module whose mode says whether its running statistics update; none of its
-        # `eval()` switches there starts an evaluation (also one in another branch)
-        if any(kind == "eval" and i and events[i - 1][1] == "train" and
-               _only_uses_the_receiver(model, unit, receiver, events[i - 1][0], position)
-               for i, (position, kind, _) in enumerate(events)):
-            continue
-        for i, (position, kind, call) in enumerate(events):
-            if kind != "eval":
-                continue
-            # until the next switch: a later `eval()` of the same receiver starts a region of its own
-            end = next((p for p, _, _ in events[i + 1:]), (10 ** 9, 0))
-            yield unit, receiver, _end(model.statement_of(call)), end, call
-
-
-def _only_uses_the_receiver(model, unit, receiver: str, start: Position, end: Position) -> bool:
-    """Between `receiver.train()` and `receiver.eval()`, nothing but calls of the receiver
-    itself (and torch's functions): the module was put in train mode to update its running
-    statistics, not trained, so switching it back is no evaluation phase."""
-    calls = [node for node in nodes_within(unit) if isinstance(node, ast.Call) and start < _pos(node) < end]
-    if not calls:
-        return False
-    for call in calls:
-        callee = dotted(call.func) or ""
-        owner = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
-        if callee == receiver or owner == receiver:
-            continue
-        if (model.qualname(call.func) or "").startswith("torch.") and not _is_gradient_code(model, call):
-            continue
-        return False
-    return any(dotted(call.func) == receiver for call in calls)
-
-
-def _constructed_name(model, call) -> Optional[str]:
-    """`net = Encoder(256).eval()` (possibly `.to(device)` after): the name it is bound to."""
-    outer = call
-    parent = model.parent(outer)
-    while isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call) and \
-            model.parent(parent).func is parent:
-        outer = model.parent(parent)
-        parent = model.parent(outer)
-    if isinstance(parent, ast.Assign) and parent.value is outer and len(parent.targets) == 1:
-        return dotted(parent.targets[0])
-    return None
-
-
-def _switches_mode_in_place(model, call, receiver) -> bool:
-    """`model.eval()` as a statement, `model = model.eval()`, `model.eval().to(dev)`: the
-    named model is now evaluated. Not `torch.jit.freeze(f.eval())` or `trace(m.eval(), x)`,
-    where the module is handed to a transform (a compile or export step, not evaluation)."""
-    outer = call
-    parent = model.parent(outer)
-    while isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call) and \
-            model.parent(parent).func is parent:
-        outer = model.parent(parent)  # a method chain on the result: .to(device), .cuda()
-        parent = model.parent(outer)
-    if isinstance(parent, ast.Expr):
-        return True
-    if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is outer:
-        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-        return any(dotted(t) == receiver for t in targets)
-    return False
-
-
-# Methods of nn.Module (and common helpers) that run no forward.
-_NOT_A_FORWARD = frozenset({
-    "eval", "train", "parameters", "named_parameters", "buffers", "named_buffers", "children",
-    "named_children", "modules", "named_modules", "state_dict", "load_state_dict", "to", "cuda", "cpu",
-    "float", "double", "half", "bfloat16", "type", "apply", "zero_grad", "requires_grad_",
-    "register_buffer", "register_parameter", "register_forward_hook", "register_forward_pre_hook",
-    "register_full_backward_hook", "register_backward_hook", "add_module", "get_submodule",
-    "get_parameter", "extra_repr", "share_memory", "compile", "save", "save_pretrained", "reset",
-    "reset_parameters", "init_hidden", "init_weights", "set_", "freeze", "unfreeze", "summary",
-    "num_parameters", "get_input_embeddings", "resize_token_embeddings", "tie_weights", "gradient_checkpointing_enable",
-    # HuggingFace `generate` runs under torch.no_grad() itself; the rest are bookkeeping
-    "generate", "push_to_hub", "print_trainable_parameters", "merge_and_unload", "enable_input_require_grads",
-    "fit", "is_training", "size", "numel", "dim",
-})
-
-
-_NOT_A_FORWARD_PREFIXES = ("_", "set_", "get_num", "register_", "load_", "save_", "remove_", "add_", "print",
-                           "freeze", "unfreeze", "reset", "init_", "enable_", "disable_", "to_", "convert", "export")
-
-
-def _calls_receiver(call, receiver: str) -> bool:
-    """A forward of the evaluated model: calling it, or any of its methods that runs one on
-    an input (`net.encode(x)`, `agent.get_action(obs)`, `decoder.sample(64)`), not the
-    housekeeping ones (`net.parameters()`, `net.to(d)`, `net.remove_weight_norm()`,
-    `net.get_feat_modules()`), nor a method called with no input at all."""
-    func = call.func
-    if dotted(func) == receiver:
-        return True
-    return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and bool(call.args or call.keywords) \
-        and func.attr not in _NOT_A_FORWARD and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES)
-
-
-def _forward_of_a_module(model, call, receiver: str) -> bool:
-    """Calling the switched object is its forward; calling one of its methods is a forward
-    only when the object is proven an nn.Module (`env.eval(); env.step(a)` on a gym
-    wrapper, or `weight.transpose(...)` on an array, run none) and the method is in view:
-    a method of a class nobody here can read (`inference()`, `compute_embedding()` of an
-    imported or unknown class) may turn autograd off itself, so it is unknown."""
-    if dotted(call.func) == receiver:
-        return True
-    value = model.value(call.func.value)
-    if value.kind != MODULE:
-        return False
-    runs = model.method_runs_forward(value, call.func.attr)
-    if runs is not None:
-        return runs
-    if value.name and (value.name in model.classes or "." in value.name and model.project is not None):
-        # an attribute called: a submodule's forward when it is proven a module with parameters
-        # (`self.encoder(x)`, also of a class of another module from its summary), not an
-        # activation passed in (`self.activation = activation`)
-        callee = model.value(call.func)
-        return callee.kind == MODULE and not callee.frozen
-    # a method of a class not in view runs a forward with grad on when training here
-    # back-propagates what the same method returns
-    return model.method_trained_through(call.func.attr)
-
-
-_MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "load_state_dict", "state_dict", "modules",
-                                  "named_modules", "children", "buffers", "zero_grad", "register_forward_hook",
-                                  "requires_grad_"})
-
-
-def _other_branch(model, eval_call, call) -> bool:
-    """`if a: model.eval() ... else: model(x)`: the call runs on a path where the switch
-    did not."""
-    if eval_call is None:
-        return False
-    child = eval_call
-    for anc in model.ancestors(eval_call):
-        if isinstance(anc, ast.If) and model.is_inside(call, anc):
-            in_body = any(stmt is child for stmt in anc.body)
-            call_in_body = any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body)
-            if in_body != call_in_body and not any(call is n for n in ast.walk(anc.test)):
-                return True
-        if isinstance(anc, FUNCTION_TYPES):
-            return False
-        child = anc
-    return False
-
-
-_SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
-
-
-def _declared_scalar_result(model, call, unit) -> bool:
-    """The call's result is bound to a name the function declares a Python number or
-    string (`n: int = model.size_hint(x)`, or `n: int` before `n = ...`)."""
-    stmt = model.statement_of(call)
-    if isinstance(stmt, ast.AnnAssign) and stmt.value is call:
-        return ast.unparse(stmt.annotation) in _SCALAR_ANNOTATIONS
-    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name) and isinstance(unit, FUNCTION_TYPES)):
-        return False
-    declared = model.cached(("tll006_declared_scalars", unit), lambda: _declared_scalars(unit))
-    return stmt.targets[0].id in declared
-
-
-def _declared_scalars(unit) -> set:
-    """Names the function declares `int`/`float`/`bool`/`str` (one walk per function)."""
-    return {node.target.id for node in ast.walk(unit) if isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name) and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS}
-
-
-def _callee_computes_gradients(model, call) -> bool:
-    """The called function of this file (a local module class's `forward`, a method) has
-    gradient code itself (`torch.autograd.grad`, `requires_grad=True`, `enable_grad()`):
-    it needs autograd on, so `no_grad` around the call would break it."""
-    callee = model.resolve_call(call)
-    if callee is None:
-        value = model.value(call.func)
-        if value.kind == MODULE and value.name and value.name in model.classes:
-            callee = model.method(value.name, "forward")
-    if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
-        return False
-    return _computes_gradients(model, callee, 0)
-
-
-def _computes_gradients(model, func, depth: int) -> bool:
-    """`func` or a function of this file it calls (`forward` dispatching to `meta_forward`,
-    two calls deep) has gradient code."""
-    if model.cached(("tll006_direct_gradient_code", func),
-                    lambda: any(_is_gradient_code(model, node) for node in ast.walk(func))):
-        return True
-    if depth >= 2:
-        return False
-    for node in ast.walk(func):
-        if isinstance(node, ast.Call):
-            target = model.resolve_call(node)
-            if isinstance(target, FUNCTION_TYPES) and target is not func and target.name != "__init__" \
-                    and _computes_gradients(model, target, depth + 1):
-                return True
-    return False
-
-
-def _receiver_frozen_before(model, call, unit) -> bool:
-    """`model.requires_grad_(False)`, or `for p in model.parameters(): p.requires_grad = False`
-    (or `p.requires_grad_(False)`), earlier in the function, on the called model."""
-    func = call.func.value if isinstance(call.func, ast.Attribute) and dotted(call.func) is not None \
-        and dotted(call.func.value) is not None and not isinstance(call.func.value, ast.Call) else call.func
-    receiver = dotted(func)
-    if receiver is None or not isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        return False
-    first = model.cached(("frozen_at", unit), lambda: _freeze_positions(unit)).get(receiver)
-    return first is not None and first < _pos(call)
-
-
-def _freeze_positions(unit) -> Dict[str, Position]:
-    """receiver -> the first position in `unit` where all its parameters are frozen (one walk)."""
-    out: Dict[str, Position] = {}
-    for node in ast.walk(unit):
-        receiver = None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
-                and _false_flag(node):
-            receiver = dotted(torch_api.module_chain_root(node.func.value)) or _assigned_chain_name(unit, node)
-        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
-                and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
-                and _freezes(node, node.target.id):
-            receiver = dotted(node.iter.func.value)
-        if receiver is not None and (receiver not in out or _pos(node) < out[receiver]):
-            out[receiver] = _pos(node)
-    return out
-
-
-def _assigned_chain_name(unit, call) -> Optional[str]:
-    """`G = copy.deepcopy(g).eval().requires_grad_(False)`: the name the frozen module is bound to."""
-    for node in ast.walk(unit):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) is not None:
-            value = node.value
-            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-                if value is call:
-                    return dotted(node.targets[0])
-                value = value.func.value
-    return None
-
-
-def _false_flag(call) -> bool:
-    flag = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "requires_grad"), None)
-    return isinstance(flag, ast.Constant) and flag.value is False
-
-
-def _freezes(loop, name: str) -> bool:
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
-                                                and dotted(t.value) == name for t in node.targets) \
-                and isinstance(node.value, ast.Constant) and node.value.value is False:
-            return True
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
-                and dotted(node.func.value) == name and _false_flag(node):
-            return True
-    return False
-
-
-def _eval_name(name: str) -> bool:
-    return bool(EVAL_WORDS & set(name.lower().strip("_").split("_")))
-
-
-def _is_model_call(model, call) -> bool:
-    if isinstance(call.func, ast.Call):
-        return False  # `nn.ReplicationPad1d(k)(x)`: a layer built and applied inline, not the evaluated model
-    if model.value(call).kind == MODULE:
-        return False  # `agent = Model(envs)`: a constructor (its result is used as a module)
-    if model.value(call.func).kind == MODULE:
-        return True
-    func = call.func
-    return isinstance(func, ast.Attribute) and func.attr == "forward" and model.value(func.value).kind == MODULE
-
-
-def _is_test_file(path: str) -> bool:
-    norm = path.replace(os.sep, "/")
-    base = os.path.basename(norm)
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py" or \
-        "/tests/" in f"/{norm}" or "/test/" in f"/{norm}"
-
-
-def _is_unit_test(model, func) -> bool:
-    """A pytest/unittest test function in a test file (or code nested in one, such as a
-    callback class defined inside the test): it exercises code, it is not an evaluation
-    loop."""
-    if not _is_test_file(model.path):
-        return False
-    scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
-    return any(scope.name.startswith("test") and _collected_as_test(model, scope) for scope in scopes)
-
-
-def _collected_as_test(model, func) -> bool:
-    """What pytest or unittest would run as a test: a module-level `test*` function, or a
-    `test*` method of a `Test*` class, a TestCase or a test mixin. `def test(self, epoch,
-    loader)` of a model wrapper in `synth_test.py` is the wrapper's evaluation pass."""
-    info = model.class_of(func)
-    if info is None:
-        return True  # a module-level (or nested) `test*` function
-    # `Test*` (pytest), a TestCase, or a mixin of test methods (`InstanceModelE2ETest`) that
-    # TestCase subclasses inherit
-    return "Test" in info.name or any(base.split(".")[-1].endswith("TestCase") for base in model.class_bases(info))
-
-
-def _in_grad_mode_block(model, call) -> bool:
-    """Inside `with torch.set_grad_enabled(...)` / `torch.enable_grad()`: the author set the
-    grad mode deliberately (`set_grad_enabled(phase == "train")`)."""
-    for anc in model.ancestors(call):
-        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
-            return False
-        if isinstance(anc, (ast.With, ast.AsyncWith)):
-            for item in anc.items:
-                expr = item.context_expr
-                target = expr.func if isinstance(expr, ast.Call) else expr
-                qual = model.qualname(target) or ""
-                if torch_api.grad_context(qual) in ("set", "on"):
-                    return True
-    return False
-
-
-# Context managers whose effect on autograd is known to be none (or is read elsewhere).
-_KNOWN_CONTEXT_ROOTS = ("torch.", "contextlib.", "tqdm", "warnings.", "threading.", "open", "time.", "wandb.",
-                        "mlflow.", "numpy.", "accelerate.")
-
-
-def _inside_unknown_context_of(model, call) -> bool:
-    """`with eval_mode(model): model(x)` with a context manager of another library (or one
-    this file cannot resolve) that is handed the module itself: it may switch autograd off
-    for it, which cannot be told from here, so no finding rests on autograd being on."""
-    # the module is the callee (`model(x)`, `self.net(x)`) or the receiver (`model.generate(x)`)
-    modules = {dotted(call.func)} | ({dotted(call.func.value)} if isinstance(call.func, ast.Attribute) else set())
-    modules.discard(None)
-    if not modules:
-        return False
-    for anc in model.ancestors(call):
-        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
-            return False
-        if not isinstance(anc, (ast.With, ast.AsyncWith)):
-            continue
-        for item in anc.items:
-            expr = item.context_expr
-            if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
-                continue
-            qual = model.qualname(expr.func) or ""
-            if qual.startswith(_KNOWN_CONTEXT_ROOTS) or model.resolve_call(expr) is not None:
-                continue  # torch's own contexts are read by the data flow; a local one by its body
-            if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
-                return True
-    return False
-
-
-def _volatile_input(model, call) -> bool:
-    """Is an input of the forward made with `Variable(x, volatile=True)` (directly, or a name
-    bound to one in the function)?"""
-    def volatile(expr) -> bool:
-        return isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("Variable") and any(
-            kw.arg == "volatile" and isinstance(kw.value, ast.Constant) and kw.value.value is True
-            for kw in expr.keywords)
-
-    for arg in list(call.args) + [kw.value for kw in call.keywords]:
-        if volatile(arg):
-            return True
-        if isinstance(arg, ast.Name):
-            for definition in model.reaching(model.unit_of(arg)).definitions(arg):
-                stmt = model.statement_of(definition) if not isinstance(definition, ast.arg) else None
-                if not isinstance(stmt, ast.Assign):
-                    continue
-                value = stmt.value
-                target = stmt.targets[0]
-                if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
-                    # `data, target = Variable(data, volatile=True), Variable(target)`
-                    value = next((v for t, v in zip(target.elts, value.elts) if t is definition), None)
-                if value is not None and volatile(value):
-                    return True
-    return False
-
-
-def _asserted_to_call_without_grad(model, call, unit) -> bool:
-    """The called object is asserted to be an instance of a class (`assert isinstance(
-    predictor, OCRPredictor)`) whose call is not proven to record a graph: a class that is
-    not a module, or a module whose `forward` runs with autograd off (`@torch.inference_mode()`),
-    here or in another module of the project."""
-    name = dotted(call.func)
-    if name is None or not isinstance(unit, FUNCTION_TYPES):
-        return False
-    asserts = model.cached(("tll006_isinstance_asserts", unit), lambda: [
-        node for node in ast.walk(unit) if isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
-        and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance" and len(node.test.args) == 2])
-    for node in asserts:
-        if dotted(node.test.args[0]) != name or (node.lineno, node.col_offset) >= (call.lineno, call.col_offset):
-            continue
-        cls = node.test.args[1]
-        qual = model.qualname(cls) or dotted(cls) or ""
-        if qual in ("torch.nn.Module", "torch.nn.modules.module.Module"):
-            return False
-        local = model.classes.get(qual)
-        if local is not None:
-            forward = local.methods.get("forward")
-            return not model.is_module_class(local) or (forward is not None and model.grad_off_decorated(forward))
-        if model.project is not None and model.project.is_first_party(qual):
-            forward = model.project.method_of(qual, "forward")
-            kind = model.project.class_kind(qual)
-            return kind != "module" or bool(forward and forward[0] == "function" and (forward[1] or {}).get("nograd"))
-        return False
-    return False
-
-
-def _has_gradient_code(model, unit, start: Position, end: Position) -> bool:
-    """Gradients computed on purpose between start and end: a backward, `autograd.grad`,
-    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`. The unit is walked
-    once (every finding asks): a range query on the sorted positions of its gradient code."""
-    positions = model.cached(("tll006_gradient_code", unit), lambda: _gradient_code_positions(model, unit))
-    first = bisect.bisect_left(positions, start)
-    return first < len(positions) and positions[first] < end
-
-
-def _gradient_code_positions(model, unit) -> List[Position]:
-    body = unit.body if hasattr(unit, "body") else []
-    return sorted(_pos(node) for stmt in body for node in ast.walk(stmt)
-                  if hasattr(node, "lineno") and (_is_gradient_code(model, node) or _calls_gradient_code(model, node)))
-
-
-def _calls_gradient_code(model, node) -> bool:
-    """A call of a function of this file that differentiates (`self.cac_grad(loss, ...)`
-    running `torch.autograd.grad`): the graph of what it is handed is needed."""
-    if not isinstance(node, ast.Call):
-        return False
-    target = model.resolve_call(node)
-    return isinstance(target, FUNCTION_TYPES) and target.name != "__init__" and _computes_gradients(model, target, 1)
-
-
-def _is_gradient_code(model, node) -> bool:
-    if isinstance(node, ast.Call):
-        func = node.func
-        if model.backward_target(node) is not None or model.updates_parameters(node):
-            return True  # a backward, or an update whose backward runs out of view: training code
-        if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
-            return True
-        qual = model.qualname(func) or ""
-        return bool(qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE
-                    or torch_api.grad_context(qual) == "on")
-    if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
-        return True
-    return isinstance(node, ast.keyword) and node.arg == "requires_grad"
-
-
-def _whole_function_is_eval(model, func, context) -> bool:
-    """The function evaluates from its first statement on; a `model.train()` that only
-    restores the mode at the end (nothing but a plain `return` after it) is allowed.
-    Memoized: every finding in the function asks."""
-    key = ("tll006_whole_function_is_eval", func, context[1] is None, context[4])
-    return model.cached(key, lambda: _whole_function_is_eval_uncached(model, func, context))
-
-
-def _whole_function_is_eval_uncached(model, func, context) -> bool:
-    body = func.body
-    for index, stmt in enumerate(body):
-        if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(stmt)):
-            rest = body[index + 1:]
-            if not (isinstance(stmt, ast.Expr) and all(_plain_return(s) for s in rest)):
-                return False
-    if context[1] is None:
-        return True
-    body = [s for s in func.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
-    return bool(body) and model.statement_of(context[4]) is body[0]
-
-
-def _plain_return(stmt) -> bool:
-    return isinstance(stmt, ast.Return) and not any(isinstance(n, ast.Call) for n in ast.walk(stmt))
 
 
 def _torch_alias(model) -> Optional[str]:
