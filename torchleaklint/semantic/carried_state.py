@@ -1,0 +1,342 @@
+"""Recurrent state: a value a loop feeds back into its next iteration (`h = cell(x, h)`,
+`out, state = model(x, state)`), carrying an autograd graph, in a loop that back-propagates
+every iteration, with nothing detaching it in between. TLL008 asks; the value after the
+statement (`value_after`) sizes its fix.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, List, Optional
+
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
+from torchleaklint.semantic.values import UNKNOWN
+
+# Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
+_GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
+                            "torch.vstack", "torch.dstack", "torch.add", "torch.column_stack", "torch.row_stack"})
+_BUILTINS = frozenset({"max", "min", "sum", "abs", "len", "list", "tuple", "dict", "set", "sorted", "round",
+                       "float", "int", "print", "isinstance", "getattr", "str", "repr", "zip", "enumerate"})
+
+
+def carried_states(model) -> Iterator:
+    """(stmt, loop, names): `stmt` rebinds `names`, state `loop` carries with a graph into its
+    next iteration while back-propagating every iteration; one statement per carried cycle."""
+    candidates = [found for stmt in model.nodes(ast.Assign, ast.AnnAssign)
+                  for found in [_carried_state(model, stmt)] if found is not None]
+    return _one_per_cycle(model, candidates)
+
+
+def backward_in(model, loop) -> Optional[ast.Call]:
+    """The first backward call in the loop's body (not in nested functions)."""
+    return next((c for c in _calls_in_body(loop) if model.backward_target(c) is not None), None)
+
+
+def _carried_state(model, stmt):
+    """(stmt, loop, names) when `stmt` rebinds loop-carried state through a graph-building
+    call in a loop that back-propagates every iteration and nothing detaches it."""
+    if not model.loops_around(stmt) or stmt.value is None or model.grad_disabled_at(stmt):
+        return None
+    names = [n for n in _carried_names(model, stmt) if _carries_graph_after(model, stmt, n)]
+    loop = None
+    reported = []
+    for name in names:
+        found = _backward_loop(model, stmt, name)
+        if found is not None and not _detached_in(model, found, stmt, name):
+            loop = loop or found
+            reported.append(name)
+    if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
+        for name in _bound_names(stmt):
+            found = _recurrent_loop(model, stmt, name)
+            if found is not None and _carries_graph_after(model, stmt, name) and \
+                    not _detached_in(model, found, stmt, name):
+                loop = loop or found
+                reported.append(name)
+    return (stmt, loop, reported) if loop is not None else None
+
+
+def _one_per_cycle(model, candidates):
+    """One finding per carried cycle: `state = to_device(state)` then `out, state =
+    model(x, state)` rebind the same state twice in one iteration; only the binding that
+    survives into the next iteration (the forward's) is the one fed back."""
+    def survives(stmt, loop, names):
+        reaching = model.reaching(model.unit_of(stmt))
+        return any(reaching.effect_survives(stmt, name, loop) for name in names)
+
+    marked = [(stmt, loop, names, survives(stmt, loop, names)) for stmt, loop, names in candidates]
+    surviving = {(loop, name) for _, loop, names, kept in marked if kept for name in names}
+    for stmt, loop, names, kept in marked:
+        if kept or not all((loop, name) in surviving for name in names):
+            yield stmt, loop, names
+
+
+def _target_names(target) -> List[ast.Name]:
+    if isinstance(target, ast.Name):
+        return [target]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        out = []
+        for elt in target.elts:
+            out.extend(_target_names(elt.value if isinstance(elt, ast.Starred) else elt))
+        return out
+    return []
+
+
+def _carried_names(model, stmt) -> List[str]:
+    """Names the statement rebinds from an expression that passes their previous value,
+    undetached, as an argument of a call (not an accumulating one)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    bound = [n.id for t in targets for n in _target_names(t)]
+    passed = _names_passed_to_calls(model, stmt.value)
+    return [name for name in dict.fromkeys(bound) if name in passed and _read_carries_graph(model, stmt, name)]
+
+
+def _read_carries_graph(model, stmt, name) -> bool:
+    """The state as this statement reads it carries a graph: `state = None` just before
+    (a fresh start every iteration) makes the read graph-free."""
+    for node in ast.walk(stmt.value):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            value = model.value(node)
+            if value.carries_graph or value.kind == UNKNOWN:
+                return True
+    return False
+
+
+def _names_passed_to_calls(model, expr) -> set:
+    """Names passed undetached to a call that keeps their history: not to one that cuts it
+    on entry (a `forward` whose first line is `hidden = tuple(h.detach() for h in hidden)`)."""
+    out = set()
+    for call in ast.walk(expr):
+        if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
+            continue
+        for arg in list(call.args) + [kw.value for kw in call.keywords]:
+            out.update(name for name in _direct_names(arg) if not model.call_cuts_argument(call, name))
+    return out
+
+
+def _direct_names(arg) -> List[str]:
+    """`h` in `f(h)`, `f((h, c))`, `f(*h)`, but not in `f(h.detach())` or `f(h[0] + 1)`."""
+    if isinstance(arg, ast.Starred):
+        arg = arg.value
+    if isinstance(arg, ast.Name):
+        return [arg.id]
+    if isinstance(arg, (ast.Tuple, ast.List)):
+        return [n for elt in arg.elts for n in _direct_names(elt)]
+    return []
+
+
+def _is_accumulating_call(model, call) -> bool:
+    if isinstance(call.func, ast.Name) and call.func.id in _BUILTINS:
+        return True
+    return (model.qualname(call.func) or "") in _GROWING_CALLS
+
+
+def value_after(model, stmt, name):
+    flow = model.flow(model.unit_of(stmt))
+    if flow is None:
+        return None
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for target in targets:
+        for node in _target_names(target):
+            if node.id == name:
+                return flow.values.get(node)
+    return None
+
+
+def _carries_graph_after(model, stmt, name) -> bool:
+    value = value_after(model, stmt, name)
+    if value is None:
+        return False
+    # Only a proven graph counts: `model.cell(x, state)` on a module of unknown class may
+    # be a method returning anything (a cached tensor, a number), so an unknown result
+    # yields no finding.
+    return value.carries_graph
+
+
+def _bound_names(stmt) -> List[str]:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    return list(dict.fromkeys(n.id for t in targets for n in _target_names(t)))
+
+
+def _recurrent_loop(model, stmt, name) -> Optional[ast.AST]:
+    """The innermost loop around `stmt` into whose next iteration the value bound to `name`
+    survives, that runs a backward every iteration, and through which the value is computed
+    from its own previous value by a call."""
+    reaching = model.reaching(model.unit_of(stmt))
+    for loop in model.loops_around(stmt):
+        if not reaching.effect_survives(stmt, name, loop):
+            continue
+        if not _differentiates_every_iteration(model, loop, name):
+            return None
+        return loop if model.recurrent_through_call(stmt, name, loop) else None
+    return None
+
+
+def _differentiates_every_iteration(model, loop, name: str) -> bool:
+    """A backward in the loop body that walks the history: not an inner unroll whose only
+    differentiation is `autograd.grad(..., create_graph=True)`, which keeps the graph on
+    purpose (second-order MAML, unrolled optimization)."""
+    unit = model.unit_of(loop)
+    for call in _calls_in_body(loop):
+        if _in_nested_function(model, call, loop):
+            continue
+        target = model.backward_target(call)
+        if target is not None and not _reads_state(model, unit, target, name):
+            continue  # `loss.backward()` on a fresh loss that never reads the carried value
+        if target is None:
+            callee = model.resolve_call(call)
+            if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee) \
+                    and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)):
+                return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
+            continue
+        flag = keyword_arg(call, "create_graph")
+        if model.qualname(call.func) == "torch.autograd.grad" and isinstance(flag, ast.Constant) and flag.value is True:
+            continue
+        return True
+    return False
+
+
+def _reads_state(model, unit, target: ast.AST, name: str) -> bool:
+    """Does the back-propagated value read the carried state, directly or through the
+    unit's bindings (`output, hidden = model(x, hidden); loss = crit(output, y)`)? A
+    backward on a value that never reads it walks none of its history (PGD restarts keeping
+    `max_loss = torch.max(max_loss, all_loss)` while each step back-propagates its own loss)."""
+    return model.computed_from(unit, name, target)
+
+
+def _passes(call: ast.Call, name: str) -> bool:
+    """Does the call hand `name` to its callee (`self._step(x, y, hidden)`)? A callee that
+    back-propagates something else (`trainer.update(batch_size)` on replayed data) does not
+    walk the carried state's history."""
+    arguments = list(call.args) + [kw.value for kw in call.keywords]
+    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in ast.walk(arg))
+
+
+def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
+    """Does the call hand the callee a value computed from `name` (the rollout's `values`,
+    each made by a forward that read the carried state) for a parameter its backward reads
+    (`_update(model, values, log_probs, ...)` back-propagating `policy_loss + value_loss`)?"""
+    params = [a.arg for a in positional_parameters(callee)]
+    if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        params = params[1:]
+    bound = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg in params]
+    targets = [model.backward_target(c) for c in model.backward_calls_in(callee) if model.is_training_backward(c)]
+    return any(isinstance(arg, ast.Name) and model.computed_from(unit, name, arg)
+               and any(t is not None and model.computed_from(callee, param, t) for t in targets)
+               for param, arg in bound)
+
+
+def _backward_per_call(model, func) -> bool:
+    """A function of this module that runs a training backward once per call (not inside a
+    loop of its own, which would make it an epoch, and not `autograd.grad`)."""
+    return any(model.is_training_backward(call) and not model.loops_around(call)
+               for call in model.backward_calls_in(func))
+
+
+def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
+    """The loop across whose iterations `name` is carried, when that loop runs a backward
+    in every iteration (directly or in a nested loop of its body)."""
+    # innermost first: a rollout loop without backward inside an update loop that has one
+    return next((loop for loop in model.loops_carrying(stmt, name) if _differentiates_every_iteration(model, loop, name)),
+                None)
+
+
+def _calls_in_body(loop) -> Iterator[ast.Call]:
+    for stmt in loop.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Call):
+                yield node
+
+
+def _in_nested_function(model, node, loop) -> bool:
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, SCOPE_TYPES):
+            return True
+    return False
+
+
+def _detached_in(model, loop, stmt, name) -> bool:
+    """Is `name` cut from its history somewhere in the loop: rebound to a graph-free value
+    (`h = h.detach()`, `h = repackage_hidden(h)`, `h, c = h.detach(), c.detach()`),
+    detached in place (`h.detach_()`), or re-initialized."""
+    flow = model.flow(model.unit_of(stmt))
+    if flow is None:
+        return True
+    for node in ast.walk(loop):
+        if isinstance(node, SCOPE_TYPES):
+            continue
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            if model.statement_of(node) is stmt:
+                continue
+            value = flow.values.get(node)
+            if value is not None and not value.carries_graph and \
+                    (_reads_own_value(model, node, name) or not _conditional_in(model, node, loop)) and \
+                    not _other_branch_of_a_fixed_switch(model, node, stmt, loop):
+                return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
+                and _root_name(node.func.value) == name:
+            return True  # `h.detach_()`, `hidden[0].detach_()`
+        if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == name \
+                and isinstance(node.target, ast.Name) and any(
+                    isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "detach_"
+                    and _root_name(c.func.value) == node.target.id for c in ast.walk(node)):
+            return True  # `for s in state: s.detach_()`
+    return False
+
+
+def _reads_own_value(model, store, name) -> bool:
+    """`h = h.detach()`, `h = repackage_hidden(h)`: the state itself is cut, so a guard
+    around it (`if h is not None:`) still cuts it every time it matters."""
+    stmt = model.statement_of(store)
+    value = getattr(stmt, "value", None)
+    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+
+
+def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
+    """`if repackage: h = repackage_hidden(h); out, h = model(x, h)` / `else: out, h =
+    model(x, h)`: the cut is in one branch and the rebinding in the other of an `if` whose
+    test does not change across iterations (a flag): on every iteration that takes the
+    other branch nothing cuts the history. (A test that changes, `if step % k == 0:`,
+    truncates the history every few steps.)"""
+    for anc in model.ancestors(cut):
+        if anc is loop:
+            return False
+        if isinstance(anc, ast.If) and _branch(model, anc, cut) != _branch(model, anc, stmt) \
+                and _branch(model, anc, stmt) is not None:
+            return _fixed_across_iterations(anc.test, loop)
+    return False
+
+
+def _branch(model, node_if, node) -> Optional[str]:
+    for name in ("body", "orelse"):
+        if any(model.is_inside(node, s) or node is s for s in getattr(node_if, name)):
+            return name
+    return None
+
+
+def _fixed_across_iterations(test, loop) -> bool:
+    """The test reads only names the loop never rebinds, and calls nothing."""
+    if any(isinstance(n, ast.Call) for n in ast.walk(test)):
+        return False
+    rebound = {n.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+               for t in ([node.target] if not isinstance(node, ast.Assign) else node.targets)
+               for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return not ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & rebound)
+
+
+def _conditional_in(model, node, loop) -> bool:
+    """A fresh re-initialization under an `if` (an episode reset) leaves the state carried
+    through every other iteration."""
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While)):
+            return True
+    return False
+
+
+def _root_name(expr) -> Optional[str]:
+    while isinstance(expr, ast.Subscript):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
