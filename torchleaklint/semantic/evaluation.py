@@ -27,6 +27,12 @@ _NOT_A_MODEL = frozenset({SCALAR, SEQUENCE, DATA, DATALOADER, DATASET, CONTEXT, 
                           "ref", "function", "class"})
 # APIs that differentiate through the model: their presence means gradients are wanted.
 _GRADIENT_APIS = ("torch.autograd.", "torch.func.", "functorch.", "captum.")
+# Methods that ask for gradients or hook the backward: `x.requires_grad_()`, `h.retain_grad()`,
+# `t.register_hook(fn)`, `m.register_full_backward_hook(fn)`.
+_GRADIENT_METHODS = frozenset({"requires_grad_", "retain_grad", "register_hook", "register_backward_hook",
+                               "register_full_backward_hook", "register_full_backward_pre_hook"})
+# Attributes of the recorded graph itself.
+_GRAPH_ATTRIBUTES = frozenset({"grad_fn", "next_functions"})
 # The legacy tensor wrapper lives in torch.autograd but computes no gradient (old eval code
 # wraps its inputs in `Variable(x, volatile=True)`, a no-op since PyTorch 0.4).
 _NOT_GRADIENT_CODE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
@@ -712,7 +718,8 @@ def _asserted_to_call_without_grad(model, call, unit) -> bool:
 
 def has_gradient_code(model, unit, start: Position, end: Position) -> bool:
     """Gradients computed on purpose between start and end: a backward, `autograd.grad`,
-    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`. The unit is walked
+    `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`, a backward hook, or the
+    recorded graph read (`out.grad_fn`). The unit is walked
     once (every finding asks): a range query on the sorted positions of its gradient code."""
     positions = model.cached(("evaluation_gradient_code", unit), lambda: _gradient_code_positions(model, unit))
     first = bisect.bisect_left(positions, start)
@@ -739,13 +746,16 @@ def _is_gradient_code(model, node) -> bool:
         func = node.func
         if model.backward_target(node) is not None or model.updates_parameters(node):
             return True  # a backward, or an update whose backward runs out of view: training code
-        if isinstance(func, ast.Attribute) and func.attr in ("requires_grad_", "retain_grad"):
+        if isinstance(func, ast.Attribute) and func.attr in _GRADIENT_METHODS:
             return True
         qual = model.qualname(func) or ""
         return bool(qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE
                     or torch_api.grad_context(qual) == "on")
     if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
         return True
+    if isinstance(node, ast.Attribute) and node.attr in _GRAPH_ATTRIBUTES and isinstance(node.ctx, ast.Load):
+        return True  # `out.grad_fn`, `fn.next_functions`: the code walks the graph it records (a pruning
+        # tracer, a graph profiler), so recording it is the point
     return isinstance(node, ast.keyword) and node.arg == "requires_grad"
 
 
