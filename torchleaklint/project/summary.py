@@ -19,7 +19,8 @@ the per-file semantic layer:
 - `calls`: calls this module makes of first-party functions and methods of other modules
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
-  per-step loop (`st`).
+  per-step loop (`st`), or in a function that runs one training step per call (`ps`: a
+  learner's `train(batch)` restarting the controller's state before its unroll).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
@@ -45,7 +46,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 4
+SUMMARY_VERSION = 5
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -403,6 +404,8 @@ def _calls(model, module: str, partial: bool = False):
     """Calls of first-party functions of other modules, and self-calls in loops (not in a
     module no other module imports: no subclass elsewhere can override its methods); and
     the counts of calls of the run's method names on receivers of unknown class (`named`)."""
+    from torchleaklint.semantic.syntax import FUNCTION_TYPES
+
     view = model.project
     names = getattr(view, "callable_names", None)
     out = []
@@ -458,6 +461,8 @@ def _calls(model, module: str, partial: bool = False):
             "rt": model.result_returned(call),  # or hands it to its own caller
             "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         })
+        if isinstance(unit, FUNCTION_TYPES) and model.runs_one_step_per_call(unit):
+            out[-1]["ps"] = 1  # written only when true: most sites are not in a step function
     return out, _counted(unresolved, _handed_out(model, names))
 
 

@@ -79,9 +79,10 @@ def _cut(model, func, attr, methods) -> bool:
 
 def cut_attributes(model, method) -> List[str]:
     """The `self` attributes a (non-construction) method detaches or restarts: what a
-    subclass in another module learns from the method's summary (`scut`)."""
+    subclass in another module learns from the method's summary (`scut`). A restart method
+    (`init_hidden`, `reset_state`) counts: its callers decide how often it runs."""
     receiver = self_name(method)
-    if receiver is None or method.name in INIT_METHODS or method.name in _CONSTRUCTION_METHODS:
+    if receiver is None or method.name in _CONSTRUCTION_METHODS:
         return []
     stored = {node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute)
               and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == receiver}
@@ -182,9 +183,10 @@ def _cuts_between_steps(model, method, func) -> bool:
             # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
         external = model.external_sites(method)
         if external:
-            # calls in other modules of the project: a cut in a step loop cuts every step;
-            # `sim.reset()` once before the training loop does not
-            return any(site["st"] or site["tr"] for site in external)
+            # calls in other modules of the project: a cut in a step loop, or in a function that
+            # runs one training step per call, cuts every step; `sim.reset()` once before the
+            # training loop does not
+            return any(site["st"] or site["tr"] or site.get("ps") for site in external)
         return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
     if any(not _first_use_guard(model, site) for site in inside):
@@ -231,7 +233,9 @@ def _restart_sites(model, method) -> List[ast.Call]:
     sites = list(model.method_call_sites(method))
     seen = set(map(id, sites))
     by_name = model.cached(("calls_by_attribute",), lambda: _calls_by_attribute(model))
-    return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen
+    # not a call in the method itself: `init_hidden` delegating to `self.agent.init_hidden()`
+    # (a part's method of the same name) runs when the method does, it is no caller of it
+    return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen and model.unit_of(c) is not method
                     and model.value(c.func.value).kind in ("unknown", "module", "instance")]
 
 
