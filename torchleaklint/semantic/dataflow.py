@@ -464,11 +464,12 @@ class Analyzer:
                     self.bind(elt, item, stmt)
             else:
                 part = _unpacked_part(value)
+                unproven = self._parts_beside_the_loss(elts, value, stmt)
                 for elt in elts:
                     if isinstance(elt, ast.Starred):
                         self.bind(elt.value, sequence_of(part), stmt)
                     else:
-                        self.bind(elt, part, stmt)
+                        self.bind(elt, UNKNOWN_V if elt in unproven else part, stmt)
         elif isinstance(target, ast.Attribute):
             self.expr(target.value)
             key = dotted(target)
@@ -730,6 +731,21 @@ class Analyzer:
             return False
         target = stmt.targets[0]
         return isinstance(target, ast.Name) and target.id in self.module_names
+
+    def _parts_beside_the_loss(self, elts, value: Value, stmt: ast.AST) -> List[ast.AST]:
+        """`self.loss, self.loss_items = self.model(batch)`: a result of unknown layout one part
+        of which is the loss this function back-propagates as it is (the model computed it).
+        The other parts are what the author kept beside the loss (logged items, often detached
+        by the callee): the backward proves nothing of them. Not so for predictions (`logits,
+        feats = student(x)`, a loss computed here from `logits`: `feats` is an output of the
+        same forward) nor for parts that feed the backward too (`h` of `out, h = rnn(x, h)`)."""
+        if value.kind != GRAPH or value.items is not None or len(elts) < 2 or self.nograd:
+            return []
+        keys = {elt: dotted(elt) for elt in elts if isinstance(elt, (ast.Name, ast.Attribute))}
+        operands = self.m.backward_operands(self.unit)
+        if not any(key in operands for key in keys.values()):
+            return []
+        return [elt for elt, key in keys.items() if key is None or not self.m.feeds_backward(self.unit, key)]
 
     def _called_parameter_feeding_backward(self, name: str, stmt: ast.AST) -> bool:
         """`d_real = D(real)` in a function that back-propagates a loss computed from

@@ -1493,6 +1493,12 @@ class SemanticModel:
                 and isinstance(n.ctx, ast.Load) and not self.value_killed_at(n)
                 for key in [dotted(n)] if key is not None}
 
+    def backward_operands(self, unit: ast.AST) -> Set[str]:
+        """The names and dotted attributes a backward of the unit reads directly (`loss` in
+        `scaler.scale(loss / n).backward()`): what is differentiated, not what it came from."""
+        return self.cached(("backward_operands", unit), lambda: set().union(
+            *(_read_keys(self.backward_target(call)) for call in self.backward_calls_in(unit))))
+
     def _backward_sources(self, unit: ast.AST) -> Set[str]:
         memo_key = ("backward_sources", unit)
         if memo_key in self._memo:
