@@ -849,12 +849,14 @@ class Analyzer:
                 if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                     output = self.project_call(forward, args, kwargs)
                     if output.items is not None and not self.nograd:
-                        # only the numbers are taken on trust (`lm_loss.item()`, a literal 0): a
-                        # tensor the summary calls graph-free may have been filled from a graph
-                        # (`scores_all[idx] = scores`), so every other item is the forward's graph
+                        # only numbers and containers are taken on trust (`lm_loss.item()`, a
+                        # literal 0, `[f.detach() for f in feats]`, whose growth the summary
+                        # tracked): a tensor the summary calls graph-free may have been filled
+                        # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
                         graph = self.produced(Value(GRAPH))
-                        return Value(SEQUENCE, items=tuple(item if item.kind in (SCALAR, NONE) else graph
-                                                           for item in output.items))
+                        return Value(SEQUENCE, items=tuple(
+                            item if item.kind in (SCALAR, NONE) or item.kind == SEQUENCE and not item.carries_graph
+                            and item.items is None and item.elem is not None else graph for item in output.items))
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -1502,8 +1504,8 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
     seen = 0
     while info is not None and seen < 8:
         for name, method in info.methods.items():
-            if not selected(name):
-                continue
+            if not selected(name) or attr not in _self_attributes_stored(model, method):
+                continue  # analyzing a method that never stores it could only read provisional answers
             flow = model.flow(method)
             if flow is None:
                 continue
@@ -1515,6 +1517,14 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     return out
+
+
+def _self_attributes_stored(model, method) -> Set[str]:
+    """The attributes `self.<attr> = ...` binds in a method (any target, nested ones too)."""
+    def stored():
+        return {node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute)
+                and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self"}
+    return model.cached(("self_attributes_stored", method), stored)
 
 
 def _class_attribute_value(model, class_name: str, attr: str) -> Value:
