@@ -206,9 +206,16 @@ def _is_module_forward(model, func) -> bool:
 
 
 def _inside_forward(model, site) -> bool:
+    """The call is made by a class's forward (`forward`, `forward_*`, or a module's
+    `__call__`). A plain class's `__call__` (an inference wrapper's `return
+    self.inference(x)`) is only the way its instances are called, no forward."""
     unit = model.unit_of(site)
-    return isinstance(unit, FUNCTION_TYPES) and model.class_of(unit) is not None and \
-        (unit.name in ("forward", "__call__") or unit.name.startswith("forward_"))
+    info = model.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+    if info is None:
+        return False
+    if unit.name == "__call__":
+        return model.is_module_class(info)
+    return unit.name == "forward" or unit.name.startswith("forward_")
 
 
 def _result_back_propagated(model, unit) -> bool:
