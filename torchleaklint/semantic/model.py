@@ -85,6 +85,7 @@ class SemanticModel:
         # depend on the order in which the analysis happened to ask.
         self._frames: List[Set[object]] = []
         self._retried: Dict[object, int] = {}
+        self._reexported: Dict[str, str] = {}  # first-party qualified name -> the library name it re-exports
 
     # ------------------------------------------------------------------ index
     def _index(self) -> None:
@@ -198,7 +199,16 @@ class SemanticModel:
 
     # ------------------------------------------------------------- resolution
     def qualname(self, expr: ast.AST) -> Optional[str]:
-        return self.imports.qualname(expr)
+        qual = self.imports.qualname(expr)
+        if qual is None or self.project is None or not qual.count(".") >= 1:
+            return qual
+        # `from . import memory as mem` then `mem.empty_cache()`, where memory.py has
+        # `from torch.cuda import empty_cache`: what the name finally stands for
+        found = self._reexported.get(qual)
+        if found is None:
+            summary = self.project.imported_summary(qual) if self.project.is_first_party(qual) else None
+            found = self._reexported[qual] = summary[1] if summary is not None and summary[0] == "alias" else qual
+        return found
 
     def class_bases(self, info: ClassInfo, depth: int = 0) -> List[str]:
         """Qualified base names, following classes of this module transitively."""
