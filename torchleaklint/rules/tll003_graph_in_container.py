@@ -10,7 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import DATALOADER, DATASET, SEQUENCE, TENSOR, TENSORISH
+from torchleaklint.semantic.values import DATALOADER, DATASET, GRAPH, SEQUENCE, TENSOR, TENSORISH
 from torchleaklint.semantic.syntax import short_source as _short, with_method
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
@@ -155,6 +155,9 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None
         value, many = added
         if many:
+            extended = model.value(value)
+            if extended.kind == GRAPH and not extended.scalar:
+                return _keyed(container, [value])  # `scores.extend(s)` of a tensor: its rows, views of its graph
             if not isinstance(value, (ast.List, ast.Tuple)):
                 return None  # `c.extend(outs)`: what is stored is not spelled out here
             values = list(value.elts)
