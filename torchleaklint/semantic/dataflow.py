@@ -591,7 +591,21 @@ class Analyzer:
             return Value(GRAPH)  # indexing a graph tensor (or a model output dict)
         if owner.kind in TENSORISH:
             return Value(owner.kind if owner.kind != LEAF else GRAPH)
+        if owner.kind == UNKNOWN and self._differentiated_item(e):
+            return Value(GRAPH, scalar=True)  # `output["loss"]` where `output["loss"].backward()` runs
         return element_of(owner) if owner.kind == SEQUENCE else UNKNOWN_V
+
+    def _differentiated_item(self, e: ast.Subscript) -> bool:
+        """Is `e` (`output["loss"]`) the item of a value of unknown layout that this unit
+        back-propagates as it is, for every definition of the container reaching it? The
+        evidence is the item's own: the other items of the same result prove nothing."""
+        if not isinstance(e.value, ast.Name) or not isinstance(e.slice, ast.Constant):
+            return False
+        evidence = _item_backward_evidence(self.m, self.unit)
+        if not evidence:
+            return False
+        definitions = self.m.reaching(self.unit).definitions(e.value)
+        return bool(definitions) and all(e.slice.value in evidence.get(d, ()) for d in definitions)
 
     def expr_Tuple(self, e) -> Value:
         return Value(SEQUENCE, items=tuple(self.expr(elt) for elt in e.elts))
@@ -1862,14 +1876,35 @@ def inherited_method(model, info, attr: str):
     return None
 
 
+def _item_backward_evidence(model, unit) -> Dict[ast.AST, Set[object]]:
+    """Definitions of containers an item of which this unit back-propagates as it is
+    (`output["loss"].backward()`, `scaler.scale(out[0]).backward()`), with those items' keys."""
+    def compute() -> Dict[ast.AST, Set[object]]:
+        out: Dict[ast.AST, Set[object]] = {}
+        for call in model.backward_calls_in(unit):
+            expr = _unscaled(model.backward_target(call))
+            if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) \
+                    and isinstance(expr.slice, ast.Constant):
+                for definition in model.reaching(unit).definitions(expr.value):
+                    out.setdefault(definition, set()).add(expr.slice.value)
+        return out
+    return model.cached(("item_backward_evidence", unit), compute)
+
+
+def _unscaled(expr):
+    """`scaler.scale(loss)` -> `loss` (GradScaler.scale multiplies; the graph is the loss's)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "scale" \
+            and len(expr.args) == 1 and not expr.keywords:
+        return expr.args[0]
+    return expr
+
+
 def _differentiated_names(expr) -> List[ast.Name]:
     """The name whose value a backward differentiates: `loss` in `loss.backward()`,
     `accelerator.backward(loss)`, `scaler.scale(loss).backward()`. In `(a - w * b).backward()`
     only the whole expression is proven to carry a graph, not each name in it (`w` may be a
     float from a config), so no name gets evidence there."""
-    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "scale" \
-            and len(expr.args) == 1 and not expr.keywords:
-        expr = expr.args[0]  # GradScaler.scale(loss)
+    expr = _unscaled(expr)
     return [expr] if isinstance(expr, ast.Name) else []
 
 
