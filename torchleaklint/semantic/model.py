@@ -24,6 +24,8 @@ DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_s
 LIGHTNING_BASES = ("LightningModule",)
 LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step", "validation_step_end",
                                      "test_step_end", "validation_epoch_end", "test_epoch_end"})
+# Methods of a HuggingFace Trainer subclass the Trainer calls for every training batch.
+HF_TRAINER_STEP_HOOKS = frozenset({"compute_loss", "training_step"})
 HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
 _SETUP_PREFIXES = ("setup", "init", "reset", "build")
 # How many times a result that read a provisional answer is recomputed before it is cached
@@ -1578,6 +1580,8 @@ class SemanticModel:
         for pattern in self.per_step_patterns():
             if fnmatch.fnmatchcase(name, pattern):
                 return f"`{name}` runs once per step"
+        if name in HF_TRAINER_STEP_HOOKS and self.is_hf_trainer_class(self.class_of(func)):
+            return f"`{name}` runs once per step (the HuggingFace Trainer calls it for every batch)"
         site = self.training_loop_call_site(func)
         if site is not None:
             return f"`{name}` is called in the training loop at {self.site_label(site)}"
