@@ -834,7 +834,10 @@ class SemanticModel:
         another module of the project (from its summary). None when it is not in view: a
         third-party `inference()` or `generate()` may turn autograd off itself."""
         if not receiver.name:
-            return None
+            owners = self._module_classes_defining(attr)
+            if len(owners) != 1:
+                return None  # ambiguous, or no class of this file has it: not in view
+            receiver = Value(MODULE, name=owners[0])  # `decoder.sample(64)`, one module class defines `sample`
         if receiver.name in self.classes:
             method = self.method(receiver.name, attr)
             if method is None:
@@ -845,6 +848,17 @@ class SemanticModel:
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
                 return not found[1].get("nograd")
         return None
+
+    def _module_classes_defining(self, attr: str) -> List[str]:
+        """The nn.Module classes of this file that define (not inherit) method `attr`."""
+        def index() -> Dict[str, List[str]]:
+            out: Dict[str, List[str]] = {}
+            for name, info in self.classes.items():
+                if self.is_module_class(info):
+                    for method in info.methods:
+                        out.setdefault(method, []).append(name)
+            return out
+        return self.cached(("module_classes_by_method",), index).get(attr, [])
 
     def method_trained_through(self, attr: str) -> bool:
         """Is a method of this name called somewhere in the file, with autograd on, whose
