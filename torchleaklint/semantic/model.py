@@ -997,9 +997,33 @@ class SemanticModel:
         """A loop that runs once per training/evaluation step. A loop over the optimizers of
         one step (`for i, opt in enumerate(self.optimizers)`: a GAN's generator, then its
         discriminator) runs the parts of one step, however many backwards it holds."""
-        if self.iterates_optimizers(loop):
+        if self.iterates_optimizers(loop) or self.accumulates_one_update(loop):
             return False
         return self.runs_training_step(loop) or self.is_data_loop(loop)
+
+    def accumulates_one_update(self, loop: ast.AST) -> bool:
+        """The micro-batches of one update, under accelerate's gradient accumulation: a loop
+        nested in another, over a `range` of offsets into the update's batch, each of whose
+        optimizer steps runs inside `with accelerator.accumulate(model):` (a no-op until the
+        accumulation boundary). Its iterations are parts of one step of the enclosing loop
+        (`for start in range(0, bs, micro_bs): with accelerator.accumulate(model): ...
+        optimizer.step()`). A loop over a DataLoader accumulating the same way spans many
+        updates."""
+        if not self.loops_around(loop) or not isinstance(loop, ast.For) or not (
+                isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+            return False
+        steps = [call for call in self.step_ops_in(loop, direct_only=False) if self.is_optimizer_step(call)]
+        return bool(steps) and all(self._in_accumulate_context(call, loop) for call in steps)
+
+    def _in_accumulate_context(self, node: ast.AST, loop: ast.AST) -> bool:
+        for anc in self.ancestors(node):
+            if anc is loop:
+                return False
+            if isinstance(anc, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(item.context_expr, ast.Call) and isinstance(item.context_expr.func, ast.Attribute)
+                    and item.context_expr.func.attr == "accumulate" for item in anc.items):
+                return True
+        return False
 
     def _optimizer_loops_in(self, owner: ast.AST) -> List[ast.AST]:
         """The loops directly in `owner`'s body (not nested in another loop) that step its
