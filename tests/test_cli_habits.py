@@ -271,3 +271,16 @@ def test_a_plain_syntax_error_is_not_blamed_on_the_version(tmp_path):
     (tmp_path / "bad.py").write_text("def f(:\n    pass\n", encoding="utf-8")
     result = run(["--no-cache", "bad.py"], tmp_path)
     assert "TLL900 SyntaxError: invalid syntax\n" in result.stdout
+
+
+@pytest.mark.parametrize("source, spelling", [
+    ("try:\n    import json\nexcept ImportError, e:\n    json = None\n", "`except X, name:`"),
+    ("def main():\n    print 'SUCCESS'\n", "a `print` statement"),
+])
+def test_python2_is_not_blamed_on_an_old_python3(tmp_path, source, spelling):
+    # `except ImportError, e:` looks like 3.14's `except A, B:`: a newer Python would not help
+    (tmp_path / "old.py").write_text(source, encoding="utf-8")
+    result = run(["--no-cache", "old.py"], tmp_path)
+    assert result.returncode == 1
+    assert f"the line is Python 2 code ({spelling}), which no Python 3 parses" in result.stdout
+    assert "needs Python" not in result.stdout
