@@ -86,8 +86,10 @@ class RetainGraphInLoop(Rule):
                 yield from self._in_step_function(model, call)
                 continue
             target = model.backward_target(call)
-            if target is not None and model.shares_graph_built_before(target, loops[0]):
-                continue  # the next iteration back-propagates the part built before the loop again
+            if target is not None and (model.shares_graph_built_before(target, loops[0])
+                                       or model.reads_graph_held_by_object(target)):
+                continue  # the next iteration back-propagates the part built before the loop (or
+                # when the object was set up) again
             if _later_backward_in_iteration(model, call, loops) or not (
                     _builds_graph_each_iteration(model, loops[0]) or _fresh_graph_each_iteration(model, target, loops[0])):
                 continue

@@ -925,6 +925,13 @@ class Analyzer:
         if method == "numpy":
             return Value(DATA)
         kind = receiver.kind
+        if method == "requires_grad_" and (kind in TENSORISH or _tensor_expression(e.func.value)):
+            flag = e.args[0] if e.args else _kw(e, "requires_grad")
+            if isinstance(flag, ast.Constant) and flag.value is False:
+                return TENSOR_V
+            if flag is None or isinstance(flag, ast.Constant) and flag.value is True:
+                return Value(LEAF)  # `x.reshape(1, -1).requires_grad_(True)`: a leaf that records graphs
+            return UNKNOWN_V  # a computed flag
         if kind == MODULE:
             if method in torch_api.MODULE_SELF_METHODS:
                 return receiver
@@ -1199,6 +1206,15 @@ _TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as",
 _SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
                             "squeeze", "view", "reshape", "abs"})
 _TENSOR_METHOD_HINTS = frozenset()
+# Methods only a tensor has (an nn.Module has none of them): their result is a tensor.
+_TENSOR_ONLY_METHODS = frozenset({"reshape", "view", "clone", "flatten", "unsqueeze", "squeeze", "permute",
+                                  "transpose", "contiguous", "expand", "new_zeros", "new_ones", "new_tensor",
+                                  "new_full", "new_empty"})
+
+
+def _tensor_expression(expr) -> bool:
+    """`x.reshape(1, -1)`, `t.clone()`: a call of a method only tensors have."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_ONLY_METHODS
 
 
 class _NoClass:

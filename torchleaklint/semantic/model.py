@@ -1158,6 +1158,13 @@ class SemanticModel:
 
         return shares_graph_built_before(self, expr, loop)
 
+    def reads_graph_held_by_object(self, expr: ast.AST) -> bool:
+        """Does `expr` read (itself or through its class's methods) a `self` attribute holding a
+        graph built when the object was set up?"""
+        from torchleaklint.semantic.provenance import reads_graph_held_by_object
+
+        return reads_graph_held_by_object(self, expr)
+
     def drawn_from_iterable(self, expr: ast.AST, loop: ast.AST) -> bool:
         """Is `expr` computed from the item `loop` draws from its iterable?"""
         from torchleaklint.semantic.provenance import drawn_from_iterable

@@ -310,6 +310,57 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
     return False
 
 
+def reads_graph_held_by_object(model, expr: ast.AST) -> bool:
+    """Does `expr` (in a method) read the object's state (`self.x`, `self.loss_interior()`)
+    while the object, or a subclass of it in this file, holds a graph built when it was set
+    up (`self.grid_x = (x.requires_grad_(True) + 1) / 2` in `__init__`)? Every step's backward
+    may then run through that graph again, and need it retained: not decidable here."""
+    from torchleaklint.semantic.object_state import self_name
+
+    unit = model.unit_of(expr)
+    info = model.class_of(unit) if unit is not None else None
+    receiver = self_name(unit) if info is not None else None
+    if receiver is None:
+        return False
+    parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
+    reads_state = any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
+                      for part in parts for node in ast.walk(part))
+    return reads_state and any(_holds_setup_graph(model, cls) for cls in _with_subclasses(model, info))
+
+
+def _with_subclasses(model, info) -> list:
+    """The class and the classes of this file that derive from it (directly or not)."""
+    out, names = [info], {info.name}
+    changed = True
+    while changed:
+        changed = False
+        for other in model.classes.values():
+            if other.name not in names and any(b.rsplit(".", 1)[-1] in names for b in other.base_names):
+                out.append(other)
+                names.add(other.name)
+                changed = True
+    return out
+
+
+def _holds_setup_graph(model, info) -> bool:
+    """Does an init-like method of the class store on `self` a value carrying a graph?"""
+    from torchleaklint.semantic.syntax import INIT_METHODS
+
+    for name, method in info.methods.items():
+        if name not in INIT_METHODS:
+            continue
+        flow = model.flow(method)
+        if flow is None:
+            continue
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
+                    and node.value.id == "self":
+                value = flow.values.get(node)
+                if value is not None and value.carries_graph:
+                    return True
+    return False
+
+
 def _reads_itself(model, definition: ast.Name) -> bool:
     """`x = x - lr * g`: the binding's value is computed from the name's previous value (a
     read that keeps its graph)."""
