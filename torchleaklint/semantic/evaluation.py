@@ -105,7 +105,36 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
     if _callee_computes_gradients(model, call):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
+    if _input_made_differentiable(model, call, unit):
+        return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
     return has_gradient_code(model, unit, start, end)
+
+
+def _input_made_differentiable(model, call, unit) -> bool:
+    """Is an input of the forward made to require grad, in this function or (an attribute of
+    `self`) in any method of its class (`self.x.requires_grad_()` in `init()`)? The code wants
+    gradients with respect to it (derivatives of the outputs: a PINN operator, a saliency map),
+    so the graph is the point."""
+    keys = {dotted(arg) for arg in call.args} - {None}
+    if not keys:
+        return False
+    scopes = [unit]
+    info = model.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+    if info is not None and any(key.startswith("self.") for key in keys):
+        scopes = list(info.methods.values())
+    return any(_makes_differentiable(node, keys) for scope in scopes for node in ast.walk(scope))
+
+
+def _makes_differentiable(node, keys) -> bool:
+    """`x.requires_grad_()` / `x.requires_grad_(True)` / `x.requires_grad = True` on one of `keys`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
+            and dotted(node.func.value) in keys:
+        flag = node.args[0] if node.args else None
+        return flag is None or isinstance(flag, ast.Constant) and flag.value is True
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True:
+        return any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" and dotted(t.value) in keys
+                   for t in node.targets)
+    return False
 
 
 def _evaluation_by_name(model, func) -> bool:
