@@ -116,6 +116,10 @@ class GraphStoredOnSelf(Rule):
         if every_instance_steps_once(model, info):
             return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)
+        stored = _stored_expr(stmt, target)
+        if fed_back and not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
+                and model.computed_only_from_leaves(stored):
+            return None  # `self.alpha = self.log_alpha.exp()`: rebuilt from the leaf every step, no chain
         if not fed_back:
             elsewhere = _reads_elsewhere(model, attr, stmt, func)
             if _consumed_in_step(model, stmt, target, func, elsewhere=elsewhere):
@@ -200,6 +204,13 @@ def _self_reads(method, attr: str) -> List[ast.Attribute]:
     receiver = _self_name(method)
     return [n for n in ast.walk(method) if isinstance(n, ast.Attribute) and n.attr == attr
             and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
+
+
+def _reads_attribute(expr, target) -> bool:
+    """Does `expr` read the attribute it is stored into (`0.99 * self.adapt + ...`)?"""
+    key = ast.unparse(target)
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and ast.unparse(n) == key
+               for n in ast.walk(expr))
 
 
 def _fed_back(model, stmt, target, func, methods) -> bool:

@@ -1158,6 +1158,14 @@ class SemanticModel:
 
         return shares_graph_built_before(self, expr, loop)
 
+    def computed_only_from_leaves(self, expr: ast.AST) -> bool:
+        """Is `expr`'s graph one op deep over leaves (`self.log_alpha.exp()`, `w * 2`): every
+        value it reads is a leaf or carries no graph, and one is a leaf? Such a graph does not
+        grow when stored and read by the next step: it is rebuilt from the leaves each time."""
+        values = [self.value(node) for node in _value_reads(expr)]
+        return any(v.kind == "leaf" for v in values) and not any(v.kind != "leaf" and v.carries_graph for v in values) \
+            and not any(v.kind == "unknown" for v in values)
+
     def reads_graph_held_by_object(self, expr: ast.AST) -> bool:
         """Does `expr` read (itself or through its class's methods) a `self` attribute holding a
         graph built when the object was set up?"""
@@ -1794,6 +1802,26 @@ def _container_key(expr: ast.AST) -> Optional[str]:
     while isinstance(expr, ast.Subscript):
         expr = expr.value
     return dotted(expr)
+
+
+def _value_reads(expr: ast.AST) -> List[ast.AST]:
+    """The values an expression reads: whole name/attribute chains (`self.log_alpha`, not
+    `self`), a method's receiver (`spk` of `spk.mean()`), never a called function's name."""
+    out: List[ast.AST] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute):
+                visit(node.func.value)
+            for arg in list(node.args) + [kw.value for kw in node.keywords]:
+                visit(arg)
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            out.append(node)
+        else:
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+    visit(expr)
+    return out
 
 
 def _read_keys(expr: Optional[ast.AST]) -> Set[str]:

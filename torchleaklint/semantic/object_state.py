@@ -74,7 +74,33 @@ def _cut(model, func, attr, methods) -> bool:
     if any(_cuts_between_steps(model, method, func)
            for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods)):
         return True
-    return _inherited_cut(model, model.class_of(func), attr)
+    return _inherited_cut(model, model.class_of(func), attr) or _restarted_from_outside(model, func, attr)
+
+
+def _restarted_from_outside(model, func, attr: str) -> bool:
+    """Does code outside the class restart the state once per step: `self.ac.actor_h = None`
+    in an agent's `reset_rnn_hidden()`, which its training loop calls before every minibatch?
+    The store is on another object (not the storing method's class's own `self`), of this
+    class or of unknown class, rebinds `attr` to a value that carries no graph and is not
+    computed from the old one, and runs once per step."""
+    info = model.class_of(func)
+    for node in model.by_type.get(ast.Assign, ()):
+        for target in node.targets:
+            if not (isinstance(target, ast.Attribute) and target.attr == attr) or any(
+                    isinstance(n, ast.Attribute) and n.attr == attr for n in ast.walk(node.value)):
+                continue  # not this attribute, or computed from its old value (`h = h.detach()` is a detach)
+            owner = target.value
+            if isinstance(owner, ast.Name) and model.class_of(model.unit_of(node)) is info and owner.id == self_name(
+                    model.unit_of(node)):
+                continue  # the class's own methods: restarting_methods
+            kind = model.value(owner)
+            if kind.kind not in ("unknown", "instance", "module") or kind.name not in (None, info.name):
+                continue
+            if model.value(node.value).carries_graph or isinstance(model.unit_of(node), ast.Module):
+                continue
+            if _cut_runs_per_step(model, node, func, 0):
+                return True
+    return False
 
 
 def cut_attributes(model, method) -> List[str]:
