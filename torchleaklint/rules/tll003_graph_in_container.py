@@ -10,11 +10,10 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import DATALOADER, DATASET, GRAPH, SEQUENCE, TENSOR, TENSORISH
+from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
 from torchleaklint.semantic.syntax import short_source as _short, with_method
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
-_ITERATION_WRAPPERS = frozenset({"enumerate", "zip", "iter", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm"})
 
 
 class GraphInContainer(Rule):
@@ -120,12 +119,12 @@ class GraphInContainer(Rule):
 
     # ------------------------------------------------------------ comprehensions
     def _comprehension(self, model, comp):
-        if not any(_iterates_batches(model, gen.iter) for gen in comp.generators):
+        if not model.is_data_comprehension(comp):
             return None
         elt = comp.value if isinstance(comp, ast.DictComp) else comp.elt
         if not model.carries_graph(elt) or model.grad_disabled_at(comp):
             return None
-        if _comprehension_feeds_backward(model, comp):
+        if _comprehension_feeds_backward(model, comp) or model.returned_into_a_backward(comp):
             return None
         kind = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}[type(comp)]
         shown = _short(elt)
@@ -230,15 +229,6 @@ def _comprehension_feeds_backward(model, comp) -> bool:
     if isinstance(stmt, ast.Assign):
         return any(model.feeds_backward(unit, key) for key in map(dotted, stmt.targets) if key)
     return False
-
-
-def _iterates_batches(model, iterable) -> bool:
-    while isinstance(iterable, ast.Call) and (model.qualname(iterable.func) or dotted(iterable.func) or "") \
-            in _ITERATION_WRAPPERS and iterable.args:
-        if any(model.value(a).kind in (DATALOADER, DATASET) for a in iterable.args):
-            return True
-        iterable = iterable.args[0]
-    return model.value(iterable).kind in (DATALOADER, DATASET)
 
 
 def _method(model, values) -> str:

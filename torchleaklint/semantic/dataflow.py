@@ -953,6 +953,10 @@ class Analyzer:
                 return TENSOR_V
             if method in ("split", "chunk", "unbind", "tensor_split"):
                 return sequence_of(self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V)
+            if method in _VALUES_AND_INDICES and (method in ("topk", "sort", "kthvalue") or args or "dim" in kwargs):
+                # `probs.max(dim=-1)`: (values, indices); the indices carry no graph
+                values = self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V
+                return Value(SEQUENCE, items=(values, TENSOR_V))
             # `x.to(y)`, `x.type_as(y)`, `x.view_as(y)`: `y` gives a dtype, device or shape, no graph
             inputs = [] if method in _TEMPLATE_ARGUMENT_METHODS else all_args
             if receiver.requires_grad or any(a.requires_grad for a in inputs):
@@ -1206,6 +1210,8 @@ _TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as",
 _SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
                             "squeeze", "view", "reshape", "abs"})
 _TENSOR_METHOD_HINTS = frozenset()
+# Reductions along a dimension that return (values, indices).
+_VALUES_AND_INDICES = frozenset({"max", "min", "median", "mode", "kthvalue", "topk", "sort", "cummax", "cummin"})
 # Methods only a tensor has (an nn.Module has none of them): their result is a tensor.
 _TENSOR_ONLY_METHODS = frozenset({"reshape", "view", "clone", "flatten", "unsqueeze", "squeeze", "permute",
                                   "transpose", "contiguous", "expand", "new_zeros", "new_ones", "new_tensor",

@@ -914,6 +914,33 @@ class SemanticModel:
                 return True
         return False
 
+    def is_data_comprehension(self, comp: ast.AST) -> bool:
+        """A comprehension over batches: one of its generators walks a DataLoader/Dataset, or
+        an iterable of unknown kind whose items the element feeds to a model as its input
+        (`[probe.encode(x) for x, _ in loader]`), as a loop over batches does."""
+        elt = comp.value if isinstance(comp, ast.DictComp) else comp.elt
+        if self._inside_module_forward(comp):
+            return False  # `pack_sequence([self.emb(s) for s in seqs])`: part of one forward
+        for gen in comp.generators:
+            iterable = gen.iter
+            value = self.value(iterable)
+            if value.kind in ("dataloader", "dataset") or any(
+                    self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable)):
+                return True
+            if value.kind != UNKNOWN_V.kind or _is_range_like(iterable, self) or _is_slicing(iterable) \
+                    or _rooted_at_self(iterable) or self._iterates_tensors(iterable):
+                continue
+            targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
+                if self.value(call.func).kind != MODULE and not (
+                        isinstance(call.func, ast.Attribute) and self.value(call.func.value).kind == MODULE
+                        and self.method_runs_forward(self.value(call.func.value), call.func.attr)):
+                    continue
+                used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
+                if used & targets:
+                    return True
+        return False
+
     def _switches_a_model_mode(self, unit: ast.AST) -> bool:
         return any(isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train") and
                    self.value(c.func.value).kind == MODULE for c in self._calls_within(unit, skip_loops=False))
@@ -1728,6 +1755,39 @@ class SemanticModel:
         targets = [t for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t is not None]
         return sorted({dotted(t) for t in targets if dotted(t)} |
                       {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)})
+
+    def returned_into_a_backward(self, node: ast.AST) -> bool:
+        """Does the function of `node` return a value computed from it (`emb = torch.cat(support);
+        return ...emb...`) to a caller in view that back-propagates that result, this module's or
+        another's (`protos = build_prototypes(...)` in the training loss)? Then what `node`
+        built is consumed by the caller's step."""
+        unit = self.unit_of(node)
+        if not isinstance(unit, FUNCTION_TYPES):
+            return False
+        stmt = self.statement_of(node)
+        returns = [n for n in nodes_within(unit) if isinstance(n, ast.Return) and n.value is not None]
+        if not any(self.is_inside(node, r) or self.feeds(node, stmt, r.value) for r in returns):
+            return False
+        return any(self._graph_result_back_propagated(site) for site in self.call_sites(unit)) or \
+            any(site.get("bp") and not site["ng"] for site in self.external_sites(unit))
+
+    def _graph_result_back_propagated(self, call: ast.Call) -> bool:
+        """A part of the call's result that carries a graph feeds a backward of the caller
+        (`protos = build(...)` in the loss); not one that only feeds it data (`labels, conf =
+        pseudo_label(...)`, the argmax labels used as targets)."""
+        if self.grad_disabled_at(call):
+            return False
+        stmt = self.statement_of(call)
+        caller = self.unit_of(call)
+        if isinstance(stmt, ast.Expr) or self.is_inside(call, stmt) and not isinstance(stmt, ast.Assign):
+            return self.result_back_propagated(call)
+        targets = {leaf for t in getattr(stmt, "targets", []) for leaf in ast.walk(t)
+                   if isinstance(leaf, (ast.Name, ast.Attribute)) and isinstance(getattr(leaf, "ctx", None), ast.Store)}
+        for backward in self.backward_calls_in(caller):
+            differentiated = self.backward_target(backward)
+            if differentiated is not None and targets & set(self.graph_dependencies(differentiated)):
+                return True  # graph provenance, not data: `conf > t` used as an index carries no graph
+        return False
 
     def result_returned(self, call: ast.Call) -> bool:
         """Does the call's function return its result, or a value computed from it, to its own

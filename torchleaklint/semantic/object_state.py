@@ -129,10 +129,21 @@ def _inherited_cut(model, info, attr: str) -> bool:
         if found is None or found[0] != "class" or not isinstance(found[1], dict):
             continue
         for name in found[1].get("methods", ()):
+            if name in _CONSTRUCTION_METHODS or _epoch_hook(name):
+                continue  # runs once when built, or once per epoch (`on_train_epoch_end`): no cut per step
             method = model.project.method_of(base, name)
-            if method is not None and isinstance(method[1], dict) and attr in method[1].get("scut", ()):
+            if method is not None and isinstance(method[1], dict) and attr in method[1].get("scut", ()) \
+                    and not _only_called_at_construction(model, name):
                 return True
     return False
+
+
+def _only_called_at_construction(model, name: str) -> bool:
+    """Is every `self.<name>()` of this module made by a construction method (the subclass's
+    `__init__` calling the base's `init_epoch_buffers()`)? Then it starts the state once."""
+    sites = model.self_calls(name)
+    return bool(sites) and all(isinstance(model.unit_of(site), FUNCTION_TYPES)
+                               and model.unit_of(site).name in _CONSTRUCTION_METHODS for site in sites)
 
 
 def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
