@@ -1543,6 +1543,8 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
             if not selected(name) or attr not in _self_attributes_stored(model, method):
                 continue  # analyzing a method that never stores it could only read provisional answers
             flow = model.flow(method)
+            if flow is None and model.in_progress(method):
+                flow = _flow_without_callers(model, method)
             if flow is None:
                 continue
             for node, value in flow.values.items():
@@ -1553,6 +1555,15 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     return out
+
+
+def _flow_without_callers(model, method) -> FlowResult:
+    """The method's data flow with its parameters typed by annotations and duck typing only,
+    not by its call sites: what `__init__` stores on `self` while its own analysis is running
+    (its callers' analysis asked for an attribute: `model = Net(v)` then `model.cell(x, h)`).
+    The stores that do not depend on the callers (`self.cell = nn.GRUCell(64, h)`) come out
+    right, instead of the whole attribute reading as unknown."""
+    return model.cached(("flow_without_callers", method), lambda: analyze_unit(model, method, None, 1))
 
 
 def _self_attributes_stored(model, method) -> Set[str]:
