@@ -1706,6 +1706,8 @@ def _holds_no_parameters(model, class_name: str) -> bool:
         if name not in INIT_METHODS:
             continue
         flow = model.flow(method)
+        if flow is None and model.in_progress(method):
+            flow = _flow_without_callers(model, method)
         if flow is None:
             return False
         for node, value in flow.values.items():
@@ -1729,7 +1731,7 @@ def _fills_with_modules(model, info, attr: str) -> bool:
     """Does any method put a module (or something unknown) into `self.<attr>` (`self.cache[k]
     = v`, `self.cache.append(v)`)? Tensors (`torch.hann_window(n)`) are parameter-free."""
     for method in info.methods.values():
-        flow = model.flow(method)
+        flow = None
         for node in ast.walk(method):
             added = None
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and dotted(t.value) == f"self.{attr}"
@@ -1740,6 +1742,10 @@ def _fills_with_modules(model, info, attr: str) -> bool:
                                                                                     "update", "setdefault") and node.args:
                 added = node.args[-1]
             if added is not None:
+                # analyzed only when it adds something (any other method could only read
+                # provisional answers); typed without its callers while they are being analyzed
+                flow = flow or model.flow(method) or (
+                    _flow_without_callers(model, method) if model.in_progress(method) else None)
                 value = flow.values.get(added) if flow is not None else None
                 if value is None or not _parameter_free(value):
                     return True
