@@ -90,3 +90,28 @@ def test_no_fix_in_a_generator_or_for_a_returned_graph():
             return model(x)
     """) == [None]
 
+
+
+ATTACKS_HANDED_IN = """
+    import torch
+    import torch.nn as nn
+
+    def robust_accuracy(model, attacks, loader):
+        dist: nn.Module = nn.PairwiseDistance()
+        model.eval()
+        for attack in attacks:
+            for x, y in loader:
+                x_adv = attack(x, y)
+                print(model(x_adv).argmax(1).eq(y).float().mean().item())
+"""
+
+
+def test_no_fix_turns_autograd_off_around_a_callable_that_was_handed_in():
+    # each attack back-propagates through the model inside its own forward: `@torch.no_grad()`
+    # on the function, or a `with` around the loop, would break it; the finding stays, unfixed
+    found = _tll006(ATTACKS_HANDED_IN)
+    assert found and all(d.fix is None for d in found)
+    assert "not the whole evaluation" in found[0].message
+    # the same loop without the attack call gets its fix
+    plain = ATTACKS_HANDED_IN.replace("x_adv = attack(x, y)", "x_adv = x + 0.01")
+    assert any(d.fix is not None for d in _tll006(plain))

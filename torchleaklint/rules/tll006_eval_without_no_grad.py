@@ -125,6 +125,9 @@ class EvalWithoutNoGrad(Rule):
         # one that also trains, `@torch.no_grad()` would stop training
         if _decoratable(model, unit, context):
             advice = f"decorate `{unit.name}` with `@torch.no_grad()` or wrap the evaluation in `with torch.no_grad():`"
+        elif evaluation.calls_handed_in_callable(model, unit, context[2], context[3]):
+            advice = ("wrap this forward in `with torch.no_grad():`, not the whole evaluation: a callable it "
+                      "was handed (an attack, a hook) may compute gradients")
         if model.value_killed_at(call):
             # `model(x).cpu().numpy()`, `model(x).argmax(1).item()`: the graph dies with the
             # temporary result, so what is wasted is the recording during each forward
@@ -169,7 +172,9 @@ class EvalWithoutNoGrad(Rule):
 
     @staticmethod
     def _wraps_safely(model, unit, statements, eval_named: bool) -> bool:
-        return not evaluation.has_gradient_code(model, unit, start_of(statements[0]), end_of(statements[-1])) and \
+        first, last = start_of(statements[0]), end_of(statements[-1])
+        return not evaluation.has_gradient_code(model, unit, first, last) and \
+            not evaluation.calls_handed_in_callable(model, unit, first, last) and \
             wrap_is_safe(model, unit, statements, eval_named)
 
 
@@ -177,7 +182,8 @@ def _decoratable(model, unit, context) -> bool:
     """`@torch.no_grad()` suits a function that is evaluation from top to bottom and computes
     no gradient anywhere; on one that also trains it would stop training."""
     return isinstance(unit, FUNCTION_TYPES) and evaluation.whole_function_is_eval(model, unit, context) and \
-        not evaluation.has_gradient_code(model, unit, start_of(unit), end_of(unit))
+        not evaluation.has_gradient_code(model, unit, start_of(unit), end_of(unit)) and \
+        not evaluation.calls_handed_in_callable(model, unit, start_of(unit), end_of(unit))
 
 
 def _span(node) -> Tuple[int, int, int, int]:

@@ -110,6 +110,25 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     return has_gradient_code(model, unit, start, end)
 
 
+def calls_handed_in_callable(model, unit, start: Position, end: Position) -> bool:
+    """Between start and end, a call of an object of unknown kind the function was handed or
+    draws from what it was handed (`for attack in attacks: adv = attack(x, y)`): it may
+    compute gradients inside (an adversarial attack back-propagates), so turning autograd off
+    around it could break it. The forward is still evaluation; a `no_grad` fix over it is not
+    safe."""
+    if not isinstance(unit, FUNCTION_TYPES):
+        return False
+    handed = {a.arg for a in unit.args.args + unit.args.kwonlyargs + unit.args.posonlyargs}
+    handed |= {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
+               and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
+               for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for node in nodes_within(unit):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handed \
+                and start <= start_of(node) < end and model.value(node.func).kind == "unknown":
+            return True
+    return False
+
+
 def _input_made_differentiable(model, call, unit) -> bool:
     """Is an input of the forward made to require grad, in this function or (an attribute of
     `self`) in any method of its class (`self.x.requires_grad_()` in `init()`)? The code wants
