@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import Dict, Iterable, Optional, Set
 
 from torchleaklint.project import modules
@@ -54,7 +55,10 @@ def _after_word(text: bytes, start: int) -> bool:
 
 def defined_names(raw: bytes) -> Set[str]:
     """Every name a `def` statement of `raw` may define (a superset)."""
-    return {m.group(1).decode("ascii", "replace") for m in _DEF.finditer(raw) if not _after_word(raw, m.start())}
+    # interned: the same names (`forward`, `__init__`, `training_step`) recur in most files,
+    # and a project run keeps every file's list until its end
+    return {sys.intern(m.group(1).decode("ascii", "replace")) for m in _DEF.finditer(raw)
+            if not _after_word(raw, m.start())}
 
 
 def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
