@@ -949,7 +949,7 @@ class Analyzer:
         if kind in TENSORISH or receiver.carries_graph:
             if torch_api.is_scalar_method(method):
                 return SCALAR_V
-            if torch_api.is_nondiff_method(method):
+            if torch_api.is_nondiff_method(method) or _to_integer_dtype(method, e, self.m.qualname):
                 return TENSOR_V
             if method in ("split", "chunk", "unbind", "tensor_split"):
                 return sequence_of(self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V)
@@ -1216,6 +1216,24 @@ _VALUES_AND_INDICES = frozenset({"max", "min", "median", "mode", "kthvalue", "to
 _TENSOR_ONLY_METHODS = frozenset({"reshape", "view", "clone", "flatten", "unsqueeze", "squeeze", "permute",
                                   "transpose", "contiguous", "expand", "new_zeros", "new_ones", "new_tensor",
                                   "new_full", "new_empty"})
+
+
+_INTEGER_TYPES = ("LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor",
+                  "long", "int64", "int", "int32", "int16", "int8", "uint8", "bool")
+
+
+def _to_integer_dtype(method: str, call: ast.Call, qualname) -> bool:
+    """`x.type(torch.LongTensor)`, `x.to(torch.long)`, `x.type(torch.int64)`, `x.type("torch.LongTensor")`:
+    an integer (or bool) tensor, which cannot require grad: the graph stops there."""
+    if method not in ("type", "to") or not call.args:
+        return False
+    target = call.args[0]
+    if isinstance(target, ast.Constant) and isinstance(target.value, str):
+        qual = target.value
+    else:
+        qual = qualname(target) or ""
+    module, _, name = qual.rpartition(".")
+    return module in ("torch", "torch.cuda") and name in _INTEGER_TYPES
 
 
 def _tensor_expression(expr) -> bool:

@@ -834,6 +834,8 @@ class SemanticModel:
         another module of the project (from its summary). None when it is not in view: a
         third-party `inference()` or `generate()` may turn autograd off itself."""
         if not receiver.name:
+            if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
+                return None  # every module has it: the one class of this file defining it says nothing
             owners = self._module_classes_defining(attr)
             if len(owners) != 1:
                 return None  # ambiguous, or no class of this file has it: not in view
@@ -927,8 +929,12 @@ class SemanticModel:
             if value.kind in ("dataloader", "dataset") or any(
                     self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable)):
                 return True
+            # an iterable of unknown kind: batches only outside a module's own methods (which
+            # walk the parts of one input: `[self.embedding(i) for i in entities]`), never a
+            # slice (`X[:n_crops]`) nor a collection of the model itself (`embedder.mesh_names`)
             if value.kind != UNKNOWN_V.kind or _is_range_like(iterable, self) or _is_slicing(iterable) \
-                    or _rooted_at_self(iterable) or self._iterates_tensors(iterable):
+                    or _rooted_at_self(iterable) or self._iterates_tensors(iterable) or self._in_model_code(comp) \
+                    or isinstance(iterable, ast.Subscript) or isinstance(iterable, ast.Attribute):
                 continue
             targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
             for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
@@ -995,6 +1001,19 @@ class SemanticModel:
         info = self.class_of(unit)
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
             and self.is_module_class(info)
+
+    def _in_model_code(self, node: ast.AST) -> bool:
+        """Is `node` in a method of a class that may be a model: a module class, or one whose
+        bases are not all known plain classes (`KGCN(KnowledgeRecommender)` of another module)?
+        Its loops and comprehensions may walk the parts of one input."""
+        unit = self.unit_of(node)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        if info is None:
+            return False
+        if self.is_module_class(info):
+            return True
+        return any(base.rsplit(".", 1)[-1] not in self.classes and base not in ("object", "ABC", "abc.ABC")
+                   for base in info.base_names)
 
     def _in_module_method(self, loop: ast.AST) -> bool:
         unit = self.unit_of(loop)
