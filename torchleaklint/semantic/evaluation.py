@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import bisect
 import os
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
@@ -118,15 +118,20 @@ def calls_handed_in_callable(model, unit, start: Position, end: Position) -> boo
     safe."""
     if not isinstance(unit, FUNCTION_TYPES):
         return False
+    # the unit is walked once (every finding asks): a range query on the sorted positions
+    positions = model.cached(("handed_in_callable_calls", unit), lambda: _handed_in_callable_calls(model, unit))
+    first = bisect.bisect_left(positions, start)
+    return first < len(positions) and positions[first] < end
+
+
+def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed = {a.arg for a in unit.args.args + unit.args.kwonlyargs + unit.args.posonlyargs}
     handed |= {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
                and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    for node in nodes_within(unit):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handed \
-                and start <= start_of(node) < end and model.value(node.func).kind == "unknown":
-            return True
-    return False
+    return sorted(start_of(node) for node in nodes_within(unit)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handed
+                  and model.value(node.func).kind == "unknown")
 
 
 def _input_made_differentiable(model, call, unit) -> bool:
@@ -137,23 +142,30 @@ def _input_made_differentiable(model, call, unit) -> bool:
     keys = {dotted(arg) for arg in call.args} - {None}
     if not keys:
         return False
-    scopes = [unit]
+    if keys & _differentiable_keys(model, unit):
+        return True
     info = model.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
-    if info is not None and any(key.startswith("self.") for key in keys):
-        scopes = list(info.methods.values())
-    return any(_makes_differentiable(node, keys) for scope in scopes for node in ast.walk(scope))
+    self_keys = {key for key in keys if key.startswith("self.")}
+    return bool(info is not None and self_keys and any(self_keys & _differentiable_keys(model, method)
+                                                        for method in info.methods.values()))
 
 
-def _makes_differentiable(node, keys) -> bool:
-    """`x.requires_grad_()` / `x.requires_grad_(True)` / `x.requires_grad = True` on one of `keys`."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
-            and dotted(node.func.value) in keys:
-        flag = node.args[0] if node.args else None
-        return flag is None or isinstance(flag, ast.Constant) and flag.value is True
-    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True:
-        return any(isinstance(t, ast.Attribute) and t.attr == "requires_grad" and dotted(t.value) in keys
-                   for t in node.targets)
-    return False
+def _differentiable_keys(model, scope) -> Set[str]:
+    """What the scope makes require grad: `x.requires_grad_()` / `x.requires_grad_(True)` /
+    `x.requires_grad = True` (walked once per scope: every forward of an evaluation asks)."""
+    def compute() -> Set[str]:
+        out: Set[str] = set()
+        for node in ast.walk(scope):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "requires_grad_":
+                flag = node.args[0] if node.args else None
+                if flag is None or isinstance(flag, ast.Constant) and flag.value is True:
+                    out.add(dotted(node.func.value))
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and node.value.value is True:
+                out |= {dotted(t.value) for t in node.targets
+                        if isinstance(t, ast.Attribute) and t.attr == "requires_grad"}
+        return out - {None}
+    return model.cached(("differentiable_keys", scope), compute)
 
 
 def _evaluation_by_name(model, func) -> bool:
