@@ -210,7 +210,12 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
             print(f"round 1: {len(todo)} files; checked: {len(first) + len(pending)} files", file=sys.stderr)
-        for path, diagnostics, summary, read, digest, _ in _analyze(pending, settings, jobs, verbose, project,
+        # a module no other imports, checked before the others of its kind were summarized,
+        # may see other call sites now (`self.m()` of a subclass, method names called on
+        # objects of unknown class): checked again with the final summaries, so that the run
+        # records what the next one would find, and the next one finds it warm
+        stale = [p for p in first if used.get(p) != project.fingerprint(p, reads.get(p, ()))]
+        for path, diagnostics, summary, read, digest, _ in _analyze(pending + stale, settings, jobs, verbose, project,
                                                                     summarize=False):
             results[path] = diagnostics
             if digest is not None:
