@@ -173,8 +173,7 @@ class EvalWithoutNoGrad(Rule):
     @staticmethod
     def _wraps_safely(model, unit, statements, eval_named: bool) -> bool:
         first, last = start_of(statements[0]), end_of(statements[-1])
-        return not evaluation.has_gradient_code(model, unit, first, last) and \
-            not evaluation.calls_handed_in_callable(model, unit, first, last) and \
+        return evaluation.autograd_off_is_safe(model, unit, first, last) and \
             wrap_is_safe(model, unit, statements, eval_named)
 
 
@@ -182,8 +181,7 @@ def _decoratable(model, unit, context) -> bool:
     """`@torch.no_grad()` suits a function that is evaluation from top to bottom and computes
     no gradient anywhere; on one that also trains it would stop training."""
     return isinstance(unit, FUNCTION_TYPES) and evaluation.whole_function_is_eval(model, unit, context) and \
-        not evaluation.has_gradient_code(model, unit, start_of(unit), end_of(unit)) and \
-        not evaluation.calls_handed_in_callable(model, unit, start_of(unit), end_of(unit))
+        evaluation.autograd_off_is_safe(model, unit, start_of(unit), end_of(unit))
 
 
 def _span(node) -> Tuple[int, int, int, int]:

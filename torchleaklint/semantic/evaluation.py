@@ -110,6 +110,12 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     return has_gradient_code(model, unit, start, end)
 
 
+def autograd_off_is_safe(model, unit, start: Position, end: Position) -> bool:
+    """May autograd be turned off between start and end (a `no_grad` fix)? Not over gradient
+    code, nor over a call of something the function was handed, which may differentiate."""
+    return not has_gradient_code(model, unit, start, end) and not calls_handed_in_callable(model, unit, start, end)
+
+
 def calls_handed_in_callable(model, unit, start: Position, end: Position) -> bool:
     """Between start and end, a call of an object of unknown kind the function was handed or
     draws from what it was handed (`for attack in attacks: adv = attack(x, y)`): it may

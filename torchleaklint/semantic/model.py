@@ -202,7 +202,7 @@ class SemanticModel:
     # ------------------------------------------------------------- resolution
     def qualname(self, expr: ast.AST) -> Optional[str]:
         qual = self.imports.qualname(expr)
-        if qual is None or self.project is None or not qual.count(".") >= 1:
+        if qual is None or self.project is None or "." not in qual:
             return qual
         # `from . import memory as mem` then `mem.empty_cache()`, where memory.py has
         # `from torch.cuda import empty_cache`: what the name finally stands for
@@ -1798,8 +1798,8 @@ class SemanticModel:
             return False
         stmt = self.statement_of(call)
         caller = self.unit_of(call)
-        if isinstance(stmt, ast.Expr) or self.is_inside(call, stmt) and not isinstance(stmt, ast.Assign):
-            return self.result_back_propagated(call)
+        if not isinstance(stmt, ast.Assign):
+            return self.result_back_propagated(call)  # not bound by a plain assignment: data dependence
         targets = {leaf for t in getattr(stmt, "targets", []) for leaf in ast.walk(t)
                    if isinstance(leaf, (ast.Name, ast.Attribute)) and isinstance(getattr(leaf, "ctx", None), ast.Store)}
         for backward in self.backward_calls_in(caller):
