@@ -96,8 +96,9 @@ def test_module_the_scan_misses_is_summarized_in_full(tmp_path):
 
 def stored_summaries(cache_dir):
     found = {}
-    for path in Path(cache_dir).rglob("project-*.json"):
-        for file, entry in json.loads(path.read_text()).items():
+    for path in Path(cache_dir).rglob("project-*.jsonl"):  # one JSON line per file
+        for line in path.read_text().splitlines():
+            file, entry = json.loads(line)
             found[os.path.basename(file)] = entry["summary"]
     return found
 

@@ -9,8 +9,8 @@ imports: a summary never depends on who calls the module. Then every file whose 
 not known is checked once, with the final summaries and the call sites other modules have
 of its functions.
 
-Summaries persist in a JSON store next to the diagnostics cache (`project-<key>.json`),
-keyed by file, validated by stat. A file's cached diagnostics are reused only when its
+Summaries persist in a store next to the diagnostics cache (`store.SummaryStore`, one JSON
+line per file), keyed by file, validated by stat. A file's cached diagnostics are reused only when its
 dependency fingerprint (the digests of the summaries its check read, and the call sites
 other modules have of its functions) is unchanged: editing one module re-checks it and the
 files whose imported summaries changed.
@@ -18,8 +18,6 @@ files whose imported summaries changed.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import sys
 from typing import Collection, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -29,6 +27,7 @@ from torchleaklint.environment import SHELL, YAML, environment_kind
 from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
                                    summarize_file)
 from torchleaklint.project.packed import Packed
+from torchleaklint.project.store import SummaryStore
 from torchleaklint.kinds import max_bytes
 from torchleaklint.source import INTERNAL_ERROR, read_regular_file
 
@@ -38,55 +37,6 @@ MAX_ROUNDS = 3
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
-STORE_VERSION = "3"
-
-
-class SummaryStore:
-    def __init__(self, directory: Optional[str], settings):
-        self.path = None
-        self.entries: Dict[str, dict] = {}
-        if directory is not None:
-            from torchleaklint import __version__
-            from torchleaklint.cache import package_source_hash
-
-            key = hashlib.sha256(repr((__version__, STORE_VERSION, package_source_hash(),
-                                       settings.fingerprint())).encode()).hexdigest()[:24]
-            self.path = os.path.join(directory, __version__, f"project-{key}.json")
-            try:
-                with open(self.path, encoding="utf-8") as handle:
-                    data = json.load(handle)
-                self.entries = data if isinstance(data, dict) else {}
-            except (OSError, ValueError):
-                self.entries = {}
-        self.changed = False
-
-    def get(self, path: str, stat) -> Optional[dict]:
-        entry = self.entries.get(path)
-        if entry is not None and stat is not None and tuple(entry.get("stat", ())) == tuple(stat):
-            return entry
-        return None
-
-    def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=(),
-            scan=None) -> None:
-        entry = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                 "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries), "scan": scan}
-        if self.entries.get(path) != entry:  # a warm run writes nothing
-            self.entries[path] = entry
-            self.changed = True
-
-    def save(self) -> None:
-        if self.path is None or not self.changed:
-            return
-        try:
-            os.makedirs(os.path.dirname(self.path), exist_ok=True)
-            import tempfile
-
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(self.path), prefix=".tmp-")
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(json.dumps(self.entries, separators=(",", ":")))  # the C encoder: json.dump is not
-            os.replace(tmp, self.path)
-        except (OSError, TypeError, ValueError):  # never fail a run for its summary store
-            return
 
 
 def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
@@ -369,9 +319,10 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
     directory = settings.cache_dir or os.path.join(settings.project_root, DEFAULT_DIR_NAME)
     store = SummaryStore(directory, settings)
     summaries = {}
-    for file, entry in store.entries.items():
+    for file, entry in store.items():
         if file != absolute and entry.get("summary") is not None and store.get(file, file_stat(file)) is not None:
             summaries[file] = entry["summary"]
+    store.close()
     root = modules.project_root(os.path.dirname(absolute))
     if not summaries and root in _SCANNED:  # this process summarized the project already
         summaries = {f: s for f, (stat, s) in _SCANNED[root].items() if f != absolute and file_stat(f) == stat}

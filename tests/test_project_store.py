@@ -1,0 +1,113 @@
+"""Where a project run keeps its per-module data (issue 14, flat memory): the packed summaries
+in a temporary file of the run, the summary store read line by line. What is on disk must read
+back the same, in the run's process and in its workers, and nothing may be left behind.
+"""
+
+import gc
+import json
+import os
+import pickle
+import subprocess
+import sys
+from pathlib import Path
+
+from test_project import METER, write
+from torchleaklint.project.packed import Packed
+from torchleaklint.project.store import SummaryStore
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _Settings:
+    def fingerprint(self):
+        return "test-settings"
+
+
+def _spill_files(directory):
+    return sorted(Path(directory).glob("torchleaklint-*.packed"))
+
+
+def test_packed_values_read_back_from_the_spill_and_the_file_goes_with_the_mapping(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
+    packed = Packed()
+    values = {f"/p/m{i}.py": {"functions": {f"f{j}": [i, j, "graph"] for j in range(20)}} for i in range(600)}
+    for path, value in values.items():
+        packed[path] = value
+    assert len(_spill_files(tmp_path)) == 1  # the bytes went to disk
+    assert all(isinstance(where, int) for where in packed._packed.values())
+    assert all(packed[path] == value for path, value in values.items())  # most from disk, not the cache
+    packed["/p/m0.py"] = {"again": 1}  # storing again replaces
+    assert packed["/p/m0.py"] == {"again": 1}
+    del packed
+    gc.collect()
+    assert _spill_files(tmp_path) == []
+
+
+def test_a_worker_reads_the_spill_by_name():
+    packed = Packed({f"/p/m{i}.py": [i] * 50 for i in range(300)})
+    copy = pickle.loads(pickle.dumps(packed))  # what a worker process receives
+    assert copy._recent == {} and copy["/p/m7.py"] == [7] * 50 and len(copy) == 300
+
+
+def _line_count(path):
+    return len(Path(path).read_text().splitlines())
+
+
+def test_the_store_reads_back_what_it_saved_and_skips_a_broken_line(tmp_path):
+    store = SummaryStore(str(tmp_path), _Settings())
+    store.put("/p/a.py", (1, 2), b"\x01", {"functions": {"f": 1}}, ["/p/b.py"], "fp", [["x"]], [[], ["f"]])
+    store.put("/p/b.py", (3, 4), None, None, [], None)
+    store.save()
+    assert _line_count(store.path) == 2
+    again = SummaryStore(str(tmp_path), _Settings())
+    entry = again.get("/p/a.py", (1, 2))
+    assert entry["summary"] == {"functions": {"f": 1}} and entry["reads"] == ["/p/b.py"] and entry["hash"] == "01"
+    assert again.get("/p/a.py", (1, 3)) is None  # another stat: the file changed
+    assert dict(again.items()).keys() == {"/p/a.py", "/p/b.py"}
+    again.close()
+    # a line cut short (a crash while another tool wrote it) costs that file's entry only
+    text = Path(store.path).read_text().splitlines()
+    Path(store.path).write_text(text[0][:40] + "\n" + text[1] + "\n")
+    broken = SummaryStore(str(tmp_path), _Settings())
+    assert broken.get("/p/a.py", (1, 2)) is None and broken.get("/p/b.py", (3, 4)) is not None
+    broken.close()
+
+
+def test_a_warm_put_of_the_same_entry_writes_nothing(tmp_path):
+    store = SummaryStore(str(tmp_path), _Settings())
+    store.put("/p/a.py", (1, 2), b"\x01", {"f": 1}, [])
+    store.save()
+    again = SummaryStore(str(tmp_path), _Settings())
+    again.put("/p/a.py", (1, 2), b"\x01", {"f": 1}, [])
+    assert not again.changed
+    again.put("/p/a.py", (1, 2), b"\x02", {"f": 1}, [])
+    assert again.changed
+    again.save()
+    assert SummaryStore(str(tmp_path), _Settings()).get("/p/a.py", (1, 2))["hash"] == "02"
+
+
+def test_a_cached_project_run_keeps_its_store_and_leaves_no_spill(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    write(project, METER)
+    spill_dir = tmp_path / "tmp"
+    spill_dir.mkdir()
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(spill_dir))
+
+    def lint():
+        proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--output-format", "json", "--cache-dir",
+                               str(tmp_path / "cache"), "."], cwd=project, env=env, capture_output=True, text=True)
+        assert proc.returncode in (0, 1), proc.stderr
+        return {(f["path"], f["line"], f["code"]) for f in json.loads(proc.stdout)}
+
+    cold = lint()
+    assert any(code == "TLL001" for _, _, code in cold)  # the meter across modules: summaries were read
+    stores = list((tmp_path / "cache").rglob("project-*.jsonl"))
+    assert len(stores) == 1 and _line_count(stores[0]) == 2
+    written = stores[0].stat().st_mtime_ns
+    assert lint() == cold
+    assert stores[0].stat().st_mtime_ns == written  # a warm run writes nothing
+    assert _spill_files(spill_dir) == []
