@@ -394,7 +394,7 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
 
         if holds_no_parameters(model, info.name):
             out["noparams"] = True
-        freeze = construction_freeze(init)
+        freeze = construction_freeze(init, info.methods)
         if freeze is not None:
             out["freeze"] = list(freeze)
     return out

@@ -1098,7 +1098,7 @@ class Analyzer:
             kind = MODULE
             if any(b.endswith("Loss") for b in self.m.class_bases(info)):
                 kind = LOSS_FN
-            frozen = built_frozen(construction_freeze(info.methods.get("__init__")), e)
+            frozen = built_frozen(construction_freeze(info.methods.get("__init__"), info.methods), e)
             return Value(kind, name=class_name, frozen=frozen)
         if info is not None and self.m.is_dataset_class(info):
             return Value(DATASET, name=class_name)
@@ -1612,13 +1612,13 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
 _PARAMETER_MAKERS = ("Parameter", "ParameterList", "ParameterDict", "register_parameter", "UninitializedParameter")
 
 
-def construction_freeze(init) -> Optional[Tuple[str, int]]:
+def construction_freeze(init, methods=None) -> Optional[Tuple[str, int]]:
     """How a module class's `__init__` leaves its parameters: its last statement that stores
     on `self` is followed by `for p in self.parameters(): p.requires_grad = FLAG` (or
-    `self.requires_grad_(FLAG)`), run on every path. ("", -1) when FLAG is False; (name,
-    position) when FLAG is the `__init__` parameter `name` (after self), whose default is False:
-    built without it, the module is frozen (pytorch-fid's `InceptionV3(requires_grad=False)`).
-    None otherwise."""
+    `self.requires_grad_(FLAG)`, or `self.freeze()` where `freeze`, a method of the class in
+    `methods`, ends so), run on every path. ("", -1) when FLAG is False; (name, position) when
+    FLAG is the `__init__` parameter `name` (after self), whose default is False: built without
+    it, the module is frozen (pytorch-fid's `InceptionV3(requires_grad=False)`). None otherwise."""
     if init is None:
         return None
     params = positional_parameters(init)[1:]
@@ -1627,6 +1627,8 @@ def construction_freeze(init) -> Optional[Tuple[str, int]]:
     found = None
     for stmt in init.body:
         flag = _freezing_flag(stmt)
+        if flag is None and methods and _calls_freezing_method(stmt, methods):
+            flag = ast.Constant(value=False)  # `self.freeze()` (Stable Diffusion's FrozenCLIPEmbedder)
         if flag is not None:
             found = flag
         elif found is not None and any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
@@ -1642,6 +1644,19 @@ def construction_freeze(init) -> Optional[Tuple[str, int]]:
             names = [a.arg for a in params]
             return found.id, names.index(found.id) if found.id in names else -1
     return None
+
+
+def _calls_freezing_method(stmt, methods) -> bool:
+    """`self.m()` where method `m` (no parameter but self) leaves every parameter frozen."""
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and not stmt.value.args
+            and not stmt.value.keywords and isinstance(stmt.value.func, ast.Attribute)
+            and isinstance(stmt.value.func.value, ast.Name) and stmt.value.func.value.id == "self"):
+        return False
+    method = methods.get(stmt.value.func.attr)
+    if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or len(positional_parameters(method)) != 1 \
+            or method.args.vararg or method.args.kwarg or method.args.kwonlyargs:
+        return False
+    return construction_freeze(method) == ("", -1)
 
 
 def _freezing_flag(stmt) -> Optional[ast.AST]:

@@ -84,9 +84,10 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # proven graph-free: a parameterless module of this file on inputs without grad
     if _asserted_to_call_without_grad(model, call, unit):
         return True  # `assert isinstance(predictor, OCRPredictor)`, whose forward is under inference_mode
-    if model.holds_no_parameters(call.func):
-        return True  # `self.act(h)`: a layer without parameters records a graph only from its input,
-        # whose own forward is the one to report
+    if model.holds_no_parameters(call.func) or isinstance(call.func, ast.Attribute) and \
+            model.holds_no_parameters(call.func.value):
+        return True  # `self.act(h)`, `clip.encode(prompts)` of a frozen encoder: a module without
+        # trainable parameters records a graph only from its input, whose own forward is the one to report
     if isinstance(unit, FUNCTION_TYPES):
         if _is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
             return True
@@ -103,11 +104,58 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # every parameter has requires_grad off: the forward records no graph
     if _declared_scalar_result(model, call, unit):
         return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
+    if _result_made_numpy(model, call, unit):
+        return True  # `samples.cpu().numpy()` would raise on a tensor that records a graph
     if _callee_computes_gradients(model, call):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
     return has_gradient_code(model, unit, start, end)
+
+
+# methods that keep a tensor's autograd graph (and its requires_grad) on the value they return
+_GRAPH_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "squeeze", "unsqueeze", "permute",
+                            "transpose", "reshape", "view", "contiguous", "clone", "flatten", "clamp", "clip"})
+
+
+def _result_made_numpy(model, call, unit) -> bool:
+    """The output of a forward (`net(x)`, `self.model_(batch)`, `net.forward(x)`) goes to
+    `.numpy()` with its graph kept on the way (`net(x).cpu().numpy()`, or `emb = net(x)` then
+    `emb.cpu().numpy()` reached by that definition alone): `.numpy()` (without `force=True`)
+    raises on a tensor that requires grad, so code that runs proves the forward records no
+    graph (its callers turn autograd off, or the parameters are frozen). Not for other methods
+    (`agent.get_action(obs).numpy()`): one may record a graph and return a sample cut from it."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "forward" or model.value(func).kind == MODULE):
+        return False
+    if _ends_in_numpy(model, call):
+        return True
+    stmt = model.parent(call)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name) and isinstance(unit, FUNCTION_TYPES + (ast.Module,))):
+        return False
+    target = stmt.targets[0]
+    reaching = model.reaching(unit)
+    return any(reaching.definitions(read) == [target] and _ends_in_numpy(model, read)
+               for read in reaching.reads_by_key.get(target.id, ()))
+
+
+def _ends_in_numpy(model, node) -> bool:
+    while True:
+        parent = model.parent(node)
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            node = parent
+            continue
+        if not (isinstance(parent, ast.Attribute) and parent.value is node):
+            return False
+        call = model.parent(parent)
+        if not (isinstance(call, ast.Call) and call.func is parent):
+            return False
+        if parent.attr == "numpy":
+            return not call.keywords  # `numpy(force=True)` detaches first
+        if parent.attr not in _GRAPH_KEEPING:
+            return False
+        node = call
 
 
 def autograd_off_is_safe(model, unit, start: Position, end: Position) -> bool:
