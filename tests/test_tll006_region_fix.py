@@ -115,3 +115,30 @@ def test_no_fix_turns_autograd_off_around_a_callable_that_was_handed_in():
     # the same loop without the attack call gets its fix
     plain = ATTACKS_HANDED_IN.replace("x_adv = attack(x, y)", "x_adv = x + 0.01")
     assert any(d.fix is not None for d in _tll006(plain))
+
+
+ATTACK_METHOD_HANDED_IN = """
+    import torch
+
+    def eval_multiple_restarts(attack, model, dataloader, num_restarts=5):
+        model.eval()
+        for _ in range(num_restarts):
+            correct = []
+            for x, y in dataloader:
+                x_adv, _ = attack.perturb(x, y)
+                out = model(x_adv)
+                correct.extend((out.argmax(dim=1) == y).tolist())
+        return correct
+"""
+
+
+def test_no_decorator_over_a_method_of_a_handed_in_object():
+    # `attack.perturb(x, y)` (a PGD attack handed in) back-propagates inside: `@torch.no_grad()`
+    # on the function would break it (set17, adversarial_robustness_pytorch's eval-adv.py)
+    found = _tll006(ATTACK_METHOD_HANDED_IN)
+    assert found and all(d.fix is None for d in found)
+    assert "decorate" not in found[0].message
+    # a logger handed in is bookkeeping: the decorator stays a safe fix
+    logged = ATTACK_METHOD_HANDED_IN.replace("x_adv, _ = attack.perturb(x, y)", "attack.log(x, y); x_adv = x")
+    assert any(d.fix is not None for d in _tll006(logged))
+

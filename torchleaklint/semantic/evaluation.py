@@ -166,7 +166,8 @@ def autograd_off_is_safe(model, unit, start: Position, end: Position) -> bool:
 
 def calls_handed_in_callable(model, unit, start: Position, end: Position) -> bool:
     """Between start and end, a call of an object of unknown kind the function was handed or
-    draws from what it was handed (`for attack in attacks: adv = attack(x, y)`): it may
+    draws from what it was handed (`for attack in attacks: adv = attack(x, y)`), or of a
+    method of one on an input (`attack.perturb(x, y)`): it may
     compute gradients inside (an adversarial attack back-propagates), so turning autograd off
     around it could break it. The forward is still evaluation; a `no_grad` fix over it is not
     safe."""
@@ -184,8 +185,24 @@ def _handed_in_callable_calls(model, unit) -> List[Position]:
                and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     return sorted(start_of(node) for node in nodes_within(unit)
-                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in handed
-                  and model.value(node.func).kind == "unknown")
+                  if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed))
+
+
+# methods of a handed-in object that only log, collect or show: never a differentiation
+_BOOKKEEPING_METHODS = frozenset({"log", "info", "debug", "warning", "error", "write", "print", "append", "extend",
+                                  "add", "update", "add_scalar", "add_scalars", "add_image", "add_histogram",
+                                  "set_description", "set_postfix", "save", "put", "get", "flush", "close",
+                                  "reset", "keys", "values", "items"})
+
+
+def _calls_handed_in(model, call: ast.Call, handed: Set[str]) -> bool:
+    """`attack(x, y)`, or a method of it with an input (`attack.perturb(x, y)`), where `attack`
+    is of unknown kind and was handed to the function."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in handed and model.value(func).kind == "unknown"
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in handed \
+        and bool(call.args) and func.attr not in _BOOKKEEPING_METHODS and model.value(func.value).kind == "unknown"
 
 
 def _input_made_differentiable(model, call, unit) -> bool:
