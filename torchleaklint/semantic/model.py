@@ -16,7 +16,7 @@ from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
-    keyword_arg as _kw, named_parameters, nodes_within)
+    keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -913,6 +913,28 @@ class SemanticModel:
                 continue
             used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
             if used & targets:
+                return True
+        return any(self._hands_item_to_a_forward(call, targets) for call in self._calls_within(loop, skip_loops=True))
+
+    def _hands_item_to_a_forward(self, call: ast.Call, targets: Set[str]) -> bool:
+        """`self.iter_one_batch(batch)`: a function or method of this module handed the item,
+        whose body feeds that parameter (or what it computes from it) to a model as its input."""
+        if not any(isinstance(n, ast.Name) and n.id in targets for a in call.args for n in ast.walk(a)):
+            return False
+        func = self.resolve_call(call)
+        if not isinstance(func, FUNCTION_TYPES):
+            return False
+        params = positional_parameters(func)
+        if isinstance(call.func, ast.Attribute) and params and params[0].arg in ("self", "cls"):
+            params = params[1:]
+        handed = {p.arg for p, a in zip(params, call.args)
+                  if any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(a))}
+        if not handed:
+            return False
+        derived = _derived_names(func, handed, self._data_reads)
+        for inner in self._calls_within(func, skip_loops=False):
+            if self.value(inner.func).kind == MODULE and _input_args(inner) and \
+                    {n.id for a in _input_args(inner) for n in ast.walk(a) if isinstance(n, ast.Name)} & derived:
                 return True
         return False
 
