@@ -954,9 +954,12 @@ class SemanticModel:
             # an iterable of unknown kind: batches only outside a module's own methods (which
             # walk the parts of one input: `[self.embedding(i) for i in entities]`), never a
             # slice (`X[:n_crops]`) nor a collection of the model itself (`embedder.mesh_names`)
+            # (a collection the object holds, `self.train_data`, is one only when its items unpack
+            # into inputs and targets: `for g, y in self.train_data`)
+            held = _rooted_at_self(iterable) or isinstance(iterable, ast.Attribute)
             if value.kind != UNKNOWN_V.kind or _is_range_like(iterable, self) or _is_slicing(iterable) \
-                    or _rooted_at_self(iterable) or self._iterates_tensors(iterable) or self._in_model_code(comp) \
-                    or isinstance(iterable, ast.Subscript) or isinstance(iterable, ast.Attribute):
+                    or held and not _unpacks_pairs(gen.target) or self._iterates_tensors(iterable) \
+                    or self._in_model_code(comp) or isinstance(iterable, ast.Subscript):
                 continue
             targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
             for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
@@ -2038,6 +2041,12 @@ def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
                     derived |= bound
                     changed = True
     return derived
+
+
+def _unpacks_pairs(target: ast.AST) -> bool:
+    """`for x, y in ...`: items that unpack into two or more names."""
+    return isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2 and \
+        all(isinstance(e, ast.Name) for e in target.elts)
 
 
 def _item_target(loop: ast.AST) -> ast.AST:
