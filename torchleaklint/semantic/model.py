@@ -1968,6 +1968,8 @@ def _unknown_items(value: Value) -> bool:
         return False
     if elem.items is not None:
         return any(item.kind == "unknown" for item in elem.items)
+    if elem.kind == "sequence" and elem.elem is not None:
+        return elem.elem.kind == "unknown"  # dicts of unknown values: `{k: v[i:j] for k, v in batch.items()}`
     return elem.kind == "unknown"
 
 
