@@ -99,7 +99,7 @@ def _runs_per_step(model, call) -> Optional[str]:
     for loop in model.loops_around(call):
         if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop):
             return None  # a loop over trials (batch sizes, configurations, retries), not over steps
-        if model.is_step_loop(loop):
+        if model.is_step_loop(loop) or model.runs_forward_each_iteration(loop):
             if _under_one_off_condition(model, call, loop) or _once_per_pass(model, call, loop):
                 return None
             cadence = _cadence(model, call, loop)

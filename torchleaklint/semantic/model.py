@@ -725,6 +725,29 @@ class SemanticModel:
                 out.append(call)
         return out
 
+    def runs_forward_each_iteration(self, loop: ast.AST) -> bool:
+        """Does each iteration of this loop (outside its nested loops) call a model, one it did
+        not draw from the loop, on what the previous iteration computed: the steps of a sampler
+        (`for t in timesteps: v = self.transformer(latents, t); latents = sched.step(v, t,
+        latents)`), of a generation? Not a loop over models (`for net in nets: net(x)`,
+        `self.layers[i](x)`), nor independent trials (`for bs in sizes: model(torch.randn(bs,
+        d))`), nor the layers walked inside a module's forward."""
+        if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or self._inside_module_forward(loop):
+            return False
+        drawn = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} \
+            if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
+        reaching = self.reaching(self.unit_of(loop))
+        for call in self._calls_within(loop, skip_loops=True):
+            if self.value(call.func).kind != MODULE or self.value(call).kind == MODULE:
+                continue  # not a model, or a constructor
+            if drawn & {n.id for n in ast.walk(call.func) if isinstance(n, ast.Name)}:
+                continue
+            inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
+            if any(isinstance(n, ast.Name) and reaching.carried_definitions(n, loop)
+                   for a in inputs for n in ast.walk(a)):
+                return True
+        return False
+
     def is_training_backward(self, call: ast.Call) -> bool:
         """A backward that accumulates gradients into parameters (`loss.backward()`,
         `accelerator.backward(loss)`), not `torch.autograd.grad`, which returns gradients
