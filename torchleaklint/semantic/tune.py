@@ -463,8 +463,11 @@ def weight_of(model, expr: ast.AST, depth: int = 0) -> Optional[Weight]:
     if value.kind == DATASET:
         origin = _origin_call_text(model, expr)
         return Weight(f"a dataset (`{origin}`)" if origin else "a `Dataset`", DATASET)
-    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)):
-        for elt in expr.elts:
+    # (a dict display only when reached through a name or a call: a config's own nested dict
+    # is walked entry by entry, each reported where it is written)
+    if isinstance(expr, (ast.Tuple, ast.List, ast.Set)) or isinstance(expr, ast.Dict) and depth > 0:
+        parts = expr.values if isinstance(expr, ast.Dict) else expr.elts
+        for elt in parts:
             inner = weight_of(model, elt.value if isinstance(elt, ast.Starred) else elt, depth + 1)
             if inner is not None:
                 return Weight(f"a {type(expr).__name__.lower()} holding {inner.what}", inner.kind)
@@ -505,7 +508,7 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
 def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
     qual = model.qualname(call.func) or ""
     text = _callee_text(call)
-    returned = _returned_by_other_module(model, qual, text)
+    returned = _returned_by_other_module(model, qual, text) or _returned_by_local_function(model, call, depth)
     if returned is not None:
         return returned
     if qual in _LOADERS or qual.startswith("pandas.read_"):
@@ -539,6 +542,21 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
             return Weight("a model's `state_dict()`", DATA)
         return owner if func.attr in torch_api.MODULE_SELF_METHODS else None
     return owner  # df.dropna(), x.float(), arr.reshape(...), dataset.map(...)
+
+
+def _returned_by_local_function(model, call: ast.Call, depth: int) -> Optional[Weight]:
+    """`task_data = load_tasks(root)` where `load_tasks`, a function of this module, returns
+    something that weighs (`{"x": np.load(...), ...}`) on one of its own returns."""
+    func = call.func
+    if not (isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None):
+        return None
+    local = model.module_functions[func.id]
+    for node in ast.walk(local):
+        if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is local:
+            found = weight_of(model, node.value, depth + 1)
+            if found is not None:
+                return Weight(f"{found.what} (returned by `{func.id}()`)", found.kind)
+    return None
 
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
