@@ -201,9 +201,11 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
 def _hands_nothing_retained(model, call, retained) -> bool:
     """Is the function `call` runs handed nothing of the retained graph? A plain function
     whose arguments are numbers, graph-free or detached tensors, optimizers, values whose
-    graphs share nothing with it, or modules the retained graph was not computed with
+    graphs share nothing with it, modules the retained graph was not computed with
     (`finish_episode(policy, optimizer, returns - values.detach())` after the value net's
-    retained backward): its backward walks graphs of its own. A method (it may read state its
+    retained backward), or modules of a class proven to keep nothing between calls (an
+    attack's `fgsm(model, x, y, self.eps)` runs a forward of its own on the batch, with a
+    setting fixed at construction): its backward walks graphs of its own. A method (it may read state its
     object keeps) or an argument of unknown kind may reach it."""
     if isinstance(call.func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args) \
             or any(kw.arg is None for kw in call.keywords):
@@ -213,12 +215,14 @@ def _hands_nothing_retained(model, call, retained) -> bool:
     for arg in list(call.args) + [kw.value for kw in call.keywords]:
         value = model.value(arg)
         if value.kind == MODULE:
-            if dotted(arg) is None or dotted(arg) in modules_used:
+            # a module the retained graph was computed with may hold part of it (a cached
+            # output, a recurrent state), unless its class is proven to keep nothing
+            if dotted(arg) is None or dotted(arg) in modules_used and not model.holds_no_graph_state(arg):
                 return False
         elif value.carries_graph:
             if model.graphs_share(retained, arg):
                 return False
-        elif value.kind == UNKNOWN:
+        elif value.kind == UNKNOWN and not model.is_batch_item(arg) and not model.set_only_at_construction(arg):
             return False
     return True
 

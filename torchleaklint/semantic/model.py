@@ -939,6 +939,23 @@ class SemanticModel:
                 return True
         return any(self._hands_item_to_a_forward(call, targets) for call in self._calls_within(loop, skip_loops=True))
 
+    def is_batch_item(self, expr: ast.AST) -> bool:
+        """Is `expr` a name for the batch of an enclosing loop over batches (its target, or
+        what the body binds to it unpacked, indexed or moved: `x, y = x.to(device),
+        y.to(device)`)? Data, no graph."""
+        if not isinstance(expr, ast.Name):
+            return False
+        for loop in self.loops_around(expr):
+            if isinstance(loop, (ast.For, ast.AsyncFor)) and expr.id in self.cached(
+                    ("batch_names", loop), lambda loop=loop: self._batch_names(loop)):
+                return True
+        return False
+
+    def _batch_names(self, loop: ast.AST) -> Set[str]:
+        if not self.is_data_loop(loop):
+            return set()
+        return _moved_batch_names(loop, {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)})
+
     def _hands_item_to_a_forward(self, call: ast.Call, targets: Set[str]) -> bool:
         """`self.iter_one_batch(batch)`: a function or method of this module handed the item,
         whose body feeds that parameter (or what it computes from it) to a model as its input."""
@@ -1594,6 +1611,25 @@ class SemanticModel:
         meta.backward()` makes task_losses (and whatever was appended to it) feed one."""
         return key in self._backward_sources(unit)
 
+    def holds_no_graph_state(self, expr: ast.AST) -> bool:
+        """Is `expr` a module of a class of this file proven to keep nothing between calls
+        (object_state.holds_no_graph_state)?"""
+        from torchleaklint.semantic.object_state import holds_no_graph_state
+
+        value = self.value(expr)
+        return value.kind == MODULE and bool(value.name) and holds_no_graph_state(self, value.name)
+
+    def set_only_at_construction(self, expr: ast.AST) -> bool:
+        """`self.eps` read in a method of a class whose init-like methods alone store it: it
+        holds what existed before any step (object_state.set_only_at_construction)."""
+        from torchleaklint.semantic.object_state import set_only_at_construction
+
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self"):
+            return False
+        unit = self.unit_of(expr)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        return info is not None and set_only_at_construction(self, info, expr.attr)
+
     def holds_no_parameters(self, expr: ast.AST) -> bool:
         """Is `expr` a module proven to hold no parameter (`nn.ReLU()`, a buffers-only class
         of this file or, from its summary, of another module)? Calling it records a graph
@@ -2061,6 +2097,43 @@ def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
         changed = False
         for node in assigns:
             if reads(node.value) & derived:
+                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if not bound <= derived:
+                    derived |= bound
+                    changed = True
+    return derived
+
+
+# what a loop body does to a batch without computing anything from it
+_MOVING_METHODS = frozenset({"to", "cuda", "cpu", "float", "double", "half", "long", "int", "bool", "contiguous",
+                             "squeeze", "unsqueeze", "view", "reshape", "permute", "transpose", "clone",
+                             "pin_memory", "type", "flatten"})
+
+
+def _moved_batch_names(loop: ast.AST, names: Set[str]) -> Set[str]:
+    """`names` plus the names the loop body binds to them only unpacked, indexed or moved
+    (`x, y = x.to(device), y.to(device)`, `imgs = batch["image"].cuda()`), not what a model
+    or any other call computes from them."""
+    def moved(expr) -> bool:
+        if isinstance(expr, ast.Name):
+            return expr.id in derived
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return bool(expr.elts) and all(moved(e) for e in expr.elts)
+        if isinstance(expr, ast.Subscript):
+            return moved(expr.value)
+        if isinstance(expr, ast.Attribute):
+            return expr.attr in ("data",) and moved(expr.value)
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _MOVING_METHODS:
+            return moved(expr.func.value)
+        return False
+
+    assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+    derived = set(names)
+    changed = True
+    while changed:
+        changed = False
+        for node in assigns:
+            if moved(node.value):
                 bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
                 if not bound <= derived:
                     derived |= bound

@@ -439,3 +439,91 @@ def _local_single_use(model, reference) -> bool:
     # `model.s0`), never the object itself going somewhere
     return all(use in calls or isinstance(model.parent(use), ast.Attribute) for use in uses)
 
+
+
+_STATE_MUTATORS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "copy_", "put", "push",
+                             "appendleft", "extendleft"})
+
+
+def holds_no_graph_state(model, class_name: str, depth: int = 0) -> bool:
+    """Is every instance of this module class of the file proven to keep nothing between
+    calls: its bases are `nn.Module` or such classes of the file, no method but the init-like
+    ones stores on `self` (`self.h = ...`, `self.cache.append(...)`), and every submodule it
+    builds is a torch layer or such a class? Then a forward of it builds a fresh graph from
+    its parameters and its inputs only: handing the module to a function cannot hand that
+    function a graph the caller built (TLL007's later backward)."""
+    info = model.classes.get(class_name)
+    if info is None or depth > 3 or not model.is_module_class(info):
+        return False
+    key = ("holds_no_graph_state", class_name)
+    if key in model._memo:
+        return model._memo[key]
+    model._memo[key] = False  # recursion: not proven
+    answer = _holds_no_graph_state(model, info, depth)
+    model._memo[key] = answer
+    return answer
+
+
+def _holds_no_graph_state(model, info, depth: int) -> bool:
+    from torchleaklint.semantic.dataflow import class_attribute_value
+
+    for base in info.base_names:
+        local = model.classes.get(base.rsplit(".", 1)[-1])
+        if local is not None:
+            if not holds_no_graph_state(model, local.name, depth + 1):
+                return False
+        elif base not in ("nn.Module", "torch.nn.Module", "Module"):
+            return False
+    built = set()
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        if receiver is None:
+            continue
+        for node in ast.walk(method):
+            stored = _stored_self_attribute(node, receiver)
+            if stored is None:
+                continue
+            if method.name not in INIT_METHODS:
+                return False
+            built.add(stored)
+    for attr in built:
+        value = class_attribute_value(model, info.name, attr)
+        if value.kind == "module":
+            if value.name and value.name in model.classes and not holds_no_graph_state(model, value.name, depth + 1):
+                return False
+            if value.name and value.name not in model.classes:
+                return False  # a module class of another module or library: not proven
+        elif value.kind == "unknown":
+            return False
+    return True
+
+
+def _stored_self_attribute(node, receiver: str) -> Optional[str]:
+    """The attribute of `self` a node stores into or mutates in place, if any."""
+    target = None
+    if isinstance(node, (ast.Attribute, ast.Subscript)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+        target = node
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _STATE_MUTATORS:
+        target = node.func.value
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == receiver:
+        return target.attr
+    return None
+
+
+def set_only_at_construction(model, info, attr: str) -> bool:
+    """Is `self.<attr>` stored or changed in place only by the class's init-like methods (and
+    stored there)? Then, read in a step, it holds what existed before the step began (a
+    hyperparameter, a submodule), never a graph the step built."""
+    stored = False
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        if receiver is None:
+            continue
+        for node in ast.walk(method):
+            if _stored_self_attribute(node, receiver) == attr:
+                if method.name not in INIT_METHODS:
+                    return False
+                stored = True
+    return stored

@@ -113,7 +113,8 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
     """The definitions of graph-carrying values whose graphs the value of `expr` contains:
     the bindings it is computed from, followed back through the unit, cut where a graph
     killer (`.detach()`, `.item()`, `float()`) or a no-grad region drops the graph. Batches
-    of a `for` target carry no graph and are not followed."""
+    of a `for` target (and what the loop body computes from them alone, of unknown kind) carry
+    no graph and are not followed."""
     unit = model.unit_of(expr)
     reaching = model.reaching(unit)
     flow = model.flow(unit)
@@ -139,6 +140,8 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
             value = flow.values.get(definition)
             if value is not None and not value.carries_graph and value.kind != "unknown":
                 continue
+            if value is not None and value.kind == "unknown" and model.is_batch_item(definition):
+                continue  # `x, y = x.to(device), y.to(device)`: the batch, moved
             out.add(definition)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
                     and not model.grad_disabled_at(stmt):
