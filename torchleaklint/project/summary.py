@@ -8,7 +8,8 @@ the per-file semantic layer:
   `exports`: what `from this import *` binds (honoring `__all__`); `stars`: the first-party
   modules it star-imports (their names are not copied into `aliases` nor `exports`).
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
-  it returns (`ret`; `ret_g` when its tensor arguments carry a graph), whether it runs with
+  it returns (`ret`; `ret_g` when its tensor arguments carry a graph; `ret_m` when modules
+  are handed for the parameters `mp` it calls), whether it runs with
   autograd off (`nograd`), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
@@ -46,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 5
+SUMMARY_VERSION = 6
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -235,6 +236,16 @@ def _function(model, func, module: str, info) -> dict:
         ret_g = encode(analyze_unit(model, func, graph_params, 1).returns, module)
         if ret_g != out["ret"]:
             out["ret_g"] = ret_g
+    called = _called_parameters(func, set(unknown))
+    if called and flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
+            and not flow.returns.carries_graph:
+        # `run_episode(env, policy)` calls `policy(obs)`: what it returns when a caller hands
+        # a module there (`ret_m`, for the parameters `mp`)
+        module_params = dict(base)
+        module_params.update({p: Value(MODULE) for p in called})
+        ret_m = encode(analyze_unit(model, func, module_params, 1).returns, module)
+        if ret_m != out["ret"]:
+            out["ret_m"], out["mp"] = ret_m, sorted(called)
     if flow.returns is not None and flow.returns.kind == DATA:
         weight = _returned_weight(model, func)
         if weight is not None:
@@ -323,6 +334,12 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
         found = weight_of(model, elt)
         out.append({"what": found.what, "kind": found.kind} if found is not None else None)
     return out if any(out) else None
+
+
+def _called_parameters(func, params) -> set:
+    """The parameters among `params` that the function calls (`policy(obs)`)."""
+    return {node.func.id for node in ast.walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in params}
 
 
 def _returns_detached_parameter(func, params) -> bool:

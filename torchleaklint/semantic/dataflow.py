@@ -1068,7 +1068,10 @@ class Analyzer:
         if kind != "function":
             return UNKNOWN_V
         graph_in = any(a.carries_graph or a.kind == LEAF for a in list(args) + list(kwargs.values()))
-        result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
+        if not graph_in and entry.get("ret_m") is not None and _modules_handed(entry, args, kwargs):
+            result = decode(entry["ret_m"])  # `run_episode(env, policy)` with a policy module
+        else:
+            result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
         if result.kind == GRAPH or result.carries_graph:
             result = self.produced(result) if result.kind == GRAPH else result
         if self.nograd or entry.get("detaches"):
@@ -1479,6 +1482,15 @@ def _module_evidence(model) -> Dict[ast.AST, Set[str]]:
                 moved.setdefault(model.unit_of(node), set()).add(node.targets[0].id)
     units = set(strong) | (set(moved) & set(stateful))
     return {unit: strong.get(unit, set()) | (moved.get(unit, set()) & stateful.get(unit, set())) for unit in units}
+
+
+def _modules_handed(entry: dict, args, kwargs) -> bool:
+    """Does the call hand a module for every parameter the summary's `ret_m` assumes one (`mp`)?"""
+    params = list(entry.get("params") or [])[1 if entry.get("self") else 0:]
+    handed = dict(zip(params, args))
+    handed.update(kwargs)
+    wanted = entry.get("mp") or []
+    return bool(wanted) and all(p in handed and handed[p].kind == MODULE for p in wanted)
 
 
 def _strip_graph(value: Value) -> Value:
