@@ -263,6 +263,13 @@ def _cut_by_callee(model, name: ast.Name) -> bool:
     return isinstance(parent, ast.Call) and name is not parent.func and model.call_cuts_argument(parent, name.id)
 
 
+def _graph_free_result(model, call: ast.Call) -> bool:
+    """A call whose result the data flow proves carries no graph (a tensor, a number, a
+    module), whatever its arguments carry."""
+    value = model.value(call)
+    return value.kind in ("tensor", "scalar", "none", "data", "module") and not value.carries_graph
+
+
 def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
     """Names and attributes (`self.graph0`) read as data in `expr`: not the callee of a
     call, not under a graph killer. An attribute read stands for itself (its reaching
@@ -276,6 +283,8 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
             if isinstance(node, ast.Attribute):
                 stack.append(node.value)  # `x.reshape(...)`: the receiver is data, the method is not
             continue
+        if isinstance(node, ast.Call) and node is not expr and _graph_free_result(model, node):
+            continue  # `frozen(fake)` of a helper returning `x.detach()`: nothing of `fake` flows on
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             if not model.value_killed_at(node) and not _cut_by_callee(model, node):
                 out.append(node)
