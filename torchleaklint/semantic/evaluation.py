@@ -890,11 +890,17 @@ def _is_gradient_code(model, node) -> bool:
         return bool(qual.startswith(_GRADIENT_APIS) and qual not in _NOT_GRADIENT_CODE
                     or torch_api.grad_context(qual) == "on")
     if isinstance(node, ast.Attribute) and node.attr == "requires_grad" and isinstance(node.ctx, ast.Store):
-        return True
+        assign = model.parent(node)
+        return not (isinstance(assign, ast.Assign) and _is_false(assign.value))  # `p.requires_grad = False` freezes
     if isinstance(node, ast.Attribute) and node.attr in _GRAPH_ATTRIBUTES and isinstance(node.ctx, ast.Load):
         return True  # `out.grad_fn`, `fn.next_functions`: the code walks the graph it records (a pruning
         # tracer, a graph profiler), so recording it is the point
-    return isinstance(node, ast.keyword) and node.arg == "requires_grad"
+    # `Variable(x, requires_grad=True)`; `requires_grad=False` turns gradients off: not gradient code
+    return isinstance(node, ast.keyword) and node.arg == "requires_grad" and not _is_false(node.value)
+
+
+def _is_false(expr) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is False
 
 
 def whole_function_is_eval(model, func, context) -> bool:
