@@ -931,13 +931,26 @@ class SemanticModel:
         if _rooted_at_self(iterable) and not (self._moves_to_device(loop, targets) or self.step_ops_in(loop)):
             return False  # `self.blocks`, `self.heads.items()`: parts of the model, unless moved like a batch
         targets = _derived_names(loop, targets, self._data_reads)
-        for call in self._calls_within(loop, skip_loops=True):
+        calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
+        for call in calls:
             if self.value(call.func).kind != MODULE or not _input_args(call):
                 continue
             used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
-        return any(self._hands_item_to_a_forward(call, targets) for call in self._calls_within(loop, skip_loops=True))
+        return any(self._hands_item_to_a_forward(call, targets) for call in calls)
+
+    def _calls_in_repeat_loops(self, loop: ast.AST) -> List[ast.Call]:
+        """Calls in the loops nested in `loop` that repeat work on its item a counted number of
+        times (`for s_step in range(self.s_steps):` several updates on one batch), not loops
+        over data of their own (`for i in range(0, n, bs)` slicing batches)."""
+        out = []
+        for inner in (n for n in nodes_within(loop, False) if isinstance(n, (ast.For, ast.AsyncFor)) and n is not loop):
+            between = [l for l in self.loops_around(inner) if self.is_inside(l, loop) and l is not loop] + [inner]
+            if all(isinstance(l, (ast.For, ast.AsyncFor)) and _is_range_like(l.iter, self) and not _strided_batch_loop(l)
+                   for l in between):
+                out.extend(self._calls_within(inner, skip_loops=True))
+        return out
 
     def is_batch_item(self, expr: ast.AST) -> bool:
         """Is `expr` a name for the batch of an enclosing loop over batches (its target, or
@@ -1102,7 +1115,7 @@ class SemanticModel:
                 positional = parts if has_ellipsis else parts[1:]
                 skipped.update(id(n) for p in positional for n in ast.walk(p))
         return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
-            & expression_names(expr)
+            & expression_names(expr, receivers=True)
 
     def is_step_loop(self, loop: ast.AST) -> bool:
         """A loop that runs once per training/evaluation step. A loop over the optimizers of
@@ -1932,12 +1945,16 @@ class SemanticModel:
         return depth < 2 and any(self.read_reaches_backward(site, depth + 1) for site in sites)
 
 
-def expression_names(expr: Optional[ast.AST]) -> Set[str]:
-    """Names read by an expression, leaving out the names of called functions."""
+def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[str]:
+    """Names read by an expression, leaving out the names of called functions (with
+    `receivers`, keeping the object a method is called on: `data` in `data.to(device)`)."""
     if expr is None:
         return set()
     in_callee = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
                  for name in ast.walk(call.func) if isinstance(name, ast.Name)}
+    if receivers:
+        in_callee -= {id(call.func.value) for call in ast.walk(expr) if isinstance(call, ast.Call)
+                      and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)}
     return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
 
 
