@@ -233,13 +233,33 @@ def _cuts_between_steps(model, method, func) -> bool:
 
 def _conditional_in(model, node, loop) -> bool:
     """Is `node` under an `if` inside `loop` (`if t % 500 == 0: sim.reset()`, `if done:
-    env.reset()`)? Then it does not run every step, and the state chains between its runs."""
+    env.reset()`)? Then it does not run every step, and the state chains between its runs.
+    A test fixed for the whole loop (`if self.use_rnn:`, a setting made at construction or a
+    name bound before the loop) runs the restart on every iteration or on none: on none the
+    restarted state is not used the way it is here either, so it is no evidence of a chain."""
     for anc in model.ancestors(node):
         if anc is loop:
             return False
-        if isinstance(anc, (ast.If, ast.IfExp)):
+        if isinstance(anc, (ast.If, ast.IfExp)) and not _fixed_for_the_loop(model, anc.test, loop):
             return True
     return False
+
+
+def _fixed_for_the_loop(model, test, loop) -> bool:
+    """Does `test` read only constants, names bound before `loop` and `self.<attr>` settings
+    stored only at construction (no call)?"""
+    reaching = model.reaching(model.unit_of(loop))
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call):
+            return False
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+            if not model.set_only_at_construction(node):
+                return False
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != "self":
+            definitions = reaching.definitions(node)
+            if any(model.is_inside(d, loop) for d in definitions):
+                return False
+    return True
 
 
 def _first_use_guard(model, site) -> bool:
