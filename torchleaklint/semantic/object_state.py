@@ -36,18 +36,38 @@ def self_name(func) -> Optional[str]:
 
 
 def class_methods(model, info) -> List[ast.AST]:
-    """Methods of the class and of its base classes defined in this module."""
-    out, seen, todo = [], set(), [info]
+    """Methods of the class and of its base classes defined in this module that an instance
+    runs: a base's method the class overrides only when some method calls it (`super().m()`,
+    `Base.m(self)`)."""
+    out, seen, todo, defined = [], set(), [info], set()
     while todo:
-        current = todo.pop()
+        current = todo.pop(0)  # the class first, then its bases: what it defines hides theirs
         if current.name in seen:
             continue
         seen.add(current.name)
-        out.extend(current.methods.values())
+        delegated = _delegated_names(out)
+        for name, method in current.methods.items():
+            if name not in defined or name in delegated:
+                out.append(method)
+        defined |= set(current.methods)
         for base in current.base_names:
             local = model.classes.get(base.rsplit(".", 1)[-1])
             if local is not None:
                 todo.append(local)
+    return out
+
+
+def _delegated_names(methods) -> set:
+    """Method names called on a base from these methods: `super().forward(x)`, `Base.forward(self, x)`."""
+    out = set()
+    for method in methods:
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                owner = node.func.value
+                if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super" \
+                        or isinstance(owner, ast.Name) and node.args and isinstance(node.args[0], ast.Name) \
+                        and node.args[0].id == "self":
+                    out.add(node.func.attr)
     return out
 
 
