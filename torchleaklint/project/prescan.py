@@ -105,7 +105,7 @@ def scan_file(path: str, names: Set[str]) -> Optional[list]:
                 continue
             found = modules.find_module(candidate, absolute)
             if found is not None and found != absolute:
-                refs.add(found)
+                refs.add(sys.intern(found))  # the same modules are imported by many files
     return [sorted(refs), defs]
 
 

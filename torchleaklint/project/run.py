@@ -51,7 +51,8 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     from torchleaklint.runner import _rare_gc
 
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
-    absolute = {path: os.path.abspath(path) for path in files}
+    # interned: the summaries' import lists and the prescan name the same paths again
+    absolute = {path: sys.intern(os.path.abspath(path)) for path in files}
     stats = {path: file_stat(path) for path in files}
     summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
     reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
