@@ -10,7 +10,7 @@ the per-file semantic layer:
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph; `ret_m` when modules
   are handed for the parameters `mp` it calls), whether it runs with
-  autograd off (`nograd`), back-propagates (`bw`; `bwp` the parameters whose values it
+  autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
@@ -47,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 6
+SUMMARY_VERSION = 7
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -262,6 +262,8 @@ def _function(model, func, module: str, info) -> dict:
         out["cuts"] = sorted(cuts)
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
+    elif model.may_run_forward(func) and model.forwards_only_without_grad(func):
+        out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
     if info is not None:

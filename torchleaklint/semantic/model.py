@@ -867,12 +867,21 @@ class SemanticModel:
             method = self.method(receiver.name, attr)
             if method is None:
                 return None
-            return not self.grad_off_decorated(method) and self.may_run_forward(method)
+            return not self.grad_off_decorated(method) and self.may_run_forward(method) \
+                and not self.forwards_only_without_grad(method)
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
-                return not found[1].get("nograd")
+                return not found[1].get("nograd") and not found[1].get("fwd_off")
         return None
+
+    def forwards_only_without_grad(self, func: ast.AST) -> bool:
+        """Does every call in `func` that may run a forward run with autograd off (`with
+        torch.no_grad():` around the method's generation loop)? Then calling it records no
+        graph, whatever its callers do."""
+        return self.cached(("forwards_only_without_grad", func), lambda: not any(
+            self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+            for call in self._calls_within(func, skip_loops=False)))
 
     def _module_classes_defining(self, attr: str) -> List[str]:
         """The nn.Module classes of this file that define (not inherit) method `attr`."""
