@@ -152,6 +152,8 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None  # `x.add(y)` on anything but a known set is tensor arithmetic
         if receiver.kind not in (SEQUENCE, "unknown"):
             return None
+        if receiver.kind == "unknown" and model.owned_out_of_view(container):
+            return None  # `self.trainer.train_loop.running_loss.append(x)`: a framework object's method
         value, many = added
         if many:
             extended = model.value(value)

@@ -1652,6 +1652,22 @@ class SemanticModel:
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and set_only_at_construction(self, info, expr.attr)
 
+    def owned_out_of_view(self, expr: ast.AST) -> bool:
+        """`self.trainer.train_loop.running_loss` in a method of a class that never stores
+        `self.trainer`: an object set by code out of view (the framework), whose parts are of
+        kinds nobody here can tell (object_state.stores_attribute)."""
+        from torchleaklint.semantic.object_state import stores_attribute
+
+        chain = []
+        while isinstance(expr, ast.Attribute):
+            chain.append(expr.attr)
+            expr = expr.value
+        if len(chain) < 2 or not (isinstance(expr, ast.Name) and expr.id == "self"):
+            return False
+        unit = self.unit_of(expr)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        return info is not None and not stores_attribute(self, info, chain[-1])
+
     def holds_no_parameters(self, expr: ast.AST) -> bool:
         """Is `expr` a module proven to hold no parameter (`nn.ReLU()`, a buffers-only class
         of this file or, from its summary, of another module)? Calling it records a graph

@@ -567,3 +567,21 @@ def set_only_at_construction(model, info, attr: str) -> bool:
                     return False
                 stored = True
     return stored
+
+
+def stores_attribute(model, info, attr: str) -> bool:
+    """Does the class (or a base class of this module) store `self.<attr>` in some method, or
+    define it in its body? If not, what it holds is set by code out of view (a framework's
+    `self.trainer`)."""
+    for current in [info] + [model.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
+                             if b.rsplit(".", 1)[-1] in model.classes]:
+        for stmt in current.node.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and any(
+                    isinstance(t, ast.Name) and t.id == attr
+                    for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+                return True
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        if receiver is not None and any(_stored_self_attribute(n, receiver) == attr for n in ast.walk(method)):
+            return True
+    return False
