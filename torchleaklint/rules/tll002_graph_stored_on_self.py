@@ -8,7 +8,7 @@ from typing import Iterator, List, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
-    runs_after_store_each_step, self_name as _self_name, stores_before_reading
+    registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
                                           with_method)
 
@@ -111,8 +111,8 @@ class GraphStoredOnSelf(Rule):
             return None
         attr = target.attr
         methods = class_methods(model, info)
-        if model.state_cut_between_steps(func, attr):
-            return None
+        if model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr):
+            return None  # cut between steps, or a Parameter's name: nothing else can be stored there
         if every_instance_steps_once(model, info):
             return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)

@@ -585,3 +585,26 @@ def stores_attribute(model, info, attr: str) -> bool:
         if receiver is not None and any(_stored_self_attribute(n, receiver) == attr for n in ast.walk(method)):
             return True
     return False
+
+
+def registered_parameter(model, info, attr: str) -> bool:
+    """Is `self.<attr>` an `nn.Parameter` of this module class (`self.w = nn.Parameter(...)` or
+    `self.register_parameter("w", ...)` in an init-like method)? `nn.Module.__setattr__` then
+    refuses anything but a Parameter or None under that name, so no store can put a graph there
+    (`self.w = self.w.to(device)` only runs where `.to()` returns the Parameter itself)."""
+    if not model.is_module_class(info):
+        return False
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        if receiver is None or method.name not in INIT_METHODS:
+            continue
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                    (model.qualname(node.value.func) or "") in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") \
+                    and any(_stored_self_attribute(t, receiver) == attr for t in node.targets):
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "register_parameter" and node.args \
+                    and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr:
+                return True
+    return False
