@@ -62,6 +62,7 @@ class ReachingDefinitions:
         self._dotted_roots = set()
         self._stmt_stack: List[ast.AST] = []
         self._jumps: Dict[ast.AST, Dict[str, List[State]]] = {}
+        self._phase: Dict[str, Tuple[int, bool]] = {}  # counter -> (first value, in the first iteration?)
         state: Optional[State] = {}
         if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             for arg in every_parameter(unit):
@@ -143,7 +144,28 @@ class ReachingDefinitions:
         if node not in self.reads:
             self.reads_by_key.setdefault(key, []).append(node)
             self.read_loops[node] = self._loops_now()
-        self.reads[node] = self._lookup(state, key)
+            self.reads[node] = self._lookup(state, key)
+        elif self._phase:
+            # a counted loop walks its first and its later iterations apart: a read sees both
+            self.reads[node] = self.reads[node] | self._lookup(state, key)
+        else:
+            self.reads[node] = self._lookup(state, key)
+
+    def _counter_branch(self, test: ast.AST) -> Optional[bool]:
+        """In a counted loop's first or later iterations, which branch `if t == 0:` (or
+        `t != 0`, `0 == t`) takes: True for the body, False for the else, None if not such a test."""
+        if not (self._phase and isinstance(test, ast.Compare) and len(test.ops) == 1
+                and isinstance(test.ops[0], (ast.Eq, ast.NotEq))):
+            return None
+        left, right = test.left, test.comparators[0]
+        if isinstance(right, ast.Name) and isinstance(left, ast.Constant):
+            left, right = right, left
+        if not (isinstance(left, ast.Name) and left.id in self._phase and isinstance(right, ast.Constant)):
+            return None
+        start, first = self._phase[left.id]
+        if type(right.value) is not int or right.value != start:
+            return None
+        return first if isinstance(test.ops[0], ast.Eq) else not first
 
     def _note_effect(self, key: str, node: ast.AST) -> None:
         if self._stmt_stack:
@@ -235,7 +257,47 @@ class ReachingDefinitions:
 
     def _stmt_For(self, s, state: State) -> Optional[State]:
         state = self._expr(s.iter, state)
+        counter = _first_iteration_counter(s)
+        if counter is not None:
+            return self._counted_loop(s, state, counter)
         return self._loop(s, state, lambda st: self._bind(s.target, st))
+
+    def _counted_loop(self, loop, entry: State, counter: Tuple[str, int]) -> Optional[State]:
+        """A loop over `range`/`enumerate` whose body tests its counter against the first value
+        (`if t == 0: pred = im else: pred = torch.cat((pred, im))`): the first iteration takes
+        that branch, the later ones the other. Walked as a first iteration, then the later
+        ones to a fixed point, so that a binding the first iteration always makes cuts what
+        came from before the loop (an outer loop's previous iteration)."""
+        name, start = counter
+        head = (lambda st: self._bind(loop.target, st))
+        self._push_loop(loop)
+        breaks: List[Optional[State]] = []
+        back = None
+        try:
+            self._phase[name] = (start, True)
+            self._jumps[loop] = {"break": [], "continue": []}
+            first_end = self._block(loop.body, head(dict(entry)))
+            first_back = _join_all([first_end] + self._jumps[loop]["continue"])
+            breaks += self._jumps[loop]["break"]
+            self._phase[name] = (start, False)
+            from_first = self._crossed(first_back, loop)
+            at_head = dict(from_first) if from_first is not None else None
+            for _ in range(_MAX_LOOP_PASSES if at_head is not None else 0):
+                self._jumps[loop] = {"break": [], "continue": []}
+                end = self._block(loop.body, head(dict(at_head)))
+                back = _join_all([end] + self._jumps[loop]["continue"])
+                breaks += self._jumps[loop]["break"]
+                new_head = _join(from_first, self._crossed(back, loop))
+                if new_head == at_head:
+                    break
+                at_head = new_head
+            self._jumps.pop(loop, None)
+        finally:
+            self._phase.pop(name, None)
+            self._pop_loop()
+        after_body = _join(first_back, back)
+        after = self._block(loop.orelse, dict(after_body) if after_body is not None else dict(entry))
+        return _join_all([after] + breaks)
 
     _stmt_AsyncFor = _stmt_For
 
@@ -310,6 +372,11 @@ class ReachingDefinitions:
 
     def _stmt_If(self, s: ast.If, state: State) -> Optional[State]:
         state = self._expr(s.test, state)
+        taken = self._counter_branch(s.test)
+        if taken is True:
+            return self._block(s.body, dict(state))
+        if taken is False:
+            return self._block(s.orelse, state) if s.orelse else state
         if not s.orelse:
             return _join(self._block(s.body, dict(state)), state)
         return _join(self._block(s.body, dict(state)), self._block(s.orelse, state))
@@ -486,6 +553,34 @@ def _children(node: ast.AST) -> List[ast.AST]:
         elif isinstance(child, list):
             out.extend(item for item in child if isinstance(item, ast.AST))
     return out
+
+
+def _first_iteration_counter(loop) -> Optional[Tuple[str, int]]:
+    """(counter, first value) of `for t in range(n)` / `range(a, n)` / `for i, x in
+    enumerate(xs)` whose body tests `counter == first` and never rebinds the counter."""
+    target, it = loop.target, loop.iter
+    if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in ("range", "enumerate")):
+        return None
+    if it.func.id == "range" and isinstance(target, ast.Name) and 1 <= len(it.args) <= 3:
+        name = target.id
+        start = it.args[0] if len(it.args) >= 2 else ast.Constant(value=0)
+    elif it.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and isinstance(target.elts[0], ast.Name):
+        name = target.elts[0].id
+        start = next((k.value for k in it.keywords if k.arg == "start"), it.args[1] if len(it.args) > 1 else None) \
+            or ast.Constant(value=0)
+    else:
+        return None
+    if not (isinstance(start, ast.Constant) and type(start.value) is int):
+        return None
+    tested = False
+    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            return None  # rebound in the body: the test says nothing about the iteration
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and any(
+                isinstance(side, ast.Name) and side.id == name for side in (node.left, node.comparators[0])):
+            tested = True
+    return (name, start.value) if tested else None
 
 
 def _join(a: Optional[State], b: Optional[State]) -> Optional[State]:
