@@ -736,7 +736,26 @@ def _is_unit_test(model, func) -> bool:
     if not _is_test_file(model.path):
         return False
     scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
-    return any(scope.name.startswith("test") and _collected_as_test(model, scope) for scope in scopes)
+    if any(scope.name.startswith("test") and _collected_as_test(model, scope) for scope in scopes):
+        return True
+    return _helper_of_tests(model, func, 0)
+
+
+def _helper_of_tests(model, func, depth: int) -> bool:
+    """A helper of a test file that only tests call (`_mask_tests(i, layer)` from two
+    `test_*` functions), directly or through such helpers: test code too. Not one that
+    code outside the tests calls, nor one nobody here calls."""
+    sites = model.call_sites(func)
+    if not sites or depth > 2 or model.external_sites(func):
+        return False
+    for site in sites:
+        caller = model.unit_of(site)
+        if not isinstance(caller, FUNCTION_TYPES) or caller is func:
+            return False
+        if not (caller.name.startswith("test") and _collected_as_test(model, caller)) \
+                and not _helper_of_tests(model, caller, depth + 1):
+            return False
+    return True
 
 
 def _collected_as_test(model, func) -> bool:
