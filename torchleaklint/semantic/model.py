@@ -913,6 +913,21 @@ class SemanticModel:
         return any(self.backward_target(c) is not None for c in self._calls_within(owner, skip_loops=False))
 
     def is_data_loop(self, loop: ast.AST) -> bool:
+        """Is `loop` a loop over batches (`_is_data_loop`)? Memoized only once no data flow is
+        being computed: an answer read from provisional values must not become final."""
+        key = ("is_data_loop", loop)
+        found = self._memo.get(key)
+        if found is not None:
+            return found
+        answer = self._is_data_loop(loop)
+        if self._settled():
+            self._memo[key] = answer
+        return answer
+
+    def _settled(self) -> bool:
+        return not self._in_progress and not self._frames
+
+    def _is_data_loop(self, loop: ast.AST) -> bool:
         """A loop over batches: its iterable is a DataLoader/Dataset (possibly wrapped in
         enumerate/tqdm/zip), or an iterable of unknown kind whose items are fed to a model
         call as its input. Loops over tensor slices (`x.split(1)`, time steps), over
@@ -968,8 +983,15 @@ class SemanticModel:
         if not isinstance(expr, ast.Name):
             return False
         for loop in self.loops_around(expr):
-            if isinstance(loop, (ast.For, ast.AsyncFor)) and expr.id in self.cached(
-                    ("batch_names", loop), lambda loop=loop: self._batch_names(loop)):
+            if not isinstance(loop, (ast.For, ast.AsyncFor)):
+                continue
+            key = ("batch_names", loop)
+            names = self._memo.get(key)
+            if names is None:
+                names = self._batch_names(loop)
+                if self._settled():
+                    self._memo[key] = names
+            if expr.id in names:
                 return True
         return False
 
