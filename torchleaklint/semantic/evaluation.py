@@ -319,7 +319,7 @@ def _feeds_a_loss(model, site) -> bool:
     (`calculate_ls_loss`, `pretrain_loss`), or returns what it computes from the result to
     its own caller (a helper of the training forward: `_item_prediction` in a loss)."""
     caller = model.unit_of(site)
-    if not isinstance(caller, FUNCTION_TYPES):
+    if not isinstance(caller, FUNCTION_TYPES) or _only_reported(model, site):
         return False
     if "loss" in caller.name.lower() or "train" in caller.name.lower():
         return True
@@ -329,6 +329,23 @@ def _feeds_a_loss(model, site) -> bool:
     return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
                and model.carries_graph(node.value)
                and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
+
+
+_REPORTING_METHODS = frozenset({"info", "debug", "warning", "log", "add_scalar", "add_scalars", "write",
+                                "set_postfix", "set_description", "log_metrics", "append"})
+
+
+def _only_reported(model, site) -> bool:
+    """The call's result is handed straight to a report (`print(it, self.evaluate(env))`,
+    `logger.info(...)`, an f-string): it feeds no loss, whatever the caller is named."""
+    parent = model.parent(site)
+    while isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.keyword)):
+        parent = model.parent(parent)
+    if not isinstance(parent, ast.Call) or parent.func is site:
+        return False
+    func = parent.func
+    return isinstance(func, ast.Name) and func.id == "print" or \
+        isinstance(func, ast.Attribute) and func.attr in _REPORTING_METHODS and func.attr != "append"
 
 
 def _is_module_forward(model, func) -> bool:
@@ -719,7 +736,15 @@ def _is_model_call(model, call) -> bool:
     if model.value(call.func).kind == MODULE:
         return True
     func = call.func
-    return isinstance(func, ast.Attribute) and func.attr == "forward" and model.value(func.value).kind == MODULE
+    if not isinstance(func, ast.Attribute):
+        return False
+    receiver = model.value(func.value)
+    if receiver.kind != MODULE:
+        return False
+    # `self.rssm.recurrent_model(post, action, deter)`: a method of a module of this file (or
+    # another module's, from its summary) that runs a forward with autograd on
+    return func.attr == "forward" or bool(call.args or call.keywords) and func.attr not in _NOT_A_FORWARD \
+        and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES) and model.method_runs_forward(receiver, func.attr) is True
 
 
 def _is_test_file(path: str) -> bool:
