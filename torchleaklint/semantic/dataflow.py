@@ -555,8 +555,16 @@ class Analyzer:
             if owner.carries_graph:
                 return GRAPH_V  # attribute of a model output object: `outputs.loss`
         if owner.kind == MODULE and not owner.name:
+            if e.attr in ("weight", "bias") and not self._unique_class_sets(e.attr):
+                # a layer's parameter (`self.item_emb.weight` of an nn.Embedding): a leaf that
+                # requires grad, unless the module is frozen
+                return TENSOR_V if owner.frozen else Value(LEAF)
             return self._unique_class_attribute(e.attr)
         return UNKNOWN_V
+
+    def _unique_class_sets(self, attr: str) -> bool:
+        """Does some module class of this file set `self.<attr>` itself?"""
+        return bool(self.m.cached(("attribute_owners",), lambda: _module_classes_by_attribute(self.m)).get(attr))
 
     def _unique_class_attribute(self, attr: str) -> Value:
         """`model.cell` on an nn.Module of unknown class: when exactly one module class of
