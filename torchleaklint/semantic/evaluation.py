@@ -141,9 +141,14 @@ def _result_made_numpy(model, call, unit) -> bool:
 
 
 def _ends_in_numpy(model, node) -> bool:
+    """`node` reaches `.numpy()` through ops that keep `requires_grad`: none of them under
+    no-grad (`with torch.no_grad(): output.cpu().numpy()` copies to a tensor that does not
+    require grad, so `.numpy()` proves nothing there; `output.numpy()` itself would still raise)."""
     while True:
         parent = model.parent(node)
         if isinstance(parent, ast.Subscript) and parent.value is node:
+            if model.grad_disabled_at(parent):
+                return False
             node = parent
             continue
         if not (isinstance(parent, ast.Attribute) and parent.value is node):
@@ -153,7 +158,7 @@ def _ends_in_numpy(model, node) -> bool:
             return False
         if parent.attr == "numpy":
             return not call.keywords  # `numpy(force=True)` detaches first
-        if parent.attr not in _GRAPH_KEEPING:
+        if parent.attr not in _GRAPH_KEEPING or model.grad_disabled_at(call):
             return False
         node = call
 
