@@ -1502,10 +1502,14 @@ def _modules_handed(entry: dict, args, kwargs) -> bool:
 
 
 def _strip_graph(value: Value) -> Value:
+    """What a value computed with autograd off holds: no graph, in its items and elements too
+    (`outputs = self._forward_micro_batch(...)` under no-grad, a dict of tensors)."""
     if value.kind == GRAPH:
         return TENSOR_V
     if value.items is not None:
         return Value(SEQUENCE, items=tuple(_strip_graph(i) for i in value.items))
+    if value.kind == SEQUENCE and value.elem is not None and value.elem.carries_graph:
+        return Value(SEQUENCE, elem=_strip_graph(value.elem))
     return value
 
 

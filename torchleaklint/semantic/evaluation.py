@@ -673,7 +673,8 @@ def _computes_gradients(model, func, depth: int) -> bool:
 
 def _receiver_frozen_before(model, call, unit) -> bool:
     """`model.requires_grad_(False)`, or `for p in model.parameters(): p.requires_grad = False`
-    (or `p.requires_grad_(False)`), earlier in the function, on the called model."""
+    (or `p.requires_grad_(False)`, or over `model.named_parameters()`), earlier in the function,
+    on the called model."""
     func = call.func.value if isinstance(call.func, ast.Attribute) and dotted(call.func) is not None \
         and dotted(call.func.value) is not None and not isinstance(call.func.value, ast.Call) else call.func
     receiver = dotted(func)
@@ -695,6 +696,11 @@ def _freeze_positions(unit) -> Dict[str, Position]:
                 and node.iter.func.attr == "parameters" and isinstance(node.target, ast.Name) \
                 and _freezes(node, node.target.id):
             receiver = dotted(node.iter.func.value)
+        elif isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and isinstance(node.iter.func, ast.Attribute) \
+                and node.iter.func.attr == "named_parameters" and isinstance(node.target, ast.Tuple) \
+                and len(node.target.elts) == 2 and isinstance(node.target.elts[1], ast.Name) \
+                and _freezes(node, node.target.elts[1].id):
+            receiver = dotted(node.iter.func.value)  # `for k, v in model.named_parameters(): v.requires_grad = False`
         if receiver is not None and (receiver not in out or start_of(node) < out[receiver]):
             out[receiver] = start_of(node)
     return out
@@ -746,10 +752,12 @@ def _is_model_call(model, call) -> bool:
     receiver = model.value(func.value)
     if receiver.kind != MODULE:
         return False
-    # `self.rssm.recurrent_model(post, action, deter)`: a method of a module of this file (or
-    # another module's, from its summary) that runs a forward with autograd on
+    # `self.rssm.recurrent_model(post, action, deter)`: a method of a module class of this file
+    # that runs a forward with autograd on (whose gradient code, an attack's `autograd.grad`,
+    # is in view too; another module's `model.attack(...)` may differentiate inside)
     return func.attr == "forward" or bool(call.args or call.keywords) and func.attr not in _NOT_A_FORWARD \
-        and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES) and model.method_runs_forward(receiver, func.attr) is True
+        and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES) and "." not in (receiver.name or "") \
+        and model.method_runs_forward(receiver, func.attr) is True
 
 
 def _is_test_file(path: str) -> bool:
