@@ -724,7 +724,10 @@ def _false_flag(call) -> bool:
 
 
 def _freezes(loop, name: str) -> bool:
-    for node in ast.walk(loop):
+    """The loop's own body (not a branch in it: `if k.startswith("head"):` freezes a part)
+    turns off `requires_grad` of every item."""
+    for stmt in loop.body:
+        node = stmt.value if isinstance(stmt, ast.Expr) else stmt
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
                                                 and dotted(t.value) == name for t in node.targets) \
                 and isinstance(node.value, ast.Constant) and node.value.value is False:
