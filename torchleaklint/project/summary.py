@@ -229,21 +229,17 @@ def _function(model, func, module: str, info) -> dict:
     out["ret"] = encode(flow.returns, module)
     base = flow.params
     unknown = [p for p in params[1 if has_self else 0:] if base.get(p, Value(UNKNOWN)).kind == UNKNOWN]
-    if unknown and flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
-            and not flow.returns.carries_graph:
-        graph_params = dict(base)
-        graph_params.update({p: Value(GRAPH) for p in unknown})
-        ret_g = encode(analyze_unit(model, func, graph_params, 1).returns, module)
+    may_depend = flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
+        and not flow.returns.carries_graph
+    if unknown and may_depend:
+        ret_g = _returns_when(model, func, base, {p: Value(GRAPH) for p in unknown}, module)
         if ret_g != out["ret"]:
             out["ret_g"] = ret_g
     called = _called_parameters(func, set(unknown))
-    if called and flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
-            and not flow.returns.carries_graph:
+    if called and may_depend:
         # `run_episode(env, policy)` calls `policy(obs)`: what it returns when a caller hands
         # a module there (`ret_m`, for the parameters `mp`)
-        module_params = dict(base)
-        module_params.update({p: Value(MODULE) for p in called})
-        ret_m = encode(analyze_unit(model, func, module_params, 1).returns, module)
+        ret_m = _returns_when(model, func, base, {p: Value(MODULE) for p in called}, module)
         if ret_m != out["ret"]:
             out["ret_m"], out["mp"] = ret_m, sorted(called)
     if flow.returns is not None and flow.returns.kind == DATA:
@@ -336,6 +332,15 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
         found = weight_of(model, elt)
         out.append({"what": found.what, "kind": found.kind} if found is not None else None)
     return out if any(out) else None
+
+
+def _returns_when(model, func, base, assumed, module: str):
+    """What `func` returns (encoded) when its parameters hold `assumed` on top of `base`."""
+    from torchleaklint.semantic.dataflow import analyze_unit
+
+    params = dict(base)
+    params.update(assumed)
+    return encode(analyze_unit(model, func, params, 1).returns, module)
 
 
 def _called_parameters(func, params) -> set:

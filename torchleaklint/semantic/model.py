@@ -2154,13 +2154,19 @@ def _constructed_bindings(node: ast.Assign, constructed):
 def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
     """`names` plus the names the loop body computes from them (`noisy = clean + eps`,
     `x = x.to(device)`), so that an item reaching the model through a local still counts."""
+    return _bound_from(loop, names, lambda value, derived: bool(reads(value) & derived))
+
+
+def _bound_from(loop: ast.AST, names: Set[str], follows) -> Set[str]:
+    """`names` plus the names the loop body's assignments bind from them, to a fixed point:
+    `follows(value, derived)` says whether an assigned value comes from the names so far."""
     assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
     derived = set(names)
     changed = True
     while changed:
         changed = False
         for node in assigns:
-            if reads(node.value) & derived:
+            if follows(node.value, derived):
                 bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
                 if not bound <= derived:
                     derived |= bound
@@ -2178,31 +2184,20 @@ def _moved_batch_names(loop: ast.AST, names: Set[str]) -> Set[str]:
     """`names` plus the names the loop body binds to them only unpacked, indexed or moved
     (`x, y = x.to(device), y.to(device)`, `imgs = batch["image"].cuda()`), not what a model
     or any other call computes from them."""
-    def moved(expr) -> bool:
+    def moved(expr, derived) -> bool:
         if isinstance(expr, ast.Name):
             return expr.id in derived
         if isinstance(expr, (ast.Tuple, ast.List)):
-            return bool(expr.elts) and all(moved(e) for e in expr.elts)
+            return bool(expr.elts) and all(moved(e, derived) for e in expr.elts)
         if isinstance(expr, ast.Subscript):
-            return moved(expr.value)
+            return moved(expr.value, derived)
         if isinstance(expr, ast.Attribute):
-            return expr.attr in ("data",) and moved(expr.value)
+            return expr.attr in ("data",) and moved(expr.value, derived)
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _MOVING_METHODS:
-            return moved(expr.func.value)
+            return moved(expr.func.value, derived)
         return False
 
-    assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
-    derived = set(names)
-    changed = True
-    while changed:
-        changed = False
-        for node in assigns:
-            if moved(node.value):
-                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-                if not bound <= derived:
-                    derived |= bound
-                    changed = True
-    return derived
+    return _bound_from(loop, names, moved)
 
 
 def _unpacks_pairs(target: ast.AST) -> bool:
