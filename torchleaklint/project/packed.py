@@ -28,6 +28,16 @@ CACHED = 256
 _LENGTH_BITS = 32  # a location is one int: offset << 32 | length
 
 
+def location(offset: int, length: int) -> int:
+    """Where `length` bytes at `offset` of a file are, as one int."""
+    return offset << _LENGTH_BITS | length
+
+
+def read_at(fd: int, where: int) -> bytes:
+    """The bytes a `location` names, read from the open file `fd`."""
+    return os.pread(fd, where & ((1 << _LENGTH_BITS) - 1), where >> _LENGTH_BITS)
+
+
 class _Spill:
     """An append-only temporary file of packed values, read back by offset."""
 
@@ -60,13 +70,12 @@ class _Spill:
             return None
         if written != len(data):
             return None
-        where = self.end << _LENGTH_BITS | len(data)
+        where = location(self.end, len(data))
         self.end += len(data)
         return where
 
     def read(self, where: int) -> bytes:
-        length = where & ((1 << _LENGTH_BITS) - 1)
-        return os.pread(self.fd, length, where >> _LENGTH_BITS)
+        return read_at(self.fd, where)
 
 
 def _close(fd: int, name: Optional[str], creator: int) -> None:

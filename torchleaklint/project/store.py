@@ -15,16 +15,12 @@ import hashlib
 import json
 import os
 import tempfile
-from typing import Dict, Iterator, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchleaklint.project.packed import _LENGTH_BITS, _Spill
+from torchleaklint.project.packed import _Spill, location, read_at
 
 STORE_VERSION = "4"
 _DECODER = json.JSONDecoder()
-
-
-def _location(offset: int, length: int) -> int:
-    return offset << _LENGTH_BITS | length
 
 
 class SummaryStore:
@@ -58,7 +54,7 @@ class SummaryStore:
                 path = _path_of(line)
                 if path is not None:
                     if by_offset:
-                        self._old[path] = _location(offset, len(line))
+                        self._old[path] = location(offset, len(line))
                     else:
                         self._lines[path] = line
                 offset += len(line)
@@ -76,7 +72,7 @@ class SummaryStore:
         where = self._old.get(path)
         if where is not None:
             try:
-                return os.pread(self._old_file.fileno(), where & ((1 << _LENGTH_BITS) - 1), where >> _LENGTH_BITS)
+                return read_at(self._old_file.fileno(), where)
             except OSError:
                 return None
         return self._lines.get(path)
@@ -92,6 +88,10 @@ class SummaryStore:
         entry = pair[1] if isinstance(pair, list) and len(pair) == 2 else None
         return entry if isinstance(entry, dict) else None
 
+    def _paths(self) -> List[str]:
+        """Every path stored, read or put, once each, in the order the file had them."""
+        return list(dict.fromkeys([*self._old, *self._lines, *self._new]))
+
     def get(self, path: str, stat) -> Optional[dict]:
         entry = self._entry(path)
         if entry is not None and stat is not None and tuple(entry.get("stat", ())) == tuple(stat):
@@ -100,7 +100,7 @@ class SummaryStore:
 
     def items(self) -> Iterator[Tuple[str, dict]]:
         """Every stored (path, entry), parsed one at a time."""
-        for path in list(self._old) + list(self._lines) + [p for p in self._new if p not in self._old]:
+        for path in self._paths():
             entry = self._entry(path)
             if entry is not None:
                 yield path, entry
@@ -133,7 +133,7 @@ class SummaryStore:
             fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
             try:
                 with os.fdopen(fd, "wb") as handle:
-                    for path in list(self._old) + list(self._lines) + [p for p in self._new if p not in self._old]:
+                    for path in self._paths():
                         line = self._stored_line(path)
                         if line is not None:
                             handle.write(line)

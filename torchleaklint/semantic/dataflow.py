@@ -555,22 +555,22 @@ class Analyzer:
             if owner.carries_graph:
                 return GRAPH_V  # attribute of a model output object: `outputs.loss`
         if owner.kind == MODULE and not owner.name:
-            if e.attr in ("weight", "bias") and not self._unique_class_sets(e.attr):
+            if e.attr in ("weight", "bias") and not self._attribute_owners(e.attr):
                 # a layer's parameter (`self.item_emb.weight` of an nn.Embedding): a leaf that
                 # requires grad, unless the module is frozen
                 return TENSOR_V if owner.frozen else Value(LEAF)
             return self._unique_class_attribute(e.attr)
         return UNKNOWN_V
 
-    def _unique_class_sets(self, attr: str) -> bool:
-        """Does some module class of this file set `self.<attr>` itself?"""
-        return bool(self.m.cached(("attribute_owners",), lambda: _module_classes_by_attribute(self.m)).get(attr))
+    def _attribute_owners(self, attr: str) -> List[str]:
+        """The module classes of this file whose init-like methods set `self.<attr>`."""
+        return self.m.cached(("attribute_owners",), lambda: _module_classes_by_attribute(self.m)).get(attr, [])
 
     def _unique_class_attribute(self, attr: str) -> Value:
         """`model.cell` on an nn.Module of unknown class: when exactly one module class of
         this file sets `self.cell` in its init-like methods, that is the value (ambiguous or
         absent: unknown, never a guess)."""
-        owners = self.m.cached(("attribute_owners",), lambda: _module_classes_by_attribute(self.m)).get(attr, [])
+        owners = self._attribute_owners(attr)
         if len(owners) != 1:
             return UNKNOWN_V
         return self.m_attribute(owners[0], attr)

@@ -337,7 +337,7 @@ def _feeds_a_loss(model, site) -> bool:
 
 
 _REPORTING_METHODS = frozenset({"info", "debug", "warning", "log", "add_scalar", "add_scalars", "write",
-                                "set_postfix", "set_description", "log_metrics", "append"})
+                                "set_postfix", "set_description", "log_metrics"})
 
 
 def _only_reported(model, site) -> bool:
@@ -350,7 +350,7 @@ def _only_reported(model, site) -> bool:
         return False
     func = parent.func
     return isinstance(func, ast.Name) and func.id == "print" or \
-        isinstance(func, ast.Attribute) and func.attr in _REPORTING_METHODS and func.attr != "append"
+        isinstance(func, ast.Attribute) and func.attr in _REPORTING_METHODS
 
 
 def _is_module_forward(model, func) -> bool:
@@ -719,8 +719,8 @@ def _assigned_chain_name(unit, call) -> Optional[str]:
 
 
 def _false_flag(call) -> bool:
-    flag = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "requires_grad"), None)
-    return isinstance(flag, ast.Constant) and flag.value is False
+    return _is_false(call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "requires_grad"),
+                                                           None))
 
 
 def _freezes(loop, name: str) -> bool:
@@ -730,7 +730,7 @@ def _freezes(loop, name: str) -> bool:
         node = stmt.value if isinstance(stmt, ast.Expr) else stmt
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "requires_grad"
                                                 and dotted(t.value) == name for t in node.targets) \
-                and isinstance(node.value, ast.Constant) and node.value.value is False:
+                and _is_false(node.value):
             return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and dotted(node.func.value) == name and _false_flag(node):

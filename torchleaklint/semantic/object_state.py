@@ -514,19 +514,10 @@ def _holds_no_graph_state(model, info, depth: int) -> bool:
                 return False
         elif base not in ("nn.Module", "torch.nn.Module", "Module"):
             return False
-    built = set()
-    for method in class_methods(model, info):
-        receiver = self_name(method)
-        if receiver is None:
-            continue
-        for node in ast.walk(method):
-            stored = _stored_self_attribute(node, receiver)
-            if stored is None:
-                continue
-            if method.name not in INIT_METHODS:
-                return False
-            built.add(stored)
-    for attr in built:
+    stores = _attribute_stores(model, info)
+    if any(method.name not in INIT_METHODS for methods in stores.values() for method in methods):
+        return False
+    for attr in stores:
         value = class_attribute_value(model, info.name, attr)
         if value.kind == "module":
             if value.name and value.name in model.classes and not holds_no_graph_state(model, value.name, depth + 1):
@@ -536,6 +527,23 @@ def _holds_no_graph_state(model, info, depth: int) -> bool:
         elif value.kind == "unknown":
             return False
     return True
+
+
+def _attribute_stores(model, info) -> dict:
+    """attr -> the methods an instance runs (`class_methods`) that store into `self.<attr>` or
+    change it in place; one walk of them per class."""
+    def index() -> dict:
+        out: dict = {}
+        for method in class_methods(model, info):
+            receiver = self_name(method)
+            if receiver is None:
+                continue
+            for node in ast.walk(method):
+                attr = _stored_self_attribute(node, receiver)
+                if attr is not None and method not in out.setdefault(attr, []):
+                    out[attr].append(method)
+        return out
+    return model.cached(("attribute_stores", info.name), index)
 
 
 def _stored_self_attribute(node, receiver: str) -> Optional[str]:
@@ -556,17 +564,8 @@ def set_only_at_construction(model, info, attr: str) -> bool:
     """Is `self.<attr>` stored or changed in place only by the class's init-like methods (and
     stored there)? Then, read in a step, it holds what existed before the step began (a
     hyperparameter, a submodule), never a graph the step built."""
-    stored = False
-    for method in class_methods(model, info):
-        receiver = self_name(method)
-        if receiver is None:
-            continue
-        for node in ast.walk(method):
-            if _stored_self_attribute(node, receiver) == attr:
-                if method.name not in INIT_METHODS:
-                    return False
-                stored = True
-    return stored
+    methods = _attribute_stores(model, info).get(attr)
+    return bool(methods) and all(method.name in INIT_METHODS for method in methods)
 
 
 def stores_attribute(model, info, attr: str) -> bool:
@@ -580,11 +579,7 @@ def stores_attribute(model, info, attr: str) -> bool:
                     isinstance(t, ast.Name) and t.id == attr
                     for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
                 return True
-    for method in class_methods(model, info):
-        receiver = self_name(method)
-        if receiver is not None and any(_stored_self_attribute(n, receiver) == attr for n in ast.walk(method)):
-            return True
-    return False
+    return attr in _attribute_stores(model, info)
 
 
 def registered_parameter(model, info, attr: str) -> bool:

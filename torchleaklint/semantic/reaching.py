@@ -271,33 +271,23 @@ class ReachingDefinitions:
         name, start = counter
         head = (lambda st: self._bind(loop.target, st))
         self._push_loop(loop)
-        breaks: List[Optional[State]] = []
-        back = None
+        back, breaks = None, []
         try:
             self._phase[name] = (start, True)
             self._jumps[loop] = {"break": [], "continue": []}
             first_end = self._block(loop.body, head(dict(entry)))
             first_back = _join_all([first_end] + self._jumps[loop]["continue"])
-            breaks += self._jumps[loop]["break"]
+            first_breaks = self._jumps.pop(loop)["break"]
             self._phase[name] = (start, False)
             from_first = self._crossed(first_back, loop)
-            at_head = dict(from_first) if from_first is not None else None
-            for _ in range(_MAX_LOOP_PASSES if at_head is not None else 0):
-                self._jumps[loop] = {"break": [], "continue": []}
-                end = self._block(loop.body, head(dict(at_head)))
-                back = _join_all([end] + self._jumps[loop]["continue"])
-                breaks += self._jumps[loop]["break"]
-                new_head = _join(from_first, self._crossed(back, loop))
-                if new_head == at_head:
-                    break
-                at_head = new_head
-            self._jumps.pop(loop, None)
+            if from_first is not None:
+                _, back, breaks = self._fixed_point(loop, from_first, head)
         finally:
             self._phase.pop(name, None)
             self._pop_loop()
         after_body = _join(first_back, back)
         after = self._block(loop.orelse, dict(after_body) if after_body is not None else dict(entry))
-        return _join_all([after] + breaks)
+        return _join_all([after] + first_breaks + breaks)
 
     _stmt_AsyncFor = _stmt_For
 
@@ -306,18 +296,8 @@ class ReachingDefinitions:
 
     def _loop(self, loop, entry: State, head) -> Optional[State]:
         self._push_loop(loop)
-        at_head = dict(entry)
-        back = None
         try:
-            for _ in range(_MAX_LOOP_PASSES):
-                self._jumps[loop] = {"break": [], "continue": []}
-                end = self._block(loop.body, head(dict(at_head)))
-                back = _join_all([end] + self._jumps[loop]["continue"])
-                new_head = _join(entry, self._crossed(back, loop))
-                if new_head == at_head:
-                    break
-                at_head = new_head
-            breaks = self._jumps.pop(loop)["break"]
+            at_head, back, breaks = self._fixed_point(loop, entry, head)
         finally:
             self._pop_loop()
         # The loop ends when its test fails (or its iterable is exhausted) at the head. A
@@ -328,6 +308,22 @@ class ReachingDefinitions:
         exit_state = head(after_body) if isinstance(loop, ast.While) else after_body
         after = self._block(loop.orelse, exit_state)
         return _join_all([after] + breaks)
+
+    def _fixed_point(self, loop, start: State, head):
+        """Walk the body from `start` (joined with what the back edge brings) until the head
+        state is stable, or for `_MAX_LOOP_PASSES`: (head state, state at the back edge, the
+        states at its `break`s)."""
+        at_head = dict(start)
+        back = None
+        for _ in range(_MAX_LOOP_PASSES):
+            self._jumps[loop] = {"break": [], "continue": []}
+            end = self._block(loop.body, head(dict(at_head)))
+            back = _join_all([end] + self._jumps[loop]["continue"])
+            new_head = _join(start, self._crossed(back, loop))
+            if new_head == at_head:
+                break
+            at_head = new_head
+        return at_head, back, self._jumps.pop(loop)["break"]
 
     def _push_loop(self, loop) -> None:
         self._loop_stack.append(loop)

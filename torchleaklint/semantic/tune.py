@@ -547,16 +547,22 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
 def _returned_by_local_function(model, call: ast.Call, depth: int) -> Optional[Weight]:
     """`task_data = load_tasks(root)` where `load_tasks`, a function of this module, returns
     something that weighs (`{"x": np.load(...), ...}`) on one of its own returns."""
+    for returned in _local_returns(model, call) or ():
+        found = weight_of(model, returned, depth + 1)
+        if found is not None:
+            return Weight(f"{found.what} (returned by `{call.func.id}()`)", found.kind)
+    return None
+
+
+def _local_returns(model, call: ast.Call) -> Optional[List[ast.expr]]:
+    """The values the module function `call` runs returns (its own `return` statements, not
+    those of functions nested in it); None when `call` runs no function of this module."""
     func = call.func
     if not (isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None):
         return None
     local = model.module_functions[func.id]
-    for node in ast.walk(local):
-        if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is local:
-            found = weight_of(model, node.value, depth + 1)
-            if found is not None:
-                return Weight(f"{found.what} (returned by `{func.id}()`)", found.kind)
-    return None
+    return [node.value for node in ast.walk(local)
+            if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is local]
 
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
@@ -585,12 +591,11 @@ def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
 
 def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth: int) -> Optional[Weight]:
     func = call.func
-    if isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None:
-        local = model.module_functions[func.id]
-        for node in ast.walk(local):
-            if isinstance(node, ast.Return) and isinstance(node.value, ast.Tuple) and \
-                    len(node.value.elts) == size and model.unit_of(node) is local:
-                found = weight_of(model, node.value.elts[index], depth + 1)
+    returns = _local_returns(model, call)
+    if returns is not None:
+        for returned in returns:
+            if isinstance(returned, ast.Tuple) and len(returned.elts) == size:
+                found = weight_of(model, returned.elts[index], depth + 1)
                 if found is not None:
                     return found
         return None
