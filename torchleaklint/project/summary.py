@@ -42,12 +42,12 @@ import builtins
 from typing import Dict, List, Optional
 
 from torchleaklint.semantic.values import (
-    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, REF, UNKNOWN, Value, DATASET, DATALOADER, LOSS_FN,
+    CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, NONE, REF, UNKNOWN, Value, DATASET, DATALOADER, LOSS_FN,
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 7
+SUMMARY_VERSION = 8
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -456,38 +456,79 @@ def _calls(model, module: str, partial: bool = False):
         flow = model.flow(unit)
         if flow is None:
             continue
-        callee = flow.values.get(func)
-        target = None
-        if callee is not None and callee.kind == REF and callee.name and view is not None and \
-                view.is_first_party(callee.name) and not callee.name.startswith(module + "."):
-            target = callee.name
-        elif callee is not None and callee.kind == FUNCTION and callee.name and self_call:
-            info = model.enclosing_class_info(call)
-            if info is not None:
-                target = f"{module}.{info.name}.{func.attr}"
-        elif self_call and callee is not None and callee.kind == UNKNOWN:
-            info = model.enclosing_class_info(call)
-            if info is not None:
-                target = f"{module}.{info.name}.{func.attr}"
-        if target is None:
+        targets = _call_targets(model, flow, call, module, self_call)
+        if not targets:
             if named:
                 unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
             continue
-        out.append({
-            "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
-            "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
-            "kw": {kw.arg: encode(flow.values.get(kw.value), module) for kw in call.keywords if kw.arg},
-            "ng": bool(model.grad_disabled_at(call)),
-            "tr": any(model.runs_training_step(loop) or model.has_backward_within(loop) for loop in loops),
-            "st": any(model.is_step_loop(loop) for loop in loops),
-            "ex": model.in_except_handler(call),
-            "bp": model.result_back_propagated(call),  # the caller back-propagates the result
-            "rt": model.result_returned(call),  # or hands it to its own caller
-            "fw": model.in_module_forward(call),  # made by a module's forward: part of it
-        })
+        for target in targets:
+            out.append(_site(model, flow, call, target, self_call, loops, module))
         if isinstance(unit, FUNCTION_TYPES) and model.runs_one_step_per_call(unit):
-            out[-1]["ps"] = 1  # written only when true: most sites are not in a step function
+            for site in out[-len(targets):]:
+                site["ps"] = 1  # written only when true: most sites are not in a step function
     return out, _counted(unresolved, _handed_out(model, names))
+
+
+def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
+    """What a call may run, by qualified name: a function or class of another module
+    (`losses.dice(...)`), a method of this module's class called on `self`, or the
+    `__call__` of an instance of another module's class (`abstractor(x)`), of each class
+    whose instance can reach the call (`abstractor = Abstractor(p)` or `BeamAbstractor(p)`)."""
+    func = call.func
+    view = model.project
+    callee = flow.values.get(func)
+    if self_call and callee is not None and callee.kind in (FUNCTION, UNKNOWN):
+        info = model.enclosing_class_info(call)
+        return [f"{module}.{info.name}.{func.attr}"] if info is not None else []
+    if view is None:
+        return []
+    if callee is not None and callee.kind not in (UNKNOWN, NONE):
+        target = _other_module_target(view, callee, module)
+        return [target] if target else []
+    if not isinstance(func, ast.Name):
+        return []
+    # a local bound on several paths to different objects: each binding the read can see
+    targets = []
+    for definition in model.reaching(model.unit_of(call)).definitions(func):
+        bound = model.parent(definition)
+        if isinstance(bound, ast.Assign) and bound.targets == [definition]:
+            value = flow.values.get(bound.value)
+            target = _other_module_target(view, value, module) if value is not None else None
+            if target and target not in targets:
+                targets.append(target)
+    return targets
+
+
+def _other_module_target(view, callee, module: str) -> Optional[str]:
+    """A function or class of another module of the project (REF), or the `__call__` an
+    instance of another module's class runs (found along its bases)."""
+    from torchleaklint.project.modules import module_name
+
+    name = callee.name
+    if not name or name.startswith(module + ".") or not view.is_first_party(name):
+        return None
+    if callee.kind == REF:
+        return name
+    if callee.kind == INSTANCE:
+        found = view.method_of(name, "__call__")
+        if found is not None:
+            return f"{module_name(found[2]) or ''}.{found[3]}"
+    return None
+
+
+def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:
+    return {
+        "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
+        "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
+        "kw": {kw.arg: encode(flow.values.get(kw.value), module) for kw in call.keywords if kw.arg},
+        "ng": bool(model.grad_disabled_at(call)),
+        "tr": any(model.runs_training_step(loop) or model.has_backward_within(loop) for loop in loops),
+        "st": any(model.is_step_loop(loop) for loop in loops),
+        "ex": model.in_except_handler(call),
+        "bp": model.result_back_propagated(call),  # the caller back-propagates the result
+        "rt": model.result_returned(call),  # or hands it to its own caller
+        "fw": model.in_module_forward(call),  # made by a module's forward: part of it
+    }
 
 
 def _handed_out(model, names) -> Dict[str, int]:

@@ -174,8 +174,10 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return _keyed(target.value, [node.value])
         if holder.kind != SEQUENCE or isinstance(target.slice, ast.Slice):
             return None
-        if isinstance(target.slice, ast.Constant):
-            return None  # `loss_dict["d"] = d_loss`: a fixed slot, overwritten every step, not a growing container
+        if model.key_repeats_every_call(target.slice):
+            # `loss_dict["d"] = d_loss`, `self.values[k] = v` for `k` over the fixed loss
+            # names: slots overwritten every step, not a growing container
+            return None
         return _keyed(target.value, [node.value])
     if isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, (ast.List, ast.Tuple)):
         if model.value(node.target).kind in TENSORISH:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
+from torchleaklint.semantic.provenance import graph_dependencies
 from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
 from torchleaklint.semantic.values import UNKNOWN
 
@@ -200,7 +201,11 @@ def _reads_state(model, unit, target: ast.AST, name: str) -> bool:
     unit's bindings (`output, hidden = model(x, hidden); loss = crit(output, y)`)? A
     backward on a value that never reads it walks none of its history (PGD restarts keeping
     `max_loss = torch.max(max_loss, all_loss)` while each step back-propagates its own loss)."""
-    return model.computed_from(unit, name, target)
+    if not model.computed_from(unit, name, target):
+        return False
+    # flow-sensitive: `output = self.predict(xx)` rebound later in the iteration, under
+    # no_grad, does not make the backward on the earlier `output` read `xx`
+    return any(isinstance(d, ast.Name) and d.id == name for d in graph_dependencies(model, target))
 
 
 def _passes(call: ast.Call, name: str) -> bool:

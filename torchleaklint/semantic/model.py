@@ -505,6 +505,9 @@ class SemanticModel:
                 target = self._resolve_call_cheap(call)
                 if target is not None:
                     sites.setdefault(target, []).append(call)
+                    continue
+                for target in self._instance_call_targets(call):
+                    sites.setdefault(target, []).append(call)
             self._memo[key] = sites
         return self._memo[key].get(func, [])
 
@@ -535,6 +538,19 @@ class SemanticModel:
             if cls is not None:
                 return self.method(cls, func.attr)
         return None
+
+    def _instance_call_targets(self, call: ast.Call) -> List[ast.AST]:
+        """Calling a name bound to instances of several classes of the module
+        (`abstractor = Abstractor(p)` on one branch, `BeamAbstractor(p)` on another): the call
+        may run each one's `forward` or `__call__`, so it is a call site of every one of them
+        (a may-call edge: what the callers of a method do is then known for all of them)."""
+        if not isinstance(call.func, ast.Name):
+            return []
+        classes = self._instance_bindings()[0].get(call.func.id) or ()
+        if len(classes) < 2:
+            return []
+        targets = (self.method(cls, "forward") or self.method(cls, "__call__") for cls in sorted(classes))
+        return list({id(t): t for t in targets if t is not None}.values())
 
     def _unique_attribute_class(self, attr: str) -> Optional[str]:
         key = ("unique_attribute_classes", None)
@@ -1674,6 +1690,48 @@ class SemanticModel:
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and set_only_at_construction(self, info, expr.attr)
 
+    def key_repeats_every_call(self, key: ast.AST) -> bool:
+        """Does a container key take the same values on every call, so that a store into it
+        overwrites a slot instead of adding an entry? A constant, or a loop variable of the
+        unit over a fixed collection: a literal, `range(<constant>)`, or a `self` attribute
+        only the init-like methods store (`for k, w in self.weights.items(): self.values[k] = v`).
+        A key the code cannot prove fixed (a step counter, a batch index) is not."""
+        if isinstance(key, ast.Constant):
+            return True
+        if not isinstance(key, ast.Name):
+            return False
+        definitions = self.reaching(self.unit_of(key)).definitions(key)
+        return bool(definitions) and all(self._fixed_loop_target(d) for d in definitions)
+
+    def _fixed_loop_target(self, definition: ast.AST) -> bool:
+        node = definition
+        parent = self.parents.get(node)
+        while isinstance(parent, (ast.Tuple, ast.List)):
+            node, parent = parent, self.parents.get(parent)
+        return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.target is node and \
+            self._fixed_collection(parent.iter)
+
+    def _fixed_collection(self, expr: ast.AST, hops: int = 0) -> bool:
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+                expr.func.attr in ("items", "keys", "values") and not expr.args:
+            expr = expr.func.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
+                expr.func.id in ("enumerate", "sorted", "reversed") and len(expr.args) == 1:
+            return self._fixed_collection(expr.args[0], hops)
+        if isinstance(expr, ast.Name) and hops < 2:  # `weights = self.weights` first
+            definitions = self.reaching(self.unit_of(expr)).definitions(expr)
+            bindings = [self.parents.get(d) for d in definitions]
+            return bool(bindings) and all(
+                isinstance(b, ast.Assign) and b.targets == [d] and self._fixed_collection(b.value, hops + 1)
+                for b, d in zip(bindings, definitions))
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range":
+            return all(isinstance(a, ast.Constant) for a in expr.args)
+        if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
+            return all(isinstance(e, ast.Constant) for e in expr.elts)
+        if isinstance(expr, ast.Dict):
+            return all(isinstance(k, ast.Constant) for k in expr.keys)
+        return self.set_only_at_construction(expr)
+
     def owned_out_of_view(self, expr: ast.AST) -> bool:
         """`self.trainer.train_loop.running_loss` in a method of a class that never stores
         `self.trainer`: an object set by code out of view (the framework), whose parts are of
@@ -1770,7 +1828,10 @@ class SemanticModel:
         from torchleaklint.semantic.dataflow import container_addition
 
         for node in nodes_within(unit):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            per_item = self._tuple_result_flows(node) if isinstance(node, ast.Assign) else None
+            if per_item is not None:
+                yield from per_item
+            elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 written = {_container_key(leaf) for t in targets for leaf in _target_leaves(t)} - {None}
                 yield written, _read_keys(node.value)
@@ -1782,6 +1843,63 @@ class SemanticModel:
                 owner = _container_key(node.func.value) if added is not None else None
                 if owner is not None:
                     yield {owner}, _read_keys(added[0])
+
+    def _tuple_result_flows(self, node: ast.Assign):
+        """(keys written, keys read) per target of `a, b = f(...)` (`result_item_arguments`);
+        None when the items cannot be told apart (the flow then reads every argument)."""
+        items = self.result_item_arguments(node)
+        if items is None:
+            return None
+        return [({_container_key(leaf) for leaf in _target_leaves(elt)} - {None},
+                 set().union(*(_read_keys(arg) for arg in args)))
+                for elt, args in zip(node.targets[0].elts, items)]
+
+    def result_item_arguments(self, node: ast.AST) -> Optional[List[List[ast.AST]]]:
+        """`yy, xx = self._shrink(x, yy, xx)` with `_shrink` of this module returning
+        `(yy, x_new)` on every path: per target, the caller's expressions its item is computed
+        from (`xx` from `x` and `yy`, not from the old `xx`; the receiver for what the callee
+        reads of `self`). None when that cannot be told."""
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            return None
+        target, call = node.targets[0], node.value
+        if not isinstance(target, (ast.Tuple, ast.List)) or not isinstance(call, ast.Call) or \
+                any(isinstance(e, ast.Starred) for e in target.elts) or \
+                any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+            return None
+        callee = self._resolve_call_cheap(call)
+        if not isinstance(callee, FUNCTION_TYPES):
+            return None
+        items = self._returned_item_sources(callee, len(target.elts))
+        if items is None:
+            return None
+        params = [a.arg for a in positional_parameters(callee)]
+        bound: Dict[str, ast.AST] = {}
+        if isinstance(call.func, ast.Attribute) and params and params[0] in ("self", "cls"):
+            bound[params[0]], params = call.func.value, params[1:]
+        bound.update(zip(params, call.args))
+        bound.update({kw.arg: kw.value for kw in call.keywords})
+        return [[bound[source] for source in sorted(sources) if source in bound] for sources in items]
+
+    def _returned_item_sources(self, func: ast.AST, size: int) -> Optional[List[Set[str]]]:
+        """For a function whose every return is a tuple of `size` items, the parameters
+        (`self` for any of its attributes) each item is computed from; else None."""
+        key = ("returned_item_sources", func, size)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None  # recursion guard: not known
+        returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
+        if not returns or any(not isinstance(r.value, ast.Tuple) or len(r.value.elts) != size or
+                              any(isinstance(e, ast.Starred) for e in r.value.elts) for r in returns) or \
+                any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(func)):
+            return None
+        params = {a.arg for a in every_parameter(func)}
+        items: List[Set[str]] = [set() for _ in range(size)]
+        for ret in returns:
+            for i, elt in enumerate(ret.value.elts):
+                keys = self._computed_from_keys(func, _read_keys(elt))
+                items[i] |= {k.split(".", 1)[0] for k in keys if k.split(".", 1)[0] in params}  # `self.beta` -> self
+        self._memo[key] = items
+        return items
 
     def steps_once_per_call(self, func: ast.AST) -> bool:
         """Does each call of the function run one training step itself: a backward or an

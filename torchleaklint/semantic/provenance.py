@@ -145,8 +145,21 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
             out.add(definition)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
                     and not model.grad_disabled_at(stmt):
-                stack.extend(_data_reads(model, stmt.value))
+                for source in _binding_sources(model, stmt, definition):
+                    stack.extend(_data_reads(model, source))
     return out - _input_slices(model, reaching, flow, out)
+
+
+def _binding_sources(model, stmt: ast.AST, definition: ast.AST) -> List[ast.AST]:
+    """The expressions the value bound to `definition` is computed from: the statement's
+    value, or for `yy, xx = self._shrink(x, yy, xx)` only the arguments the callee computes
+    that item from (semantic model's `result_item_arguments`)."""
+    items = model.result_item_arguments(stmt)
+    if items is not None:
+        for elt, sources in zip(stmt.targets[0].elts, items):
+            if definition is elt or any(definition is n for n in ast.walk(elt)):
+                return sources
+    return [stmt.value]
 
 
 def drawn_from_iterable(model, expr: ast.AST, loop: ast.AST) -> bool:
