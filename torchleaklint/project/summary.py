@@ -47,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 8
+SUMMARY_VERSION = 9
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -63,7 +63,8 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
         kind, name = REF, f"{module}.{name}"
     elif kind in _NAMED_LOCAL and name and "." not in name:
         name = f"{module}.{name}"
-    if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off:
+    if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off \
+            and value.fields is None:
         return kind
     out: Dict[str, object] = {"k": kind}
     if name:
@@ -77,6 +78,8 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
             out["i"] = [encode(item, module, depth + 1) for item in value.items]
         if value.elem is not None:
             out["e"] = encode(value.elem, module, depth + 1)
+        if value.fields is not None:
+            out["f"] = [[key, encode(item, module, depth + 1)] for key, item in value.fields]
     return out
 
 
@@ -87,10 +90,12 @@ def decode(data) -> Value:
         return Value(data)
     items = data.get("i")
     elem = data.get("e")
+    fields = data.get("f")
     return Value(data.get("k", UNKNOWN), name=data.get("n"),
                  items=tuple(decode(i) for i in items) if items is not None else None,
                  elem=decode(elem) if elem is not None else None,
-                 scalar=bool(data.get("s")), grad_off=bool(data.get("g")))
+                 scalar=bool(data.get("s")), grad_off=bool(data.get("g")),
+                 fields=tuple((key, decode(item)) for key, item in fields) if fields is not None else None)
 
 
 def summarize(model, module: str, partial: bool = False) -> dict:

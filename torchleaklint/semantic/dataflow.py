@@ -14,6 +14,7 @@ calls of functions of the module take the callee's return value (a summary).
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
@@ -21,7 +22,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import (
     CLASS, CONTEXT, DATA, DATALOADER, DATASET, FUNCTION, GRAPH, GRAPH_V, INSTANCE, LEAF,
     LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
-    TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of,
+    TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
     INIT_METHODS, is_staticmethod as _is_static, keyword_arg as _kw, named_parameters, nodes_within,
@@ -482,7 +483,10 @@ class Analyzer:
             self.result.values[target] = value
             key = dotted(target.value)
             if key is not None and container.kind == SEQUENCE:
-                self.env[key] = grown(container, value)  # `d[k] = v`: d now holds v
+                entry = target.slice.value if isinstance(target.slice, ast.Constant) and \
+                    isinstance(target.slice.value, str) else None
+                # `d[k] = v`: d now holds v (under `k`, when d's entries are known)
+                self.env[key] = replace(grown(container, value), fields=with_field(container, entry, value))
         elif isinstance(target, ast.Starred):
             self.bind(target.value, sequence_of(value), stmt)
 
@@ -590,6 +594,8 @@ class Analyzer:
     def expr_Subscript(self, e: ast.Subscript) -> Value:
         owner = self.expr(e.value)
         self.expr(e.slice)
+        if owner.fields is not None and isinstance(e.slice, ast.Constant) and owner.field(e.slice.value) is not None:
+            return owner.field(e.slice.value)  # `logs["loss"]` of a dict whose entries are known
         if owner.items is not None:
             index = e.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner.items) <= index.value < len(owner.items):
@@ -628,11 +634,16 @@ class Analyzer:
 
     def expr_Dict(self, e: ast.Dict) -> Value:
         out = None
+        entries = []
         for key, val in zip(e.keys, e.values):
             if key is not None:
                 self.expr(key)
-            out = join(out, self.expr(val))
-        return Value(SEQUENCE, elem=out) if out is not None and out.carries_graph else Value(SEQUENCE, elem=out or UNKNOWN_V)
+            value = self.expr(val)
+            entries.append((key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None, value))
+            out = join(out, value)
+        # entries by constant key, when every key is one (`**other` or a computed key: unknown)
+        fields = tuple(entries) if entries and all(k is not None for k, _ in entries) else None
+        return Value(SEQUENCE, elem=out or UNKNOWN_V, fields=fields)
 
     def expr_ListComp(self, e) -> Value:
         saved = dict(self.env)
@@ -857,11 +868,13 @@ class Analyzer:
         if callee.kind == MODULE:
             if self._constructs_a_module(e):
                 return Value(MODULE)
-            if callee.frozen:
+            if callee.frozen and not _hands_a_module(all_args):
                 return self._parameterless_output(all_args)
             if callee.name and callee.name in self.m.classes:
-                if holds_no_parameters(self.m, callee.name):
-                    return self._parameterless_output(all_args)  # a buffers-only module
+                if holds_no_parameters(self.m, callee.name) and not _hands_a_module(all_args):
+                    # a buffers-only module (not a criterion handed the model it runs:
+                    # `loss, logs = criterion(model, sample)`)
+                    return self._parameterless_output(all_args)
                 output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
                 return _strip_graph(output) if self.nograd else output
             if callee.name and "." in callee.name and self.m.project is not None:
@@ -878,7 +891,9 @@ class Analyzer:
                         graph = self.produced(Value(GRAPH))
                         return Value(SEQUENCE, items=tuple(
                             item if item.kind in (SCALAR, NONE) or item.kind == SEQUENCE and not item.carries_graph
-                            and item.items is None and item.elem is not None else graph for item in output.items))
+                            and item.items is None and item.elem is not None else
+                            _trusted_entries(item, graph) if item.fields is not None else graph
+                            for item in output.items))
             return self.produced(Value(GRAPH))
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
@@ -933,6 +948,9 @@ class Analyzer:
         if method == "numpy":
             return Value(DATA)
         kind = receiver.kind
+        if receiver.fields is not None and method in ("pop", "get", "__getitem__") and e.args and \
+                isinstance(e.args[0], ast.Constant) and receiver.field(e.args[0].value) is not None:
+            return receiver.field(e.args[0].value)  # `logs.get("loss")` of a known dict entry
         if method == "requires_grad_" and (kind in TENSORISH or _tensor_expression(e.func.value)):
             flag = e.args[0] if e.args else _kw(e, "requires_grad")
             if isinstance(flag, ast.Constant) and flag.value is False:
@@ -1397,6 +1415,17 @@ def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:
     return None
 
 
+def _trusted_entries(returned: Value, graph: Value) -> Value:
+    """A dict another module's forward returns (`logging_output`), entry by entry: numbers,
+    None and what the forward itself cut (`coord_loss.data`, `.detach()`: a TENSOR the
+    summary proved graph-free) stand; any other entry is taken for the forward's graph."""
+    fields = tuple((key, value if value.kind in (SCALAR, NONE, TENSOR) else graph) for key, value in returned.fields)
+    elem = None
+    for _, value in fields:
+        elem = join(elem, value)
+    return Value(SEQUENCE, elem=elem, fields=fields)
+
+
 def _forward_output(returned: Value) -> Value:
     """What calling a module of this file gives, from its `forward`'s summary: a module call
     runs a forward, so an unknown part is a graph, but a part the forward provably returns
@@ -1509,7 +1538,8 @@ def _strip_graph(value: Value) -> Value:
     if value.items is not None:
         return Value(SEQUENCE, items=tuple(_strip_graph(i) for i in value.items))
     if value.kind == SEQUENCE and value.elem is not None and value.elem.carries_graph:
-        return Value(SEQUENCE, elem=_strip_graph(value.elem))
+        fields = tuple((k, _strip_graph(v)) for k, v in value.fields) if value.fields is not None else None
+        return Value(SEQUENCE, elem=_strip_graph(value.elem), fields=fields)
     return value
 
 
@@ -1714,6 +1744,12 @@ def built_frozen(freeze, call) -> bool:
     if passed is None and 0 <= position < len(call.args):
         passed = call.args[position]
     return passed is None or (isinstance(passed, ast.Constant) and passed.value is False)
+
+
+def _hands_a_module(values) -> bool:
+    """Is one of the values a module with parameters (not frozen)? A forward handed one may
+    run it: its output then carries that module's graph, whatever the callee holds itself."""
+    return any(value.kind == MODULE and not value.frozen for value in values)
 
 
 def holds_no_parameters(model, class_name: str) -> bool:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Tuple
 
 # Kinds of values. GRAPH is the one that matters most: a tensor with a grad_fn, whose
@@ -40,6 +40,16 @@ class Value:
     # MODULE none of whose parameters requires grad (`nn.ReLU()`, after `m.requires_grad_(False)`):
     # calling it builds a graph only from an input that carries one
     frozen: bool = False
+    # a dict literal's entries by constant key (`{"loss": loss, "acc": acc.item()}`), beside
+    # `elem` (the join of them all, what any other key or an iteration gives)
+    fields: Optional[Tuple[Tuple[str, "Value"], ...]] = None
+
+    def field(self, key: str) -> Optional["Value"]:
+        """The value stored under a constant key, when the dict's entries are known."""
+        for name, value in self.fields or ():
+            if name == key:
+                return value
+        return None
 
     @property
     def carries_graph(self) -> bool:
@@ -70,7 +80,28 @@ NONE_V = Value(NONE)
 
 
 def join(a: Optional[Value], b: Optional[Value]) -> Value:
-    """Least upper bound: a may-analysis, so a graph on either path wins."""
+    """Least upper bound: a may-analysis, so a graph on either path wins. Two dicts with the
+    same constant keys keep their entries, joined key by key; otherwise entries are dropped."""
+    out = _join(a, b)
+    if a is None or b is None or a == b or out.fields is None and not (a.fields and b.fields) \
+            or NONE in (a.kind, b.kind):  # `logs = None` on one path: the dict's entries stand
+        return out
+    if a.fields and b.fields and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
+        fields = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields))
+        return replace(out, fields=fields) if out.kind == SEQUENCE else out
+    return replace(out, fields=None)
+
+
+def with_field(container: Value, key: Optional[str], value: Value) -> Optional[Tuple[Tuple[str, Value], ...]]:
+    """A dict's entries after `d[key] = value`: the entry replaced or added for a constant
+    key; unknown (None) for any other key, whose store may overwrite any entry."""
+    if container.fields is None or key is None:
+        return None
+    entries = [(k, v) for k, v in container.fields if k != key]
+    return tuple(entries + [(key, value)])
+
+
+def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a is None:
         return b or UNKNOWN_V
     if b is None or a == b:
