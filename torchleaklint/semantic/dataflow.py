@@ -1151,6 +1151,7 @@ class Analyzer:
         # this caller) can still be summarized with explicit arguments; only a summary of
         # itself (recursion) is cut.
         if self.depth >= MAX_SUMMARY_DEPTH:
+            self.m.depth_cuts += 1  # cut by depth, not known (see the memo below)
             return UNKNOWN_V
         if func in self.m._summarizing or func is self.unit:
             self.m.read_provisional(("summarize", func))
@@ -1172,8 +1173,14 @@ class Analyzer:
         key = ("summary", func, tuple(sorted(bound.items(), key=lambda kv: kv[0])), self.nograd > 0,
                tuple(sorted(constants.items())))
         memo = self.m._memo
-        if key in memo:
-            return memo[key]
+        # A summary that met the depth limit somewhere inside was computed for a nested
+        # caller: asked by a function's own flow (depth 0, whose findings are reported) the
+        # same call is summarized again, once (else the first, deepest asker would decide
+        # every later answer: order-dependent results). Nested askers reuse it: cheap.
+        found = memo.get(key)
+        if found is not None and (found[1] is None or self.depth > 0 or found[1] == 0):
+            return found[0]
+        cuts = self.m.depth_cuts
         self.m._summarizing.add(func)
         self.m.begin_computation()
         try:
@@ -1185,7 +1192,7 @@ class Analyzer:
         if self.nograd:
             result = _strip_graph(result)
         if final:
-            memo[key] = result
+            memo[key] = (result, self.depth if self.m.depth_cuts != cuts else None)
         return result
 
     def builtin_call(self, name: str, e, args, all_args) -> Value:

@@ -80,6 +80,7 @@ class SemanticModel:
         self._flow = {}
         self._in_progress: Set[ast.AST] = set()
         self._summarizing: Set[ast.AST] = set()
+        self.depth_cuts = 0  # summaries the data flow cut at its depth limit, so far
         self._memo: Dict[Tuple[str, object], object] = {}
         # Recursion guards answer "unknown" for a computation still in progress. A result that
         # read such a provisional answer (of anything but itself) is not cached: it is
