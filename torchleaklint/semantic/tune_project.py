@@ -349,6 +349,9 @@ class Capture:
     trainable: Optional[str]
 
 
+_REGISTER_TRAINABLE = frozenset({"ray.tune.register_trainable", "ray.tune.registry.register_trainable"})
+
+
 def partial_captures(model) -> Iterator[Capture]:
     """Arguments of `functools.partial(trainable, ...)` calls that reach the trainable
     argument of a Tune entry point (through names and `tune.with_resources`)."""
@@ -379,6 +382,12 @@ def _trainables(model) -> Iterator[Tuple[ast.Call, ast.expr]]:
             for tune_call in tune_calls(model):
                 if tune_call.call is call and tune_call.trainable is not None:
                     yield call, tune_call.trainable
+        elif qual in _REGISTER_TRAINABLE:
+            # `tune.register_trainable("name", partial(train, data=df))`, then
+            # `tune.run("name")`: the registry pickles the trainable for every trial
+            trainable = _argument(call, "trainable", 1)
+            if trainable is not None:
+                yield call, trainable
 
 
 def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
