@@ -249,12 +249,18 @@ def _fresh_graph_each_iteration(model, target, loop) -> bool:
     """The differentiated value is made anew in every iteration of the loop (every
     definition reaching it is made in this iteration, and it carries a graph): a forward runs
     each iteration even when the callables are of unknown type (`head(backbone(x))`)."""
-    if not isinstance(target, ast.Name) or not model.carries_graph(target):
+    if target is None or not model.carries_graph(target):
         return False
-    if model.drawn_from_iterable(target, loop):
-        return False  # one of a list of losses made before the loop (of one forward, maybe)
+    # `loss`, or the names an expression of it reads (`(loss / n).backward(...)`) that carry
+    # the graph: each of them made anew in this iteration
+    names = [target] if isinstance(target, ast.Name) else [
+        n for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        and model.carries_graph(n)]
+    if not names:
+        return False
     reaching = model.reaching(model.unit_of(target))
-    return reaching.survives_into(target, loop) is False
+    return all(not model.drawn_from_iterable(name, loop)  # not one of a list of losses made before
+               and reaching.survives_into(name, loop) is False for name in names)
 
 
 def _builds_graph_each_iteration(model, loop) -> bool:

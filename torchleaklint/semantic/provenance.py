@@ -201,8 +201,10 @@ def _operands(expr: ast.AST) -> List[ast.Name]:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             out.append(node)
             continue
-        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Subscript, ast.Attribute, ast.Tuple, ast.List,
-                             ast.Starred, ast.IfExp)):
+        if isinstance(node, ast.Subscript):
+            stack.append(node.value)  # `returns[t]`: what is indexed, not the index
+            continue
+        if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Tuple, ast.List, ast.Starred, ast.IfExp)):
             stack.extend(ast.iter_child_nodes(node))
     return out
 
