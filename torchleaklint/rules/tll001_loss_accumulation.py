@@ -117,7 +117,7 @@ class LossAccumulation(Rule):
             if not isinstance(stmt.op, _ACCUMULATING_OPS):
                 return None
             key = _target_key(stmt.target)
-            if key is None or not model.carries_graph(stmt.value):
+            if key is None or not model.may_outlive_step(stmt, key) or not model.carries_graph(stmt.value):
                 return None
             if model.value(stmt.value).kind == SEQUENCE:
                 return None  # `history += [loss]` grows a list: a container (TLL003)
@@ -125,7 +125,7 @@ class LossAccumulation(Rule):
         if len(stmt.targets) != 1:
             return None
         key = _target_key(stmt.targets[0])
-        if key is None or key.endswith("]"):
+        if key is None or key.endswith("]") or not model.may_outlive_step(stmt, key):
             return None
         operands = list(_added_operands(model, stmt.value, key))
         if not operands:

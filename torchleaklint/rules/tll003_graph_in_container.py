@@ -85,6 +85,9 @@ class GraphInContainer(Rule):
 
     # ------------------------------------------------------------ stores
     def _store(self, model, node):
+        key = _written_container(node)
+        if key is not None and not model.may_outlive_step(node, key):
+            return None  # a local container filled outside any loop: it lives one call
         stored = _stored_values(model, node)
         if stored is None:
             return None
@@ -184,6 +187,22 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None
         return _keyed(node.target, list(node.value.elts))
     return None
+
+
+def _written_container(node) -> Optional[str]:
+    """The key of the container a statement may put something into, read from the syntax
+    alone (`losses` of `losses.append(x)`, `self.buf` of `self.buf[k] = v`)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        base = node.func.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        base = node.targets[0].value
+    elif isinstance(node, ast.AugAssign):
+        base = node.target
+    else:
+        return None
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return dotted(base)
 
 
 def _literal_items(values) -> List[ast.AST]:

@@ -1528,6 +1528,17 @@ class SemanticModel:
             elif isinstance(node, ast.Expr) and _is_clear_call(node.value):
                 yield node.value.func.value, None  # `buf.clear()` empties it like `buf = []`
 
+    def may_outlive_step(self, stmt: ast.AST, key: str) -> bool:
+        """A cheap necessary condition of `outlives_step`, asked before any data flow: the
+        binding is in a loop, or what it binds is state (an attribute, an item, a global or
+        nonlocal name, a module-level object the function fills without binding it). A plain
+        local bound outside any loop lives one call of its function at most."""
+        if "." in key or "[" in key or self.loops_around(stmt):
+            return True
+        unit = self.unit_of(stmt)
+        return not isinstance(unit, FUNCTION_TYPES) or key in self._globals_of(unit) \
+            or self.is_module_global(unit, key)
+
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
         it is carried across a step loop (the loops around `stmt` inside the innermost one
@@ -1567,17 +1578,37 @@ class SemanticModel:
         if not isinstance(unit, FUNCTION_TYPES) or any(self.is_data_loop(loop) for loop in carried) \
                 or not self.rebound_fresh_in(unit, key):
             return False
-        # only loops over the objects of a collection the object holds (policies, heads): a
-        # counted loop or one over what the caller hands in may be the run's steps
-        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and _rooted_at_self(loop.iter)
-                   and not _counts(loop.iter) for loop in carried):
+        # only loops over the objects of a collection the object holds (policies, heads), or
+        # a count fixed at construction (`range(self.n_topology)`): another counted loop or
+        # one over what the caller hands in may be the run's steps
+        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and (
+                _rooted_at_self(loop.iter) and not _counts(loop.iter)
+                or self._fixed_collection(loop.iter) and not self._updates_within(loop))
+                for loop in carried):
             return False
         local = self.call_sites(unit)
         external = self.external_sites(unit)
         if not local and not external:
             return True  # callers out of view (`self.train = self.batch_train`)
-        return all(self.loops_around(site) for site in local) and \
+        # each caller runs it in a loop, or is itself one step (`optimize_parameters()`
+        # calling `backward_D()` then stepping the optimizers)
+        return all(self.loops_around(site) or self._one_step_per_call(self.unit_of(site)) for site in local) and \
             all(site["st"] or site["tr"] for site in external)
+
+    def _updates_within(self, owner: ast.AST, depth: int = 0) -> bool:
+        """Does the loop (or function) step an optimizer, directly or in a function of this
+        module it calls? Then each iteration is a training step of its own (`for _ in
+        range(self.num_epochs): ... opt.step()`), not a part of the caller's step."""
+        for call in self._calls_within(owner, skip_loops=False):
+            if self.is_optimizer_step(call) or self.is_scaler_step(call):
+                return True
+            target = self._resolve_call_cheap(call) if depth < 2 else None
+            if target is not None and target is not owner and self._updates_within(target, depth + 1):
+                return True
+        return False
+
+    def _one_step_per_call(self, func: ast.AST) -> bool:
+        return isinstance(func, FUNCTION_TYPES) and (self.steps_once_per_call(func) or self.is_per_step_method(func))
 
     def _within_one_update(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
         """The loops `key` is carried across are micro-steps of one update: none of them
@@ -1712,6 +1743,13 @@ class SemanticModel:
         return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.target is node and \
             self._fixed_collection(parent.iter)
 
+    def _fixed_count(self, expr: ast.AST, hops: int) -> bool:
+        if isinstance(expr, ast.Constant):
+            return True
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and expr.args:
+            return self._fixed_collection(expr.args[0], hops)
+        return self.set_only_at_construction(expr)
+
     def _fixed_collection(self, expr: ast.AST, hops: int = 0) -> bool:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
                 expr.func.attr in ("items", "keys", "values") and not expr.args:
@@ -1726,7 +1764,9 @@ class SemanticModel:
                 isinstance(b, ast.Assign) and b.targets == [d] and self._fixed_collection(b.value, hops + 1)
                 for b, d in zip(bindings, definitions))
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "range":
-            return all(isinstance(a, ast.Constant) for a in expr.args)
+            # `range(4)`, `range(self.n_heads)`, `range(len(self.discriminators))`: a count fixed
+            # before any step
+            return all(self._fixed_count(a, hops) for a in expr.args)
         if isinstance(expr, (ast.List, ast.Tuple, ast.Set)):
             return all(isinstance(e, ast.Constant) for e in expr.elts)
         if isinstance(expr, ast.Dict):
