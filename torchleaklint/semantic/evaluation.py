@@ -106,6 +106,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
     if _result_made_numpy(model, call, unit):
         return True  # `samples.cpu().numpy()` would raise on a tensor that records a graph
+    if _result_differentiated_here(model, call, unit):
+        return True  # `critic_value = self.critic.forward(s, a)` after `critic.eval()`, then
+        # `F.mse_loss(target, critic_value).backward()`: training code in eval mode
     if _callee_computes_gradients(model, call):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
     if _input_made_differentiable(model, call, unit):
@@ -138,6 +141,21 @@ def _result_made_numpy(model, call, unit) -> bool:
     reaching = model.reaching(unit)
     return any(reaching.definitions(read) == [target] and _ends_in_numpy(model, read)
                for read in reaching.reads_by_key.get(target.id, ()))
+
+
+def _result_differentiated_here(model, call, unit) -> bool:
+    """Does a backward of the same function differentiate a value whose graph contains what
+    this forward built (graph provenance, flow-sensitive: a later forward rebinding the same
+    name for the training part does not count)? Then its graph is wanted, whatever the mode."""
+    stmt = model.statement_of(call)
+    for backward in model.backward_calls_in(unit):
+        target = model.backward_target(backward)
+        if target is None:
+            continue
+        if model.is_inside(call, target) or \
+                stmt in {model.statement_of(d) for d in model.graph_dependencies(target)}:
+            return True
+    return False
 
 
 def _ends_in_numpy(model, node) -> bool:
