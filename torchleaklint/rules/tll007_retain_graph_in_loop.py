@@ -192,8 +192,9 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
                     return True
                 continue
             callee = model.resolve_call(node)
-            if callee is not None and model.has_backward_within(callee) and \
-                    not (retained is not None and _hands_nothing_retained(model, node, retained)):
+            runs_backward = model.has_backward_within(callee) if callee is not None else \
+                model.runs_backward_in_another_module(node)
+            if runs_backward and not (retained is not None and _hands_nothing_retained(model, node, retained)):
                 return True
     return False
 

@@ -2057,6 +2057,18 @@ class SemanticModel:
             return True
         return False
 
+    def runs_backward_in_another_module(self, call: ast.Call) -> bool:
+        """Is the call one of a function of another module of the project whose summary says
+        it back-propagates (`feature_consistency_backward(code, noisy)` imported from
+        losses.py)?"""
+        if self.project is None:
+            return False
+        callee = self.value(call.func)
+        if callee.kind != "ref" or not callee.name:
+            return False
+        found = self.project.imported_summary(callee.name)
+        return found is not None and found[0] == "function" and bool((found[1] or {}).get("bw"))
+
     def result_back_propagated(self, call: ast.Call) -> bool:
         """Does a backward of the call's own function differentiate a value computed from
         the call's result (`loss = crit(model.predict(x), y); loss.backward()`)?"""
