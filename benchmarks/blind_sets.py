@@ -94,11 +94,12 @@ def measure(corpus: Path, name: str) -> dict:
             untriaged.append(f)
     reported = {triage_key(f) for f in findings}
     gone = Counter(e["verdict"] for key, e in triage.items() if e["code"][:5] != "TLL90" and key not in reported)
+    rules = _rule_verdicts(triage)
     return {"set": name, "repos": len(repos) - len(missing), "missing": missing, "lines": lines, "findings": findings,
             "per_rule": per_rule, "total": total, "untriaged": untriaged, "gone": gone,
-            "triaged": Counter(e["verdict"] for e in triage.values()),
+            "triaged": Counter(e["verdict"] for e in rules),
             # the rules a user runs by default (no preview rule)
-            "triaged_default": Counter(e["verdict"] for e in triage.values() if e["code"] not in PREVIEW_CODES)}
+            "triaged_default": Counter(e["verdict"] for e in rules if e["code"] not in PREVIEW_CODES)}
 
 
 def render_details(result: dict, verdicts=("fp",)) -> str:
@@ -129,10 +130,14 @@ def render(result: dict) -> str:
     return "\n".join(out) + "\n"
 
 
-def section(corpus: Path) -> str:
+def section(corpus: Path, previous: str = "") -> str:
     """The markdown section for docs/realworld.md: each set's blind figure (its triage, made
-    once on the release named in its set.toml) beside the current code's in-sample one."""
-    results = [measure(corpus, name) for name in sets()]
+    once on the release named in its set.toml) beside the current code's in-sample one. A set
+    some of whose repositories are not in the corpus keeps its row and section of `previous`
+    (the document as it stands), marked as not re-measured: a partial measure would be taken
+    for the set's."""
+    kept = {name for name in sets() if _previous_row(previous, name) and not _checked_out(corpus, name)}
+    results = [{"set": name} if name in kept else measure(corpus, name) for name in sets()]
     last = results[-1]
     out = [f"**Honest figure: {precision(last['triaged'])} precision** ({last['triaged']['tp']} true, "
            f"{last['triaged']['fp']} false, {last['triaged']['debatable']} debatable findings) on `{last['set']}`, the "
@@ -150,15 +155,52 @@ def section(corpus: Path) -> str:
            "| set | repositories | lines | release | blind precision (first run) | current code (in-sample) | untriaged now |",
            "|---|---:|---:|---|---:|---:|---:|"]
     for r in results:
+        if r["set"] in kept:
+            # the blind figure comes from the triage alone; the current code's from the last measure
+            cells = _previous_row(previous, r["set"]).split("|")
+            tr = _triaged(r["set"])
+            cells[5] = f" {precision(tr)} ({tr['tp']} tp / {tr['fp']} fp / {tr['debatable']} debatable) "
+            out.append("|".join(cells))
+            continue
         info = load_toml(BLIND / r["set"] / "set.toml")
         tr, t = r["triaged"], r["total"]
         out.append(f"| {r['set']} | {r['repos']} | {r['lines']:,} | {info.get('release', '?')} | "
                    f"{precision(tr)} ({tr['tp']} tp / {tr['fp']} fp / {tr['debatable']} debatable) | "
                    f"{precision(t)} ({t['tp']} / {t['fp']} / {t['debatable']}) | {t['untriaged']} |")
+    if kept:
+        out += ["", f"Not re-measured this time (their repositories were not all checked out; rows and "
+                    f"current-code cells and sections as measured before; their blind figures recomputed from "
+                    f"their triage, rule findings only): {', '.join(r['set'] for r in results if r['set'] in kept)}."]
     out.append("")
     for r in results:
-        out.append(render(r))
+        out.append(_previous_section(previous, r["set"]) if r["set"] in kept else render(r))
     return "\n".join(out) + "\n"
+
+
+def _rule_verdicts(triage: dict) -> list:
+    """Rule findings only: parse errors (TLL90x) and environment findings are not counted."""
+    return [e for e in triage.values() if e["code"][:5] not in ("TLL90", "TLL10")]
+
+
+def _triaged(name: str) -> Counter:
+    triage = {triage_key(e): e for e in load_toml(BLIND / name / "triage.toml").get("finding", [])}
+    return Counter(e["verdict"] for e in _rule_verdicts(triage))
+
+
+def _checked_out(corpus: Path, name: str) -> bool:
+    """Is every repository of the set in the corpus (`<owner>__<name>`)?"""
+    repos = load_toml(BLIND / name / "repos.toml").get("repo", [])
+    return all((corpus / repo["name"].replace("/", "__", 1)).is_dir() for repo in repos)
+
+
+def _previous_row(previous: str, name: str) -> str:
+    return next((line for line in previous.splitlines() if line.startswith(f"| {name} |")), "")
+
+
+def _previous_section(previous: str, name: str) -> str:
+    start = previous.index(f"### {name}: current code")
+    ends = [i for i in (previous.find("\n### ", start + 1), previous.find("\n## ", start + 1)) if i != -1]
+    return previous[start:min(ends) if ends else len(previous)].rstrip("\n") + "\n"
 
 
 def main() -> int:

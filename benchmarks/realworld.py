@@ -233,7 +233,7 @@ def _rewrite_keeping_earlier(args) -> int:
             "measures it again.)\n")
     if note.strip() not in earlier:
         earlier = earlier.replace(EARLIER + "\n", EARLIER + "\n" + note, 1)
-    prefix = blind_sets.section(args.blind_corpus) if args.blind_corpus else ""
+    prefix = blind_sets.section(args.blind_corpus, current) if args.blind_corpus else ""
     report = ("# torchleaklint on real public PyTorch code\n\n" + prefix + "\n" + blind_cases.section() + "\n"
               + _peer_section(args.write_doc) + "\n" + earlier + "\n" + known_leaks_section())
     args.write_doc.write_text(report + _environment_section(args.write_doc), encoding="utf-8")
