@@ -1958,12 +1958,10 @@ class SemanticModel:
         return any(site["st"] for site in self.external_sites(func))
 
     def _globals_of(self, unit: ast.AST) -> Set[str]:
-        names: Set[str] = set()
-        if isinstance(unit, FUNCTION_TYPES):
-            for node in ast.walk(unit):
-                if isinstance(node, (ast.Global, ast.Nonlocal)):
-                    names.update(node.names)
-        return names
+        """The names the function declares `global` or `nonlocal` (one walk per function)."""
+        return self.cached(("globals_of", unit), lambda: {
+            name for node in ast.walk(unit) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+            if isinstance(unit, FUNCTION_TYPES) else set())
 
     # ------------------------------------------------------ per-step methods
     def per_step_patterns(self) -> Tuple[str, ...]:
