@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
-from torchleaklint.semantic.provenance import graph_dependencies
 from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
 from torchleaklint.semantic.values import UNKNOWN
 
@@ -205,7 +204,7 @@ def _reads_state(model, unit, target: ast.AST, name: str) -> bool:
         return False
     # flow-sensitive: `output = self.predict(xx)` rebound later in the iteration, under
     # no_grad, does not make the backward on the earlier `output` read `xx`
-    return any(isinstance(d, ast.Name) and d.id == name for d in graph_dependencies(model, target))
+    return any(isinstance(d, ast.Name) and d.id == name for d in model.graph_dependencies(target))
 
 
 def _passes(call: ast.Call, name: str) -> bool:

@@ -148,14 +148,8 @@ def _result_differentiated_here(model, call, unit) -> bool:
     this forward built (graph provenance, flow-sensitive: a later forward rebinding the same
     name for the training part does not count)? Then its graph is wanted, whatever the mode."""
     stmt = model.statement_of(call)
-    for backward in model.backward_calls_in(unit):
-        target = model.backward_target(backward)
-        if target is None:
-            continue
-        if model.is_inside(call, target) or \
-                stmt in {model.statement_of(d) for d in model.graph_dependencies(target)}:
-            return True
-    return False
+    return any(target is not None and (model.is_inside(call, target) or model.feeds(call, stmt, target))
+               for target in map(model.backward_target, model.backward_calls_in(unit)))
 
 
 def _ends_in_numpy(model, node) -> bool:
