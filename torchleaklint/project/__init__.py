@@ -69,6 +69,7 @@ class Project:
                         entry = sub_summary.get("classes", {}).get(sub)
                         if sub_path != path and entry and method in entry["methods"]:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
+        _index_overrides(index, self.summaries, children)
         _index_named_calls(index, self.summaries)
         _index_backpropagated_attributes(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
@@ -105,6 +106,27 @@ class Project:
             return None  # the check depended on nothing outside the file: a plain cache entry
         parts.append(json.dumps(sites or {}, sort_keys=True))
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _index_overrides(index: dict, summaries: Dict[str, dict], children) -> None:
+    """`~ovr:Cls.m` -> what the overrides of an abstract method `Cls.m` in subclasses of other
+    modules return, and whether they run a training step (`Trainer.train_step` in trainer.py
+    for `BaseTrainer.train_step`, which only raises NotImplementedError): what
+    `self.train_step(batch)` in the base's `fit` gets and does."""
+    for path, summary in summaries.items():
+        functions = summary.get("functions") or {}
+        for cls, entry in (summary.get("classes") or {}).items():
+            stubs = [m for m in entry["methods"] if (functions.get(f"{cls}.{m}") or {}).get("stub")]
+            for method in stubs:
+                for sub_path, sub in _descendants(children, (path, cls)):
+                    sub_summary = summaries.get(sub_path) or {}
+                    sub_entry = (sub_summary.get("classes") or {}).get(sub)
+                    override = (sub_summary.get("functions") or {}).get(f"{sub}.{method}")
+                    if sub_path == path or not sub_entry or method not in sub_entry["methods"] or not override:
+                        continue
+                    index.setdefault(path, {}).setdefault(f"~ovr:{cls}.{method}", []).append(
+                        {"path": sub_path, "l": 0, "c": 0, "ret": override.get("ret"),
+                         "step": bool(override.get("step"))})
 
 
 def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:

@@ -151,6 +151,17 @@ def _find_module(name: str, directory: str) -> Optional[str]:
             return None
     if not os.path.isfile(os.path.join(directory, "__init__.py")) and directory not in bases:
         bases.append(directory)  # a script's directory is on sys.path when it runs
+    if root:
+        # the directory of the script that runs this code may be any ancestor up to the root
+        # (`segmentation/test_time.py` runs `methods/gtta.py`, which imports `methods.base`
+        # from `segmentation/`, a namespace package without `__init__.py`)
+        ancestor = os.path.dirname(directory)
+        for _ in range(6):
+            if not ancestor.startswith(root + os.sep):
+                break
+            if ancestor not in bases and not os.path.isfile(os.path.join(ancestor, "__init__.py")):
+                bases.append(ancestor)
+            ancestor = os.path.dirname(ancestor)
     rel = name.replace(".", os.sep)
     for base in bases:
         for candidate in (os.path.join(base, rel + ".py"), os.path.join(base, rel, "__init__.py")):

@@ -47,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 9
+SUMMARY_VERSION = 10
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -263,7 +263,9 @@ def _function(model, func, module: str, info) -> dict:
         out["cuts"] = sorted(cuts)
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
-    elif model.may_run_forward(func) and model.forwards_only_without_grad(func):
+    elif not model.may_run_forward(func):
+        out["nofwd"] = True  # no module is called in it (`update_evaluator` on lists): no forward
+    elif model.forwards_only_without_grad(func):
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
@@ -423,6 +425,10 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
 
         if holds_no_parameters(model, info.name):
             out["noparams"] = True
+        from torchleaklint.semantic.object_state import holds_no_graph_state
+
+        if holds_no_graph_state(model, info.name):
+            out["nostate"] = True  # keeps nothing between calls (TLL007's handed modules)
         freeze = construction_freeze(init, info.methods)
         if freeze is not None:
             out["freeze"] = list(freeze)
@@ -526,6 +532,9 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
         "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
         "kw": {kw.arg: encode(flow.values.get(kw.value), module) for kw in call.keywords if kw.arg},
+        # keywords given a falsy literal (`marginal=False`): an opt-in flag left off (gating)
+        "fk": sorted(kw.arg for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)
+                     and not kw.value.value),
         "ng": bool(model.grad_disabled_at(call)),
         "tr": any(model.runs_training_step(loop) or model.has_backward_within(loop) for loop in loops),
         "st": any(model.is_step_loop(loop) for loop in loops),

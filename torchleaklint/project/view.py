@@ -332,6 +332,11 @@ class ProjectView:
         """Call sites in other modules of this module's function or method `objpath`."""
         return self.sites.get(objpath, [])
 
+    def overrides(self, objpath: str) -> List[dict]:
+        """What the overrides of this module's abstract method `objpath` (`Cls.m`) in
+        subclasses of other modules return (`ret`, encoded)."""
+        return self.sites.get(f"~ovr:{objpath}", [])
+
     def has_external_callers(self) -> bool:
         """Do other modules of the project call into this one? Then its functions may be
         handed graphs by them, whatever its own text mentions (a meter that never imports

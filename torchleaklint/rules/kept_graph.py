@@ -20,11 +20,14 @@ class KeptGraph:
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
         self.backwards: List = model.iteration_backwards(loop) if loop is not None else []
+        # a step run by a callee (`self.train_step(batch)` whose override back-propagates):
+        # a backward runs each iteration, out of this loop's text
+        self.stepped = loop is not None and not self.backwards and model.runs_training_step(loop)
 
     @property
     def severity(self) -> str:
         # Only a loop we can see whole proves that nothing back-propagates the graph.
-        return ERROR if self.loop is not None and not self.backwards else WARNING
+        return ERROR if self.loop is not None and not self.backwards and not self.stepped else WARNING
 
     def clause(self) -> str:
         if self.consumer is not None:
@@ -33,6 +36,9 @@ class KeptGraph:
         if self.backwards:
             return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
                     f"activations too if the backward at line {self.backwards[0].lineno} does not reach it)")
+        if self.stepped:
+            return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
+                    f"activations too if the step's backward does not reach it)")
         if self.loop is not None:
             return "nothing back-propagates it, so every step's graph and saved activations stay alive on the device"
         return f"every step's graph stays referenced from `{self.holder}`"
@@ -46,7 +52,7 @@ class KeptGraph:
                                      f"`{self.holder}` outlives it"))
         if self.consumer is not None:
             steps.append((self.consumer, "this backward frees the activations; the graph's nodes stay referenced"))
-        elif self.loop is not None and not self.backwards:
+        elif self.loop is not None and not self.backwards and not self.stepped:
             steps.append((self.loop, "no backward runs in this loop: the saved activations are never freed"))
         return steps
 

@@ -128,8 +128,8 @@ class LossAccumulation(Rule):
         if key is None or key.endswith("]") or not model.may_outlive_step(stmt, key):
             return None
         operands = list(_added_operands(model, stmt.value, key))
-        if not operands:
-            return None
+        if not operands or _started_as_a_list(model, stmt, key):
+            return None  # `result = result + out["output"]` after `result = []`: lists concatenated
         return key, operands
 
     def _message(self, model, key, operands, why, kept) -> str:
@@ -272,3 +272,22 @@ def _used_as_tensor(model, stmt, key) -> bool:
 
 def func_attr(func) -> str:
     return func.attr if isinstance(func, ast.Attribute) else ""
+
+
+def _started_as_a_list(model, stmt, key: str) -> bool:
+    """Does a definition reaching the total's own read bind a list (`result = []`)? Then `+`
+    concatenates lists (a list plus anything else raises): what it keeps is a container's
+    business (TLL003), not a running total's."""
+    if "." in key or "[" in key:
+        return False
+    reaching = model.reaching(model.unit_of(stmt))
+    for read in ast.walk(stmt.value):
+        if isinstance(read, ast.Name) and read.id == key and isinstance(read.ctx, ast.Load):
+            for definition in reaching.definitions(read):
+                bound = model.statement_of(definition)
+                value = getattr(bound, "value", None)
+                if isinstance(bound, ast.Assign) and (isinstance(value, (ast.List, ast.ListComp)) or
+                                                      isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                                      and value.func.id == "list"):
+                    return True
+    return False

@@ -58,7 +58,11 @@ class GraphInContainer(Rule):
     under `torch.no_grad()` (evaluation loops), non-tensors, and containers that live and
     die within one step: the outputs of an RNN unroll that are stacked, per-task losses
     that are summed and back-propagated, an episode's log-probabilities consumed by that
-    episode's `backward()` and then cleared.
+    episode's `backward()` and then cleared, and containers whose size the code bounds (a
+    `deque(maxlen=N)`, an image pool or replay memory that appends only while
+    `len(pool) < size` and otherwise replaces a slot, a window trimmed with `pop(0)`) unless
+    nothing back-propagates what they keep: N graphs whose activations a backward freed are
+    a constant, not a leak; N dead graphs keep N steps' activations on the device.
 
     ## Fix safety
     Safe. The fix appends `.item()` to a one-number tensor (a loss, a metric) and
@@ -99,6 +103,10 @@ class GraphInContainer(Rule):
         if why is None or _consumed_by_backward(model, node, key):
             return None
         kept = kept_graph(model, node, values[0], _short(container), why, key)
+        if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):
+            # at most N graphs whose activations a backward freed: memory does not grow (N
+            # graphs nothing back-propagates keep N steps of activations: still reported)
+            return None
         return self.finding(node, self._message(model, container, values, why, node, kept),
                             self._fix(model, values), severity=kept.severity,
                             evidence=kept.evidence(f"`{_short(container)}` keeps what was put into it"))

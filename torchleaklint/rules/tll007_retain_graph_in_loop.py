@@ -90,6 +90,11 @@ class RetainGraphInLoop(Rule):
                                        or model.reads_graph_held_by_object(target)):
                 continue  # the next iteration back-propagates the part built before the loop (or
                 # when the object was set up) again
+            if target is not None and model.iterates_a_fixed_count(loops[0]) and \
+                    _carried_into_next_iteration(model, call, target, loops[0]):
+                continue  # `for i in range(2)` whose next pass back-propagates through this one's
+                # graph (`sampling` carried without detach): the retained graph is needed, and
+                # the chain ends with the loop, a bounded number of passes
             if _later_backward_in_iteration(model, call, loops) or not (
                     _builds_graph_each_iteration(model, loops[0]) or _fresh_graph_each_iteration(model, target, loops[0])):
                 continue
@@ -130,6 +135,18 @@ class RetainGraphInLoop(Rule):
                     (call, "no later backward in the same call differentiates a value sharing this graph, so "
                            "retaining its saved activations serves nothing")]
         yield self.finding(call, message, severity=WARNING, evidence=evidence)
+
+
+def _carried_into_next_iteration(model, call, target, loop) -> bool:
+    """Does the differentiated graph depend on a value the loop body binds after this
+    backward, that is, in the previous iteration? Then the next iteration's backward runs
+    through this iteration's graph again."""
+    here = (call.lineno, call.col_offset)
+    for definition in model.graph_dependencies(target):
+        stmt = model.statement_of(definition)
+        if model.is_inside(stmt, loop) and (stmt.lineno, stmt.col_offset) > here:
+            return True
+    return False
 
 
 def _graph_leaves(model, func) -> bool:

@@ -25,7 +25,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    INIT_METHODS, is_staticmethod as _is_static, keyword_arg as _kw, named_parameters, nodes_within,
+    INIT_METHODS, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within,
     positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
@@ -208,10 +208,14 @@ class Analyzer:
             if not site.args and not site.keywords:
                 continue
             caller = self.m.unit_of(site)
-            if caller is unit or self.m.in_progress(caller):
+            if caller is unit:
                 continue
-            flow = self.m.flow(caller)
+            flow = self.m.flow(caller) if not self.m.in_progress(caller) else None
             if flow is None:
+                # the caller's flow is running (`main` builds `Solver(FCN(), cache)` and runs
+                # `solver.solve()`, whose step reads what `__init__` stored): what the syntax
+                # alone proves of the arguments, modules constructed from classes of this file
+                self._constructed_site_values(site, names, offset, out)
                 continue
             for i, arg in enumerate(site.args):
                 if isinstance(arg, ast.Starred):
@@ -229,6 +233,16 @@ class Analyzer:
                 elif kw.arg is not None and unit.args.kwarg is not None:
                     _collect(out, unit.args.kwarg.arg, flow.values.get(kw.value, UNKNOWN_V))
         return out
+
+    def _constructed_site_values(self, site, names, offset, out) -> None:
+        pairs = [(names[i + offset], a) for i, a in enumerate(site.args)
+                 if i + offset < len(names) and not isinstance(a, ast.Starred)]
+        pairs += [(kw.arg, kw.value) for kw in site.keywords if kw.arg in names]
+        for name, arg in pairs:
+            cls = self.m.constructed_module_class(arg)
+            if cls is not None:
+                self._note_site_value(name, Value(MODULE, name=cls))
+                out[name] = join(out.get(name), Value(MODULE, name=cls))
 
     def _note_site_value(self, name: str, value: Value) -> None:
         """Some caller in view passes a module for `name` (a may-fact: that path runs it)."""
@@ -1156,6 +1170,10 @@ class Analyzer:
         if func in self.m._summarizing or func is self.unit:
             self.m.read_provisional(("summarize", func))
             return UNKNOWN_V
+        if has_self and is_stub(func):
+            overridden = self._overrides_value(func, e, args, kwargs)
+            if overridden is not None:
+                return overridden
         names = [p.arg for p in positional_parameters(func)]
         bound: Dict[str, Value] = {}
         offset = 1 if has_self and names and not _is_static(func) else 0
@@ -1194,6 +1212,28 @@ class Analyzer:
         if final:
             memo[key] = (result, self.depth if self.m.depth_cuts != cuts else None)
         return result
+
+    def _overrides_value(self, stub, e, args, kwargs) -> Optional[Value]:
+        """`self.train_step(batch)` in a base class whose `train_step` is abstract: what the
+        overrides return, in subclasses of this module (their summaries here) and of the
+        project's other modules (theirs); None when none is in view."""
+        from torchleaklint.project.summary import decode
+
+        info = self.m.method_class.get(stub)
+        if info is None:
+            return None
+        out: Optional[Value] = None
+        for other in self.m.classes.values():
+            if other is info or info.name not in self.m.class_bases(other):
+                continue
+            override = other.methods.get(stub.name)
+            if override is not None and not is_stub(override):
+                out = join(out, self.summary(override, e, args, kwargs, True))
+        path = self.m.objpath(stub)
+        if self.m.project is not None and path:
+            for site in self.m.project.overrides(path):
+                out = join(out, self.m.project.local_value(decode(site.get("ret"))))
+        return out
 
     def builtin_call(self, name: str, e, args, all_args) -> Value:
         if name in torch_api.SCALAR_BUILTINS:

@@ -50,8 +50,10 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
     for region in _eval_regions(model):
         receiver, start, end = region[1], region[2], region[3]
         if isinstance(region[0], FUNCTION_TYPES) and (_is_module_forward(model, region[0])
-                                                      or _pins_own_submodule(model, region[0], receiver)):
+                                                      or _pins_own_submodule(model, region[0], receiver)) \
+                and not _grad_on_decorated(model, region[0]):
             continue  # `self.module.eval()` in a wrapper's forward pins a mode: its caller decides grad
+            # (not under `@torch.enable_grad()`, which turns autograd on whatever the caller does)
         if isinstance(region[0], FUNCTION_TYPES) and (receiver == "self" or _is_closure(model, region[0])) \
                 and not _callers_in_view(model, region[0]):
             continue  # `self.eval()` in a method, or a closure handed out (`return model_fn`), that
@@ -68,8 +70,66 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
         if not eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
             continue
         for call in calls.get(func, []):
-            if _is_model_call(model, call):
+            if _is_model_call(model, call) and not _fresh_module_check(model, call, func):
                 yield call, (func, None, start_of(func), end_of(func), None)
+
+
+_WEIGHT_LOADERS = frozenset({"load_state_dict", "load", "from_pretrained", "load_checkpoint", "load_weights",
+                             "load_from_checkpoint", "restore", "load_model"})
+
+
+def _fresh_module_check(model, call, func) -> bool:
+    """`net = resnet18(); y = net(torch.randn(1, 3, 224, 224))` in a `test()` of a model file:
+    a module the function builds itself and never loads weights into is untrained, so running
+    it is a shape check, not an evaluation of a model (whatever the function is named)."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
+    if not isinstance(receiver, ast.Name):
+        return False
+    definitions = model.reaching(func).definitions(receiver)
+    if not definitions:
+        return False
+    for definition in definitions:
+        stmt = model.statement_of(definition)
+        value = getattr(stmt, "value", None)
+        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                value.func.attr in ("to", "cuda", "cpu", "float", "double", "half", "train"):
+            value = value.func.value  # `Net().to(device)`
+        if not (isinstance(stmt, ast.Assign) and isinstance(value, ast.Call) and model.unit_of(stmt) is func
+                and model.value(stmt.targets[0]).kind == MODULE and _constructs(model, value)):
+            return False
+    return not _loads_weights(func)
+
+
+def _constructs(model, value: ast.Call, depth: int = 0) -> bool:
+    """A call that makes a new, untrained module: a class of this module or of the project
+    (its summary says so), or a layer or model builder of torch/torchvision called without
+    pretrained weights (`nn.Linear(...)`, `resnet18()`); never a helper that may load them."""
+    if any(kw.arg in ("pretrained", "weights", "checkpoint", "ckpt", "checkpoint_path", "resume")
+           and not (isinstance(kw.value, ast.Constant) and not kw.value.value) for kw in value.keywords):
+        return False
+    callee = model.value(value.func)
+    if callee.kind == "class" or isinstance(value.func, ast.Name) and value.func.id in model.classes:
+        return True
+    qual = model.qualname(value.func) or ""
+    if qual.startswith(("torch.nn.", "torchvision.models.")):
+        return True
+    if callee.kind == "ref" and callee.name and model.project is not None:
+        found = model.project.imported_summary(callee.name)
+        return found is not None and found[0] == "class"
+    builder = model.module_functions.get(callee.name) if callee.kind == "function" and callee.name else None
+    if builder is not None and depth < 2 and not _loads_weights(builder):
+        # `def resnet18(**kw): model = ResNet(...); return model`: a builder of this file
+        returns = [n.value for n in ast.walk(builder) if isinstance(n, ast.Return) and n.value is not None]
+        made = [model.value(r).kind == MODULE for r in returns]
+        calls = [n for n in ast.walk(builder) if isinstance(n, ast.Call) and n is not value]
+        return bool(returns) and all(made) and any(_constructs(model, c, depth + 1) for c in calls)
+    return False
+
+
+def _loads_weights(func) -> bool:
+    return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
+               and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _WEIGHT_LOADERS
+               for node in ast.walk(func))
 
 
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
@@ -98,6 +158,8 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     start, end = context[2], context[3]
     if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
         return True  # every call in view, in any module, runs under no-grad
+    if model.runs_only_without_grad(model.statement_of(call)):
+        return True  # behind an opt-in flag (`if marginal:`) that only no-grad calls turn on
     if context[1] is None and _result_back_propagated(model, unit):
         return True  # a `predict` that training back-propagates through is training code
     if _receiver_frozen_before(model, call, unit):
@@ -301,6 +363,14 @@ def _caller_evaluates(model, owner, site, depth: int) -> bool:
     return _evaluation_by_name_uncached(model, caller, depth + 1)
 
 
+def _grad_on_decorated(model, func) -> bool:
+    for dec in func.decorator_list:
+        target = dec.func if isinstance(dec, ast.Call) else dec
+        if torch_api.grad_context(model.qualname(target) or "") == "on":
+            return True
+    return False
+
+
 def _pins_own_submodule(model, func, receiver: str) -> bool:
     """`self.bn.eval()` in a method of an nn.Module: the module pins a part of itself to
     evaluation mode (running statistics) as part of its own computation; whether that runs
@@ -318,17 +388,33 @@ def _callers_in_view(model, func) -> bool:
     return bool(_sites_including_self_calls(model, func)) or bool(model.external_sites(func))
 
 
-def _only_called_without_grad(model, func) -> bool:
+def _only_called_without_grad(model, func, depth: int = 0) -> bool:
     """Every call of the function in view (this module and the project's others) is under
-    no-grad: the function never runs with autograd on."""
+    no-grad, directly or because the function making it is itself only called under no-grad
+    (`compute_ood_score` called by `get_scores`, which eval.py calls in `torch.no_grad()`):
+    the function never runs with autograd on."""
+    key = ("only_called_without_grad", func)
+    if key in model._memo:
+        return model._memo[key]
+    model._memo[key] = False  # recursion guard: a cycle of callers proves nothing
     sites = _sites_including_self_calls(model, func)
     external = model.external_sites(func)
     if not sites and not external:
         # a method nothing resolves to: the calls of its name on receivers of unknown class
         # (`self.policy.get_log_probs_ref_model(...)` in a rollout under no_grad) are all there is
         calls, no_grad = model.calls_by_method_name(func)
-        return calls > 0 and no_grad == calls
-    return all(model.grad_disabled_at(site) for site in sites) and all(site.get("ng") for site in external)
+        answer = calls > 0 and no_grad == calls
+    else:
+        answer = all(model.grad_disabled_at(site) or _caller_only_without_grad(model, site, func, depth)
+                     for site in sites) and all(site.get("ng") for site in external)
+    model._memo[key] = answer
+    return answer
+
+
+def _caller_only_without_grad(model, site, func, depth: int) -> bool:
+    caller = model.unit_of(site)
+    return depth < 3 and isinstance(caller, FUNCTION_TYPES) and caller is not func and \
+        _only_called_without_grad(model, caller, depth + 1)
 
 
 def _feeds_a_loss(model, site) -> bool:
@@ -588,6 +674,11 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     wrapper, or `weight.transpose(...)` on an array, run none) and the method is in view:
     a method of a class nobody here can read (`inference()`, `compute_embedding()` of an
     imported or unknown class) may turn autograd off itself, so it is unknown."""
+    switched = model.value(call.func if dotted(call.func) == receiver else call.func.value)
+    info = model.classes.get(switched.name) if switched.name else None
+    if info is not None and model.is_other_framework_class(info) or \
+            not switched.name and model.written_for_another_framework():
+        return False  # `onet = ONet()` of a `paddle.nn.Layer`: no torch graph
     if dotted(call.func) == receiver:
         return True
     value = model.value(call.func.value)

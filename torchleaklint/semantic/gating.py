@@ -9,6 +9,8 @@ A flag is a parameter with a literal falsy default (`False`, `None`, `0`) tested
 keyword (`use_cache=...`): module calls (`blk(x, use_cache=use_cache)`) cannot be resolved
 to the method they run, and a flag is passed by keyword in practice. A call that forwards
 the flag from its own caller (`use_cache=use_cache`) is followed to that caller's calls.
+Calls from the project's other modules come from their summaries: `test_classifier(P, model,
+loader, marginal=True)` under `torch.no_grad()` in eval.py, and without the flag in train.py.
 """
 
 from __future__ import annotations
@@ -73,6 +75,26 @@ def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
                 and _enabled_with_grad(model, caller, value.id, depth + 1) is False:
             continue  # `blk(x, use_cache=use_cache)` forwarded from a caller that keeps it off
         return True
+    return _enabled_in_other_modules(model, func, flag)
+
+
+def _enabled_in_other_modules(model, func, flag: str) -> bool:
+    """Does a call of `func` in another module of the project turn the flag on with grad
+    enabled? One that leaves it out (the default is off) or passes a falsy literal keeps it
+    off; one under no-grad does not matter; one that may pass it positionally may turn it on."""
+    params = positional_parameters(func)
+    if params and model.class_of(func) is not None and params[0].arg in ("self", "cls"):
+        params = params[1:]
+    index = next((i for i, p in enumerate(params) if p.arg == flag), None)
+    for site in model.external_sites(func):
+        if site.get("ng"):
+            continue
+        if flag in site.get("kw", {}):
+            if flag in site.get("fk", ()):
+                continue  # `marginal=False`
+            return True
+        if index is not None and index < len(site.get("a", ())):
+            return True
     return False
 
 

@@ -16,7 +16,7 @@ from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
-    keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -238,6 +238,26 @@ class SemanticModel:
                 for b in self.class_bases(info)
             )
         return self._memo[key]
+
+    def is_other_framework_class(self, info: ClassInfo) -> bool:
+        """A class built on another framework's layer (`paddle.nn.Layer`, `tf.keras.Model`,
+        `flax.linen.Module`): calling it records no torch graph."""
+        return any(b.startswith(_other_frameworks()) for b in self.class_bases(info))
+
+    def written_for_another_framework(self) -> bool:
+        """Does the file import another deep-learning framework (`paddle`, `tensorflow`,
+        `jax`...) and not torch? A module of unknown class there is that framework's layer."""
+        def compute() -> bool:
+            roots = set()
+            for node in self.by_type.get(ast.Import, []):
+                roots.update(alias.name.split(".")[0] for alias in node.names)
+            for node in self.by_type.get(ast.ImportFrom, []):
+                if node.module and not node.level:
+                    roots.add(node.module.split(".")[0])
+            others = {f.rstrip(".") for f in _other_frameworks()}
+            return bool(roots & others) and not roots & {"torch", "torchvision", "lightning", "pytorch_lightning",
+                                                         "transformers", "timm", "accelerate"}
+        return self.cached(("written_for_another_framework",), compute)
 
     def is_dataset_class(self, info: ClassInfo) -> bool:
         return any(torch_api.is_dataset_class(b) or b.endswith(("Dataset", "IterableDataset"))
@@ -544,13 +564,27 @@ class SemanticModel:
         """Calling a name bound to instances of several classes of the module
         (`abstractor = Abstractor(p)` on one branch, `BeamAbstractor(p)` on another): the call
         may run each one's `forward` or `__call__`, so it is a call site of every one of them
-        (a may-call edge: what the callers of a method do is then known for all of them)."""
-        if not isinstance(call.func, ast.Name):
+        (a may-call edge: what the callers of a method do is then known for all of them). The
+        same for a method called on such a name or `self` attribute (`ema.update(model)` with
+        `ema = BufferEMA(model) if buffered else ShadowEMA(model)`)."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            classes = self._instance_bindings()[0].get(func.id) or ()
+            if len(classes) < 2:
+                return []
+            targets = (self.method(cls, "forward") or self.method(cls, "__call__") for cls in sorted(classes))
+            return list({id(t): t for t in targets if t is not None}.values())
+        if not isinstance(func, ast.Attribute):
             return []
-        classes = self._instance_bindings()[0].get(call.func.id) or ()
+        owner, classes = func.value, ()
+        if isinstance(owner, ast.Name):
+            classes = self._instance_bindings()[0].get(owner.id) or ()
+        elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
+            info = self.enclosing_class_info(call)
+            classes = self._instance_bindings()[1].get((info.name, owner.attr)) or () if info is not None else ()
         if len(classes) < 2:
             return []
-        targets = (self.method(cls, "forward") or self.method(cls, "__call__") for cls in sorted(classes))
+        targets = (self.method(cls, func.attr) for cls in sorted(classes))
         return list({id(t): t for t in targets if t is not None}.values())
 
     def _unique_attribute_class(self, attr: str) -> Optional[str]:
@@ -579,6 +613,15 @@ class SemanticModel:
                             attrs.setdefault((owner.name, target.attr), set()).add(cls)
             self._memo[key] = (names, attrs)
         return self._memo[key]
+
+    def constructed_module_class(self, expr: ast.AST) -> Optional[str]:
+        """The module class of this file `expr` constructs (`FCN(16)`, `Net().to(device)`), or
+        that a name every binding of which constructs it holds, read from the syntax alone."""
+        cls = self._constructed_class(expr)
+        if cls is None and isinstance(expr, ast.Name):
+            cls = self._instance_class_of_name(expr.id)
+        info = self.classes.get(cls) if cls is not None else None
+        return cls if info is not None and self.is_module_class(info) else None
 
     def _constructed_class(self, expr: ast.AST) -> Optional[str]:
         while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
@@ -794,8 +837,25 @@ class SemanticModel:
                         and not self._steps_in_own_loop(target):
                     answer = True
                     break
+                if target is not None and is_stub(target) and self._override_steps(target, depth):
+                    answer = True  # `self.train_step(batch)`, abstract here, a step in the subclass
+                    break
         self._memo[key] = answer
         return answer
+
+    def _override_steps(self, stub: ast.AST, depth: int) -> bool:
+        """Does an override of the abstract method `stub` run one training step per call: in a
+        subclass of this module, or of another module (the project's `~ovr` index)?"""
+        info = self.method_class.get(stub)
+        if info is None:
+            return False
+        for other in self.classes.values():
+            override = other.methods.get(stub.name) if other is not info else None
+            if override is not None and info.name in self.class_bases(other) and \
+                    self.runs_training_step(override, depth + 1) and not self._steps_in_own_loop(override):
+                return True
+        path = self.objpath(stub)
+        return bool(self.project is not None and path and any(site.get("step") for site in self.project.overrides(path)))
 
     def runs_one_step_per_call(self, func: ast.AST) -> bool:
         """Does each call of `func` run a training step (a backward or an update, directly or
@@ -855,6 +915,10 @@ class SemanticModel:
         if self.value(call.func).kind == MODULE:
             return True
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        target = self._resolve_call_cheap(call)
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and target is not None \
+                and target is not func and getattr(target, "name", "") not in ("forward", "__call__"):
+            receiver = None  # `self.get_predicted_antecedents(...)`: what that method does is in view
         inputs = ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]
         for expr in inputs:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls"):
@@ -862,7 +926,6 @@ class SemanticModel:
             value = self.value(expr)
             if value.kind == MODULE or value.requires_grad:
                 return True
-        target = self._resolve_call_cheap(call)
         if target is not None and target is not func:
             return depth >= 3 or self.may_run_forward(target, depth + 1)
         return False
@@ -889,7 +952,7 @@ class SemanticModel:
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
-                return not found[1].get("nograd") and not found[1].get("fwd_off")
+                return not found[1].get("nograd") and not found[1].get("fwd_off") and not found[1].get("nofwd")
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
@@ -1265,17 +1328,38 @@ class SemanticModel:
         another module that stores such an attribute may have it consumed here."""
         def compute() -> Set[str]:
             out: Set[str] = set()
-            if "backward" not in self.source:
-                return out  # no training backward can be spelled without the word
-            for call in self.backward_calls():
-                target = self.backward_target(call)
-                if target is None or not self.is_training_backward(call):
-                    continue
-                parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
-                out |= {n.attr for part in parts for n in ast.walk(part)
-                        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
-            return out
+            if "backward" in self.source:  # no training backward can be spelled without the word
+                for call in self.backward_calls():
+                    target = self.backward_target(call)
+                    if target is None or not self.is_training_backward(call):
+                        continue
+                    parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
+                    out |= {n.attr for part in parts for n in ast.walk(part)
+                            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
+            return out | self._attributes_returned_in_graphs()
         return self.cached(("backpropagated_attributes", None), compute)
+
+    def _attributes_returned_in_graphs(self) -> Set[str]:
+        """Attributes of other objects a function reads into the graph it returns (a KL helper's
+        `sum(m.log_variational_posterior for m in model.modules())`, a loss helper): its caller
+        may back-propagate them, so the object storing them cannot be said to keep a dead graph."""
+        out: Set[str] = set()
+        if "return" not in self.source:
+            return out
+        for node in self.by_type.get(ast.Return, ()):
+            unit = self.unit_of(node)
+            if node.value is None or not isinstance(unit, FUNCTION_TYPES):
+                continue
+            returned = self.value(node.value)
+            if not (returned.carries_graph or returned.kind == "unknown"):
+                continue  # proven graph-free (a number, a detached tensor)
+            receiver = positional_parameters(unit)[0].arg if self.class_of(unit) is not None and \
+                positional_parameters(unit) else None
+            parts = [node.value] + [self.statement_of(d) for d in self.graph_dependencies(node.value)]
+            out |= {n.attr for part in parts for n in ast.walk(part)
+                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+                    and not (isinstance(n.value, ast.Name) and n.value.id == receiver)}
+        return out
 
     def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
@@ -1704,12 +1788,17 @@ class SemanticModel:
         return key in self._backward_sources(unit)
 
     def holds_no_graph_state(self, expr: ast.AST) -> bool:
-        """Is `expr` a module of a class of this file proven to keep nothing between calls
-        (object_state.holds_no_graph_state)?"""
+        """Is `expr` a module of a class of this file (or of another module, from its summary)
+        proven to keep nothing between calls (object_state.holds_no_graph_state)?"""
         from torchleaklint.semantic.object_state import holds_no_graph_state
 
         value = self.value(expr)
-        return value.kind == MODULE and bool(value.name) and holds_no_graph_state(self, value.name)
+        if value.kind != MODULE or not value.name:
+            return False
+        if "." in value.name and self.project is not None:
+            found = self.project.imported_summary(value.name)  # a class of another module
+            return found is not None and found[0] == "class" and bool((found[1] or {}).get("nostate"))
+        return holds_no_graph_state(self, value.name)
 
     def set_only_at_construction(self, expr: ast.AST) -> bool:
         """`self.eps` read in a method of a class whose init-like methods alone store it: it
@@ -1734,6 +1823,11 @@ class SemanticModel:
             return False
         definitions = self.reaching(self.unit_of(key)).definitions(key)
         return bool(definitions) and all(self._fixed_loop_target(d) for d in definitions)
+
+    def iterates_a_fixed_count(self, loop: ast.AST) -> bool:
+        """A `for` over a collection fixed before any step (`range(2)`, `range(self.n_heads)`,
+        a literal): its number of iterations does not grow with the data."""
+        return isinstance(loop, (ast.For, ast.AsyncFor)) and self._fixed_collection(loop.iter)
 
     def _fixed_loop_target(self, definition: ast.AST) -> bool:
         node = definition
@@ -1772,6 +1866,14 @@ class SemanticModel:
         if isinstance(expr, ast.Dict):
             return all(isinstance(k, ast.Constant) for k in expr.keys)
         return self.set_only_at_construction(expr)
+
+    def container_bounded(self, node: ast.AST, key: str) -> bool:
+        """Does the code that fills the container `key` (stored into at `node`) bound its size:
+        a `deque(maxlen=...)`, appends guarded by its length or followed by a removal
+        (containers.bounded_container)? What it keeps then does not grow with the steps."""
+        from torchleaklint.semantic.containers import bounded_container
+
+        return bounded_container(self, node, key)
 
     def owned_out_of_view(self, expr: ast.AST) -> bool:
         """`self.trainer.train_loop.running_loss` in a method of a class that never stores
@@ -2307,6 +2409,12 @@ def _input_args(call: ast.Call) -> List[ast.AST]:
     return inputs
 
 
+def _other_frameworks() -> Tuple[str, ...]:
+    from torchleaklint.semantic.dataflow import _OTHER_FRAMEWORKS
+
+    return _OTHER_FRAMEWORKS
+
+
 def _constructed_bindings(node: ast.Assign, constructed):
     """(target, class name) pairs of `x = Cls()` and `a, b = Cls(), Cls()`."""
     for target in node.targets:
@@ -2315,9 +2423,11 @@ def _constructed_bindings(node: ast.Assign, constructed):
                 and len(target.elts) == len(node.value.elts):
             pairs = list(zip(target.elts, node.value.elts))
         for leaf, value in pairs:
-            cls = constructed(value)
-            if cls is not None:
-                yield leaf, cls
+            # `ema = BufferEMA(m) if buffered else ShadowEMA(m)`: either class
+            for choice in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+                cls = constructed(choice)
+                if cls is not None:
+                    yield leaf, cls
 
 
 def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:

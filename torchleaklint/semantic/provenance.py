@@ -69,9 +69,16 @@ def iteration_backwards(model, loop: ast.AST) -> List[ast.Call]:
 
 def consumed_by_backward(model, expr: ast.AST, loop: Optional[ast.AST]) -> Optional[ast.Call]:
     """The backward of the same iteration that differentiates the value `expr` holds (the
-    definition it reads reaches that backward's operand), or None when none is proven."""
-    if loop is None or not isinstance(expr, ast.Name):
+    definition it reads reaches that backward's operand), or None when none is proven. For an
+    expression (`d_real.mean()`), every graph-carrying name it reads must be consumed: the
+    new op's own nodes then hang off a graph whose activations that backward freed."""
+    if loop is None:
         return None
+    if not isinstance(expr, ast.Name):
+        names = [n for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                 and model.carries_graph(n)]
+        found = [consumed_by_backward(model, name, loop) for name in names]
+        return found[0] if found and all(found) else None
     reaching = model.reaching(model.unit_of(expr))
     mine = set(reaching.definitions(expr))
     if not mine:

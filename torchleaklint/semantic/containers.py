@@ -1,0 +1,240 @@
+"""Containers whose size the code that fills them bounds.
+
+An image pool (`if len(self.pool) < self.size: self.pool.append(x)` else a random slot is
+replaced), a ring buffer (`deque(maxlen=N)`), a window trimmed after each append
+(`buf.append(x); if len(buf) > n: buf.pop(0)`), the classic replay memory (`if len(m) < cap:
+m.append(None)` then `m[pos] = t`): what such a container keeps does not grow with the steps,
+so it is no leak of the kind TLL003 reports (at most N values stay referenced).
+
+Evidence, not names: the container is bounded only when every place of its scope that can
+make it longer is seen and each one is guarded by a test of its length or followed by a
+removal. Anything unseen (another initial value, an alias) leaves it unbounded, and the
+finding stands as before.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import List, Optional, Tuple  # noqa: F401
+
+from torchleaklint.semantic.object_state import class_methods, self_name
+from torchleaklint.semantic.syntax import FUNCTION_TYPES
+
+_GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
+_REMOVERS = frozenset({"pop", "popleft", "clear"})
+_DEQUES = ("collections.deque", "deque")
+
+
+def bounded_container(model, node: ast.AST, key: str) -> bool:
+    """Is the container `key` that `node` stores into bounded by the code that fills it?"""
+    scope = _scope(model, node, key)
+    if scope is None:
+        return False
+
+    def compute() -> bool:
+        return _bounded(model, scope, key)
+    return model.cached(("bounded_container", key, tuple(id(f) for f, _ in scope)), compute)
+
+
+def _scope(model, node, key) -> Optional[List[Tuple[ast.AST, str]]]:
+    """(function, the name the container is reached by in it): the methods of the class for
+    `self.<attr>`, the function itself for a local."""
+    unit = model.unit_of(node)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return None
+    parts = key.split(".")
+    if len(parts) == 1:
+        return [(unit, key)] if key in model.function_locals(unit) else None
+    if len(parts) != 2:
+        return None
+    info = model.class_of(unit)
+    if info is None or parts[0] != self_name(unit):
+        return None
+    out = []
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        if receiver is not None:
+            out.append((method, f"{receiver}.{parts[1]}"))
+    return out
+
+
+# Beyond this many kept graphs a "bounded" buffer is a leak for all practical purposes
+# (`deque(maxlen=100000)` fills over a whole run); an unresolved bound is taken as small.
+_SMALL_BOUND = 1000
+_UNSEEN = object()  # a bound the code states but no expression gives (`buf.pop(0)` each time)
+
+
+def _bounded(model, scope, key) -> bool:
+    rings, lists, growth = [], 0, []
+    for func, name in scope:
+        for node in ast.walk(func):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                if any(dotted_is(t, name) for t in targets):
+                    kind, bound = _initial_kind(model, node.value, name)
+                    if kind is None:
+                        return False  # `self.buf = other` or a list built elsewhere: size unknown
+                    if kind == "ring":
+                        rings.append((func, bound))
+                    elif kind == "list":
+                        lists += 1
+            elif isinstance(node, ast.AugAssign) and dotted_is(node.target, name):
+                growth.append((func, name, node))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    node.func.attr in _GROWERS and dotted_is(node.func.value, name):
+                growth.append((func, name, node))
+    if not rings and not lists:
+        return False  # its initial value is set out of view
+    if not lists:
+        return all(_small(model, func, bound) for func, bound in rings)
+    # a list: a store by index replaces a slot (a list never grows that way); each append
+    # must be guarded by its length or followed by a removal, against a small bound
+    if not growth:
+        return False
+    for func, name, site in growth:
+        bound = _guard_bound(model, site, name)
+        if bound is None:
+            bound = _trim_bound(func, site, name)
+        if bound is None or not _small(model, func, bound):
+            return False
+    return all(_small(model, func, bound) for func, bound in rings)
+
+
+def _initial_kind(model, value, name):
+    """("list" | "ring" | "trim" | None, the ring's bound)."""
+    if isinstance(value, ast.List) and not value.elts or \
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list" \
+            and not value.args:
+        return "list", None
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and dotted_is(value.value, name):
+        return "trim", None  # `buf = buf[-n:]`
+    if isinstance(value, ast.Call) and (model.qualname(value.func) or "") in _DEQUES:
+        maxlen = next((k.value for k in value.keywords if k.arg == "maxlen"),
+                      value.args[1] if len(value.args) > 1 else None)
+        if maxlen is not None and not (isinstance(maxlen, ast.Constant) and maxlen.value is None):
+            return "ring", maxlen
+        return ("list", None) if not value.args else (None, None)
+    return None, None
+
+
+def _guard_bound(model, site, name):
+    """The bound of an `if`/`while` whose branch the growth site is on, when that branch runs
+    only while the container is shorter (`if len(buf) < n: buf.append(x)`, the `else` of
+    `if len(buf) == n:`); None if there is none."""
+    child = site
+    for parent in model.ancestors(site):
+        if isinstance(parent, FUNCTION_TYPES):
+            return None
+        if isinstance(parent, (ast.If, ast.While)):
+            bound = _length_test(parent.test, name, shorter=any(s is child for s in parent.body))
+            if bound is not None:
+                return bound
+        child = parent
+    return None
+
+
+def _length_test(test, name, shorter: bool):
+    """The bound `n` when `test` (true for `shorter`, false otherwise) says `len(name) < n`."""
+    if isinstance(test, ast.BoolOp):
+        # `a and len(b) < n` holds only when each part does; an `or` proves nothing
+        if isinstance(test.op, ast.And) == shorter:
+            return next((b for b in (_length_test(v, name, shorter) for v in test.values) if b is not None), None)
+        return None
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    op, left, right = test.ops[0], test.left, test.comparators[0]
+    if _is_len(right, name):
+        op = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE}.get(type(op), type(op))()
+        left, right = right, left
+    elif not _is_len(left, name):
+        return None
+    below = (ast.Lt, ast.LtE, ast.NotEq) if shorter else (ast.GtE, ast.Gt, ast.Eq)
+    return right if isinstance(op, below) else None
+
+
+def _is_len(expr, name) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and \
+        len(expr.args) == 1 and dotted_is(expr.args[0], name)
+
+
+def _trim_bound(func, site, name):
+    """The size the same function trims the container to (`del buf[50:]`, `buf.pop(0)` when
+    `len(buf) > n`, `buf.popleft()`), _UNSEEN for an unconditional removal; None if none."""
+    for node in ast.walk(func):
+        if node is site:
+            continue
+        if isinstance(node, ast.Delete):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and dotted_is(target.value, name):
+                    cut = target.slice
+                    return cut.lower if isinstance(cut, ast.Slice) and cut.lower is not None else _UNSEEN
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in _REMOVERS and dotted_is(node.func.value, name):
+            return _UNSEEN
+        if isinstance(node, (ast.If, ast.While)):
+            bound = _length_test(node.test, name, shorter=False)
+            if bound is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+                                         n.func.attr in _REMOVERS and dotted_is(n.func.value, name)
+                                         for n in ast.walk(node)):
+                return bound
+    return None
+
+
+def _small(model, func, bound) -> bool:
+    if bound is _UNSEEN or bound is None:
+        return True
+    value = _constant_int(model, func, bound, 0)
+    return value is None or value <= _SMALL_BOUND
+
+
+def _constant_int(model, func, expr, depth: int) -> Optional[int]:
+    """The integer an expression holds when a constant gives it: a literal, a parameter's
+    default, a local or a `self` attribute bound once from one; None if unknown."""
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        inner = _constant_int(model, func, expr.operand, depth)
+        return None if inner is None else abs(inner)
+    if isinstance(expr, ast.Constant):
+        return expr.value if isinstance(expr.value, int) and not isinstance(expr.value, bool) else None
+    if depth > 2:
+        return None
+    if isinstance(expr, ast.Name):
+        return _name_constant(model, func, expr.id, depth)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and isinstance(func, FUNCTION_TYPES):
+        info = model.class_of(func)
+        if info is None or expr.value.id != self_name(func):
+            return None
+        values = set()
+        for method in class_methods(model, info):
+            receiver = self_name(method)
+            for node in ast.walk(method):
+                if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
+                        and t.value.id == receiver for t in node.targets):
+                    values.add(_constant_int(model, method, node.value, depth + 1))
+        return values.pop() if len(values) == 1 else None
+    return None
+
+
+def _name_constant(model, func, name: str, depth: int) -> Optional[int]:
+    if not isinstance(func, FUNCTION_TYPES):
+        return None
+    args = func.args
+    positional = args.posonlyargs + args.args
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    stores = [n for n in ast.walk(func) if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
+    if name in defaults and not stores:
+        return _constant_int(model, func, defaults[name], depth + 1)
+    if len(stores) == 1 and name not in {a.arg for a in positional + args.kwonlyargs}:
+        return _constant_int(model, func, stores[0].value, depth + 1)
+    return None
+
+
+def dotted_is(expr, name: str) -> bool:
+    parts = name.split(".")
+    for part in reversed(parts[1:]):
+        if not (isinstance(expr, ast.Attribute) and expr.attr == part):
+            return False
+        expr = expr.value
+    return isinstance(expr, ast.Name) and expr.id == parts[0]
