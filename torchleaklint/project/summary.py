@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from torchleaklint.semantic.values import (
     CLASS, DATA, FUNCTION, GRAPH, INSTANCE, MODULE, NONE, REF, UNKNOWN, Value, DATASET, DATALOADER, LOSS_FN,
@@ -137,10 +137,12 @@ def summarize(model, module: str, partial: bool = False) -> dict:
             if info is None or info.node is not node:
                 continue
             summary["classes"][node.name] = _class(model, info, module, partial)
-            if partial:
-                continue
+            # a module no other imports still overrides its first-party base class's methods
+            # (`TaggerTrainer.train_step` for `BaseTrainer.train_step`): the base calls them
+            overrides = _overriding_methods(info, view) if partial else None
             for name, method in info.methods.items():
-                summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
+                if overrides is None or name in overrides:
+                    summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
     if not partial and "tune" in model.source:
         _add_tune_parameters(model, summary["functions"])
     if not partial:
@@ -216,6 +218,20 @@ def _exports(summary: dict, module: str, every_alias: Dict[str, str]) -> Dict[st
             out[name] = aliases[name]
         elif names is not None and isinstance(name, str) and name.isidentifier():
             out[name] = f"{module}.{name}"  # listed in __all__: a module-level variable (SPACE = {...})
+    return out
+
+
+def _overriding_methods(info, view) -> Set[str]:
+    """Methods of the class that a first-party base class of another module also defines."""
+    if view is None:
+        return set()
+    out: Set[str] = set()
+    for base in info.base_names:
+        if "." not in base or not view.is_first_party(base):
+            continue
+        for name in info.methods:
+            if name not in out and view.method_of(base, name) is not None:
+                out.add(name)
     return out
 
 
@@ -542,7 +558,19 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         "bp": model.result_back_propagated(call),  # the caller back-propagates the result
         "rt": model.result_returned(call),  # or hands it to its own caller
         "fw": model.in_module_forward(call),  # made by a module's forward: part of it
+        "ps": _in_per_step_function(model, call),  # made once per step by the caller's own step
     }
+
+
+def _in_per_step_function(model, call) -> bool:
+    """Is the call made, outside loops, by a method or function that runs once per training
+    step (`train_step` calling `self.bag.update_loss(...)`)? Then the callee runs once per step."""
+    from torchleaklint.semantic.syntax import FUNCTION_TYPES
+
+    caller = model.unit_of(call)
+    if not isinstance(caller, FUNCTION_TYPES) or model.loops_around(call):
+        return False
+    return bool(model.is_per_step_method(caller)) or model.steps_once_per_call(caller)
 
 
 def _handed_out(model, names) -> Dict[str, int]:

@@ -341,7 +341,8 @@ class ProjectView:
         """Do other modules of the project call into this one? Then its functions may be
         handed graphs by them, whatever its own text mentions (a meter that never imports
         torch)."""
-        return any(not key.startswith("~") for key in self.sites)
+        # also an abstract method another module overrides: what it returns flows in here
+        return any(not key.startswith("~") or key.startswith("~ovr:") for key in self.sites)
 
     def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
         """Is `.<attr>`, which this module stores on `self`, read by another module's backward?"""

@@ -603,7 +603,17 @@ class Analyzer:
             if found is not None and found[0] == "class" and found[1] is not None:
                 return decode(found[1]["attrs"].get(attr))
             return UNKNOWN_V
-        return class_attribute_value(self.m, class_name, attr)
+        found = class_attribute_value(self.m, class_name, attr)
+        info = self.m.classes.get(class_name)
+        if found.kind == UNKNOWN and info is not None and self.m.project is not None:
+            # stored by a base class of another module (`self.bag = MetricBag()` in the base's
+            # `__init__`, read by a subclass here): that class's summary
+            for base in self.m.class_bases(info):
+                if "." in base:
+                    inherited = self.m_attribute(base, attr)
+                    if inherited.kind != UNKNOWN:
+                        return inherited
+        return found
 
     def expr_Subscript(self, e: ast.Subscript) -> Value:
         owner = self.expr(e.value)
@@ -1338,6 +1348,10 @@ def names_grad_off(expr: ast.AST) -> bool:
     under it is not taken to build graphs (no finding may rest on the opposite)."""
     target = expr.func if isinstance(expr, ast.Call) else expr
     name = target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+    if isinstance(expr, ast.Call) and any(
+            kw.arg and any(word in kw.arg.lower() for word in _GRAD_OFF_WORDS)
+            and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in expr.keywords):
+        return True  # `with eval_mode(encoder, no_grad=True):`, a project's context asked to turn it off
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
 
 

@@ -70,66 +70,8 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
         if not eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
             continue
         for call in calls.get(func, []):
-            if _is_model_call(model, call) and not _fresh_module_check(model, call, func):
+            if _is_model_call(model, call):
                 yield call, (func, None, start_of(func), end_of(func), None)
-
-
-_WEIGHT_LOADERS = frozenset({"load_state_dict", "load", "from_pretrained", "load_checkpoint", "load_weights",
-                             "load_from_checkpoint", "restore", "load_model"})
-
-
-def _fresh_module_check(model, call, func) -> bool:
-    """`net = resnet18(); y = net(torch.randn(1, 3, 224, 224))` in a `test()` of a model file:
-    a module the function builds itself and never loads weights into is untrained, so running
-    it is a shape check, not an evaluation of a model (whatever the function is named)."""
-    receiver = call.func.value if isinstance(call.func, ast.Attribute) and call.func.attr == "forward" else call.func
-    if not isinstance(receiver, ast.Name):
-        return False
-    definitions = model.reaching(func).definitions(receiver)
-    if not definitions:
-        return False
-    for definition in definitions:
-        stmt = model.statement_of(definition)
-        value = getattr(stmt, "value", None)
-        while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
-                value.func.attr in ("to", "cuda", "cpu", "float", "double", "half", "train"):
-            value = value.func.value  # `Net().to(device)`
-        if not (isinstance(stmt, ast.Assign) and isinstance(value, ast.Call) and model.unit_of(stmt) is func
-                and model.value(stmt.targets[0]).kind == MODULE and _constructs(model, value)):
-            return False
-    return not _loads_weights(func)
-
-
-def _constructs(model, value: ast.Call, depth: int = 0) -> bool:
-    """A call that makes a new, untrained module: a class of this module or of the project
-    (its summary says so), or a layer or model builder of torch/torchvision called without
-    pretrained weights (`nn.Linear(...)`, `resnet18()`); never a helper that may load them."""
-    if any(kw.arg in ("pretrained", "weights", "checkpoint", "ckpt", "checkpoint_path", "resume")
-           and not (isinstance(kw.value, ast.Constant) and not kw.value.value) for kw in value.keywords):
-        return False
-    callee = model.value(value.func)
-    if callee.kind == "class" or isinstance(value.func, ast.Name) and value.func.id in model.classes:
-        return True
-    qual = model.qualname(value.func) or ""
-    if qual.startswith(("torch.nn.", "torchvision.models.")):
-        return True
-    if callee.kind == "ref" and callee.name and model.project is not None:
-        found = model.project.imported_summary(callee.name)
-        return found is not None and found[0] == "class"
-    builder = model.module_functions.get(callee.name) if callee.kind == "function" and callee.name else None
-    if builder is not None and depth < 2 and not _loads_weights(builder):
-        # `def resnet18(**kw): model = ResNet(...); return model`: a builder of this file
-        returns = [n.value for n in ast.walk(builder) if isinstance(n, ast.Return) and n.value is not None]
-        made = [model.value(r).kind == MODULE for r in returns]
-        calls = [n for n in ast.walk(builder) if isinstance(n, ast.Call) and n is not value]
-        return bool(returns) and all(made) and any(_constructs(model, c, depth + 1) for c in calls)
-    return False
-
-
-def _loads_weights(func) -> bool:
-    return any(isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name))
-               and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) in _WEIGHT_LOADERS
-               for node in ast.walk(func))
 
 
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
@@ -158,7 +100,7 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     start, end = context[2], context[3]
     if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
         return True  # every call in view, in any module, runs under no-grad
-    if model.runs_only_without_grad(model.statement_of(call)):
+    if model.runs_only_without_grad(model.statement_of(call), seen_enabled=True):
         return True  # behind an opt-in flag (`if marginal:`) that only no-grad calls turn on
     if context[1] is None and _result_back_propagated(model, unit):
         return True  # a `predict` that training back-propagates through is training code

@@ -43,13 +43,30 @@ def gating_flag(model, stmt) -> Optional[str]:
     return None
 
 
-def runs_only_without_grad(model, stmt) -> bool:
-    """Does `stmt` sit behind an opt-in flag that no call in view turns on with grad enabled?"""
+def runs_only_without_grad(model, stmt, seen_enabled: bool = False) -> bool:
+    """Does `stmt` sit behind an opt-in flag that no call in view turns on with grad enabled?
+    With `seen_enabled`, some call in view must also turn it on (under no-grad): a flag
+    nobody in view turns on proves nothing about the grad mode of code behind it."""
     flag = gating_flag(model, stmt)
     if flag is None:
         return False
     func = model.unit_of(stmt)
-    return not model.cached(("flag_enabled_with_grad", func, flag), lambda: _enabled_with_grad(model, func, flag, 0))
+    if model.cached(("flag_enabled_with_grad", func, flag), lambda: _enabled_with_grad(model, func, flag, 0)):
+        return False
+    return not seen_enabled or _enabled_without_grad(model, func, flag)
+
+
+def _enabled_without_grad(model, func, flag: str) -> bool:
+    """A call in view that turns the flag on, under no-grad (this module by keyword, or
+    another module's summary)."""
+    by_keyword = model.cached(("calls_by_keyword",), lambda: _calls_by_keyword(model))
+    for call in by_keyword.get(flag, ()):
+        value = next((kw.value for kw in call.keywords if kw.arg == flag), None)
+        if value is not None and not (isinstance(value, ast.Constant) and not value.value) \
+                and model.grad_disabled_at(call):
+            return True
+    return any(site.get("ng") and flag in site.get("kw", {}) and flag not in site.get("fk", ())
+               for site in model.external_sites(func))
 
 
 def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:

@@ -1395,12 +1395,14 @@ class SemanticModel:
 
         return graphs_share(self, first, second)
 
-    def runs_only_without_grad(self, stmt: ast.AST) -> bool:
+    def runs_only_without_grad(self, stmt: ast.AST, seen_enabled: bool = False) -> bool:
         """Is `stmt` behind an opt-in flag (`if use_cache:`) that every call in view turning
-        it on runs under no-grad? Then what it stores carries no graph."""
+        it on runs under no-grad? Then what it stores carries no graph. With `seen_enabled`,
+        some call in view must turn it on (gating.runs_only_without_grad)."""
         from torchleaklint.semantic.gating import runs_only_without_grad
 
-        return self.cached(("runs_only_without_grad", stmt), lambda: runs_only_without_grad(self, stmt))
+        return self.cached(("runs_only_without_grad", stmt, seen_enabled),
+                           lambda: runs_only_without_grad(self, stmt, seen_enabled))
 
     def state_cut_between_steps(self, func: ast.AST, attr: str) -> bool:
         """Does the class of method `func` detach or restart `self.<attr>` between steps?"""
@@ -1418,9 +1420,57 @@ class SemanticModel:
         """Is `expr`'s graph one op deep over leaves (`self.log_alpha.exp()`, `w * 2`): every
         value it reads is a leaf or carries no graph, and one is a leaf? Such a graph does not
         grow when stored and read by the next step: it is rebuilt from the leaves each time."""
-        values = [self.value(node) for node in _value_reads(expr)]
-        return any(v.kind == "leaf" for v in values) and not any(v.kind != "leaf" and v.carries_graph for v in values) \
-            and not any(v.kind == "unknown" for v in values)
+        return self._from_leaves(expr, 0)
+
+    def _from_leaves(self, expr: ast.AST, depth: int) -> bool:
+        leaves = False
+        for node in _value_reads(expr):
+            value = self.value(node)
+            if value.kind == "unknown" and self._registered_buffer(node):
+                continue  # `self.register_buffer("eps_w", ...)`: a tensor without grad
+            if value.kind == "unknown":
+                return False
+            if value.kind == "leaf":
+                leaves = True
+            elif value.carries_graph:
+                # `self.sigma = torch.log1p(torch.exp(self.rho))` just above, in the same
+                # function: rebuilt from the leaves too (blitz's `self.w = mu + sigma * eps`)
+                source = self._bound_earlier_in_unit(node) if depth < 2 else None
+                if source is None or not self._from_leaves(source, depth + 1):
+                    return False
+                leaves = True
+        return leaves
+
+    def _registered_buffer(self, read: ast.AST) -> bool:
+        """`self.eps_w` where the class registers a buffer of that name."""
+        if not (isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name) and read.value.id == "self"):
+            return False
+        unit = self.unit_of(read)
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        if info is None:
+            return False
+        return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
+                   and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == read.attr
+                   for method in info.methods.values() for n in ast.walk(method))
+
+    def _bound_earlier_in_unit(self, read: ast.AST) -> Optional[ast.AST]:
+        """The value of the one plain assignment that binds what `read` (a name or `self`
+        attribute) reads, earlier in the straight-line body of the same function."""
+        unit = self.unit_of(read)
+        key = dotted(read)
+        if not isinstance(unit, FUNCTION_TYPES) or key is None:
+            return None
+        stmt = self.statement_of(read)
+        found = None
+        for earlier in unit.body:
+            if earlier is stmt or self.is_inside(stmt, earlier):
+                break
+            if isinstance(earlier, ast.Assign) and len(earlier.targets) == 1 and dotted(earlier.targets[0]) == key:
+                found = earlier.value
+            elif any(dotted(t) == key for n in ast.walk(earlier) if isinstance(n, (ast.Assign, ast.AugAssign))
+                     for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
+                return None  # bound again in a branch or loop: not one binding
+        return found
 
     def reads_graph_held_by_object(self, expr: ast.AST) -> bool:
         """Does `expr` read (itself or through its class's methods) a `self` attribute holding a
@@ -2097,7 +2147,7 @@ class SemanticModel:
                 if self.runs_training_step(loop) or self.has_backward_within(loop):
                     return site
         for site in self.external_sites(func):
-            if site["tr"] and not site["ng"]:
+            if (site["tr"] or site.get("ps")) and not site["ng"]:
                 return ExternalCall(site, func)
         return None
 
@@ -2520,24 +2570,43 @@ def _yields_data(value: Value) -> bool:
 
 def _strided_batch_loop(loop: ast.AST) -> bool:
     """`for start in range(0, len(xs), batch_size):` (also `trange`, or inside `tqdm(...)`)
-    whose body slices `xs[start:start + batch_size]`: a loop over the batches of `xs`."""
+    whose body slices `xs[start:start + batch_size]`: a loop over the batches of `xs`. Also
+    `for m in range(xs.size(0)):` (or `len(xs)`, `xs.shape[0]`) slicing `xs[m:m + 1]`: a loop
+    over its rows, one batch of one at a time (not `x[t]`, a time step of an unroll)."""
     iterable = loop.iter
     while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "tqdm" \
             and iterable.args:
         iterable = iterable.args[0]
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-            and iterable.func.id in ("range", "trange") and len(iterable.args) == 3
-            and isinstance(iterable.args[1], ast.Call) and isinstance(iterable.args[1].func, ast.Name)
-            and iterable.args[1].func.id == "len" and isinstance(loop.target, ast.Name)):
+            and iterable.func.id in ("range", "trange") and 1 <= len(iterable.args) <= 3
+            and isinstance(loop.target, ast.Name)):
+        return False
+    stop = iterable.args[0] if len(iterable.args) == 1 else iterable.args[1]
+    rows_of = _rows_counted(stop)
+    if rows_of is None:
         return False
     name = loop.target.id
     for stmt in loop.body:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Slice) and isinstance(node.lower, ast.Name) and node.lower.id == name \
-                    and isinstance(node.upper, ast.BinOp) and isinstance(node.upper.op, ast.Add) \
-                    and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.upper)):
+            if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and isinstance(node.slice, ast.Slice) \
+                    and isinstance(node.slice.lower, ast.Name) and node.slice.lower.id == name \
+                    and isinstance(node.slice.upper, ast.BinOp) and isinstance(node.slice.upper.op, ast.Add) \
+                    and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.slice.upper)):
                 return True
     return False
+
+
+def _rows_counted(expr: ast.AST) -> Optional[str]:
+    """`xs` of `len(xs)`, `xs.size(0)`, `xs.shape[0]`."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and len(expr.args) == 1:
+        return dotted(expr.args[0])
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "size" and \
+            len(expr.args) == 1 and isinstance(expr.args[0], ast.Constant) and expr.args[0].value == 0:
+        return dotted(expr.func.value)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape" and \
+            isinstance(expr.slice, ast.Constant) and expr.slice.value == 0:
+        return dotted(expr.value.value)
+    return None
 
 
 def _is_range_like(expr: ast.AST, model: SemanticModel) -> bool:

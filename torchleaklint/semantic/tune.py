@@ -589,6 +589,26 @@ def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
     return None
 
 
+def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
+    """`trainable, config = build_search(...)`: the expressions a function of this module
+    returns in the place the name unpacks (`trainable` of `return trainable, config`)."""
+    unit = model.unit_of(name)
+    limit = _position(name)
+    for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
+        if kind != "define" or _position(stmt) >= limit:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
+            return []
+        elts = stmt.targets[0].elts
+        index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
+        if index is None or any(isinstance(e, ast.Starred) for e in elts[:index + 1]):
+            return []
+        return [r.elts[index] for r in _local_returns(model, stmt.value) or ()
+                if isinstance(r, ast.Tuple) and len(r.elts) == len(elts)]
+    return []
+
+
 def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth: int) -> Optional[Weight]:
     func = call.func
     returns = _local_returns(model, call)
@@ -708,11 +728,29 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
         if left is None or right is None:
             return None
         return left * right if isinstance(expr.op, ast.Mult) else left + right
-    if isinstance(expr, ast.Name) and depth < 2:
+    if isinstance(expr, ast.Name) and depth < 4:
         definitions, _ = reaching_bindings(model, expr)
         if len(definitions) == 1 and not isinstance(definitions[0], ast.arg):
             return _int_value(model, definitions[0], depth + 1)
+        if len(definitions) == 1:
+            # a parameter (`def build_config(n_rows=150_000)`): what every call site of this
+            # module passes, or its default; the smallest of them, so that a size is called
+            # large only when every caller makes it so
+            passed = passed_arguments(model, definitions[0])
+            if not passed:
+                default = _default_of_parameter(model, definitions[0])
+                passed = [default] if default is not None else []
+            values = [_int_value(model, arg, depth + 1) for arg in passed]
+            if values and all(v is not None for v in values):
+                return min(values)
     return None
+
+
+def _default_of_parameter(model, param: ast.arg) -> Optional[ast.expr]:
+    func = model.parent(param)
+    while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        func = model.parent(func)
+    return _default_of(func, param) if func is not None else None
 
 
 def _product(shape: List[int]) -> int:

@@ -27,7 +27,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
-    tune_calls, _argument, _bindings_before, _update_entries,
+    tune_calls, unpacked_sources, _argument, _bindings_before, _update_entries,
 )
 from torchleaklint.semantic.syntax import keyword_arg as _keyword
 
@@ -405,6 +405,10 @@ def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
         for definition in definitions:
             if not isinstance(definition, ast.arg):
                 yield from _partials(model, definition, depth + 1)
+        if not definitions:
+            # `trainable, config = build_search(...)`: what the helper returns there
+            for source in unpacked_sources(model, expr):
+                yield from _partials(model, source, depth + 1)
 
 
 # ------------------------------------------------------- global captures
