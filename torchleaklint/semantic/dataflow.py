@@ -611,6 +611,9 @@ class Analyzer:
             for base in self.m.class_bases(info):
                 if "." in base:
                     inherited = self.m_attribute(base, attr)
+                    if inherited.kind == MODULE and not inherited.name:
+                        break  # a module of unknown class (`self.model = model`): its output is
+                        # not known here, so it stays unknown rather than a presumed graph
                     if inherited.kind != UNKNOWN:
                         return inherited
         return found
