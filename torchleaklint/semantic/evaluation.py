@@ -345,12 +345,31 @@ def _only_called_without_grad(model, func, depth: int = 0) -> bool:
         # a method nothing resolves to: the calls of its name on receivers of unknown class
         # (`self.policy.get_log_probs_ref_model(...)` in a rollout under no_grad) are all there is
         calls, no_grad = model.calls_by_method_name(func)
-        answer = calls > 0 and no_grad == calls
+        answer = calls > 0 and no_grad == calls or _closure_only_without_grad(model, func, depth)
     else:
         answer = all(model.grad_disabled_at(site) or _caller_only_without_grad(model, site, func, depth)
                      for site in sites) and all(site.get("ng") for site in external)
     model._memo[key] = answer
     return answer
+
+
+def _closure_only_without_grad(model, func, depth: int) -> bool:
+    """A function a factory makes and only returns (`def get_score_func(...): def
+    score_func(x): ...; return score_func`) runs where the factory's result is called: every
+    call of the factory is under no-grad or made by a function only called under no-grad, and
+    keeps the closure there (does not return it on)."""
+    parent = model.unit_of(func)
+    if depth >= 3 or not isinstance(parent, FUNCTION_TYPES) or not isinstance(func, FUNCTION_TYPES):
+        return False
+    refs = [n for n in nodes_within(parent) if isinstance(n, ast.Name) and n.id == func.name
+            and isinstance(n.ctx, ast.Load)]
+    if not refs or not all(isinstance(model.parent(ref), ast.Return) for ref in refs):
+        return False
+    sites = _sites_including_self_calls(model, parent)
+    if not sites or model.external_sites(parent):
+        return False
+    return all(model.grad_disabled_at(site) or not model.result_returned(site)
+               and _caller_only_without_grad(model, site, parent, depth) for site in sites)
 
 
 def _caller_only_without_grad(model, site, func, depth: int) -> bool:
