@@ -15,8 +15,9 @@ finding stands as before.
 from __future__ import annotations
 
 import ast
-from typing import List, Optional, Tuple  # noqa: F401
+from typing import List, Optional, Tuple
 
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
 from torchleaklint.semantic.syntax import FUNCTION_TYPES
 
@@ -70,7 +71,7 @@ def _bounded(model, scope, key) -> bool:
         for node in ast.walk(func):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                if any(dotted_is(t, name) for t in targets):
+                if any(dotted(t) == name for t in targets):
                     kind, bound = _initial_kind(model, node.value, name)
                     if kind is None:
                         return False  # `self.buf = other` or a list built elsewhere: size unknown
@@ -78,10 +79,10 @@ def _bounded(model, scope, key) -> bool:
                         rings.append((func, bound))
                     elif kind == "list":
                         lists += 1
-            elif isinstance(node, ast.AugAssign) and dotted_is(node.target, name):
+            elif isinstance(node, ast.AugAssign) and dotted(node.target) == name:
                 growth.append((func, name, node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in _GROWERS and dotted_is(node.func.value, name):
+                    node.func.attr in _GROWERS and dotted(node.func.value) == name:
                 growth.append((func, name, node))
     if not rings and not lists:
         return False  # its initial value is set out of view
@@ -106,7 +107,7 @@ def _initial_kind(model, value, name):
             isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list" \
             and not value.args:
         return "list", None
-    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and dotted_is(value.value, name):
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and dotted(value.value) == name:
         return "trim", None  # `buf = buf[-n:]`
     if isinstance(value, ast.Call) and (model.qualname(value.func) or "") in _DEQUES:
         maxlen = next((k.value for k in value.keywords if k.arg == "maxlen"),
@@ -154,7 +155,7 @@ def _length_test(test, name, shorter: bool):
 
 def _is_len(expr, name) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and \
-        len(expr.args) == 1 and dotted_is(expr.args[0], name)
+        len(expr.args) == 1 and dotted(expr.args[0]) == name
 
 
 def _trim_bound(func, site, name):
@@ -165,16 +166,16 @@ def _trim_bound(func, site, name):
             continue
         if isinstance(node, ast.Delete):
             for target in node.targets:
-                if isinstance(target, ast.Subscript) and dotted_is(target.value, name):
+                if isinstance(target, ast.Subscript) and dotted(target.value) == name:
                     cut = target.slice
                     return cut.lower if isinstance(cut, ast.Slice) and cut.lower is not None else _UNSEEN
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in _REMOVERS and dotted_is(node.func.value, name):
+                node.func.attr in _REMOVERS and dotted(node.func.value) == name:
             return _UNSEEN
         if isinstance(node, (ast.If, ast.While)):
             bound = _length_test(node.test, name, shorter=False)
             if bound is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
-                                         n.func.attr in _REMOVERS and dotted_is(n.func.value, name)
+                                         n.func.attr in _REMOVERS and dotted(n.func.value) == name
                                          for n in ast.walk(node)):
                 return bound
     return None
@@ -229,12 +230,3 @@ def _name_constant(model, func, name: str, depth: int) -> Optional[int]:
     if len(stores) == 1 and name not in {a.arg for a in positional + args.kwonlyargs}:
         return _constant_int(model, func, stores[0].value, depth + 1)
     return None
-
-
-def dotted_is(expr, name: str) -> bool:
-    parts = name.split(".")
-    for part in reversed(parts[1:]):
-        if not (isinstance(expr, ast.Attribute) and expr.attr == part):
-            return False
-        expr = expr.value
-    return isinstance(expr, ast.Name) and expr.id == parts[0]

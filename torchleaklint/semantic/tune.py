@@ -573,25 +573,27 @@ def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
     the latest binding of the name before its use is such an unpacking of a call whose
     returned tuple is known element by element (a function of this module, or of another
     module of the project: its summary's `weights`)."""
-    unit = model.unit_of(name)
-    limit = _position(name)
-    for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
-        if kind != "define" or _position(stmt) >= limit:
-            continue
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
-            return None
-        elts = stmt.targets[0].elts
-        index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-        if index is None or any(isinstance(e, ast.Starred) for e in elts[:index + 1]):
-            return None
-        return _returned_element_weight(model, stmt.value, index, len(elts), depth)
-    return None
+    found = _unpacking_of(model, name)
+    if found is None:
+        return None
+    call, index, size = found
+    return _returned_element_weight(model, call, index, size, depth)
 
 
 def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
     """`trainable, config = build_search(...)`: the expressions a function of this module
     returns in the place the name unpacks (`trainable` of `return trainable, config`)."""
+    found = _unpacking_of(model, name)
+    if found is None:
+        return []
+    call, index, size = found
+    return [r.elts[index] for r in _local_returns(model, call) or ()
+            if isinstance(r, ast.Tuple) and len(r.elts) == size]
+
+
+def _unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, int, int]]:
+    """(call, position, tuple size) when the latest binding of `name` before this use
+    unpacks a call's result (`a, b = f(...)`), else None."""
     unit = model.unit_of(name)
     limit = _position(name)
     for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
@@ -599,14 +601,13 @@ def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
             continue
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
                 and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
-            return []
+            return None
         elts = stmt.targets[0].elts
         index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
         if index is None or any(isinstance(e, ast.Starred) for e in elts[:index + 1]):
-            return []
-        return [r.elts[index] for r in _local_returns(model, stmt.value) or ()
-                if isinstance(r, ast.Tuple) and len(r.elts) == len(elts)]
-    return []
+            return None
+        return stmt.value, index, len(elts)
+    return None
 
 
 def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth: int) -> Optional[Weight]:
