@@ -72,7 +72,8 @@ def _lint_set(corpus: Path, name: str, repos: list) -> list:
 def measure(corpus: Path, name: str) -> dict:
     folder = BLIND / name
     repos = load_toml(folder / "repos.toml").get("repo", [])
-    triage = {triage_key(e): e for e in load_toml(folder / "triage.toml").get("finding", [])}
+    entries = load_toml(folder / "triage.toml").get("finding", [])
+    triage = {_entry_key(e): e for e in entries}
     findings, missing, lines = [], [], 0
     results = _lint_set(corpus, name, repos)
     for repo, result in zip(repos, results):
@@ -84,17 +85,19 @@ def measure(corpus: Path, name: str) -> dict:
     per_rule = defaultdict(Counter)
     total = Counter()
     untriaged = []
+    reported = set()
     for f in findings:
-        entry = triage.get(triage_key(f))
+        key = _finding_key(f, triage)
+        reported.add(key)
+        entry = triage.get(key)
         verdict = entry["verdict"] if entry else "untriaged"
         f["verdict"], f["note"] = verdict, entry.get("note", "") if entry else ""
         per_rule[f["code"]][verdict] += 1
         total[verdict] += 1
         if entry is None:
             untriaged.append(f)
-    reported = {triage_key(f) for f in findings}
     gone = Counter(e["verdict"] for key, e in triage.items() if e["code"][:5] != "TLL90" and key not in reported)
-    rules = _rule_verdicts(triage)
+    rules = _rule_verdicts(entries)
     return {"set": name, "repos": len(repos) - len(missing), "missing": missing, "lines": lines, "findings": findings,
             "per_rule": per_rule, "total": total, "untriaged": untriaged, "gone": gone,
             "triaged": Counter(e["verdict"] for e in rules),
@@ -177,14 +180,28 @@ def section(corpus: Path, previous: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
-def _rule_verdicts(triage: dict) -> list:
-    """Rule findings only: parse errors (TLL90x) and environment findings are not counted."""
-    return [e for e in triage.values() if e["code"][:5] not in ("TLL90", "TLL10")]
+def _rule_verdicts(entries: list) -> list:
+    """Rule findings only: parse errors (TLL90x) and environment findings are not counted.
+    Every triaged finding counts once (two findings on the same source line of a file, in two
+    notebook cells or two functions, are two verdicts)."""
+    return [e for e in entries if e["code"][:5] not in ("TLL90", "TLL10")]
+
+
+def _entry_key(entry: dict) -> tuple:
+    """The join key of a triaged finding: repository, path, rule, source line, and the
+    notebook cell when the triage recorded it (set22 on)."""
+    return triage_key(entry) + ((entry["cell"],) if entry.get("cell") else ())
+
+
+def _finding_key(finding: dict, triage: dict) -> tuple:
+    """The key under which a finding of the current code finds its triage: with its cell
+    when the triage has that entry, else without (sets triaged before cells were recorded)."""
+    with_cell = triage_key(finding) + ((finding["cell"],) if finding.get("cell") else ())
+    return with_cell if with_cell in triage else triage_key(finding)
 
 
 def _triaged(name: str) -> Counter:
-    triage = {triage_key(e): e for e in load_toml(BLIND / name / "triage.toml").get("finding", [])}
-    return Counter(e["verdict"] for e in _rule_verdicts(triage))
+    return Counter(e["verdict"] for e in _rule_verdicts(load_toml(BLIND / name / "triage.toml").get("finding", [])))
 
 
 def _checked_out(corpus: Path, name: str) -> bool:
