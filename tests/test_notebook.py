@@ -296,3 +296,40 @@ def test_a_notebook_with_large_outputs_is_analyzed(tmp_path):
     (tmp_path / "big.ipynb").write_text(write(nb), encoding="utf-8")
     result = run(["big.ipynb", "--no-cache"], tmp_path)
     assert "big.ipynb:cell 4:7:5: TLL001" in result.stdout, result.stdout
+
+
+# ------------------------------------------------------------------ project
+PROJECT_HELPERS = "import numpy as np\nimport torch\nimport torch.nn as nn\n"
+JACOBIAN = textwrap.dedent("""\
+    def jacobian_readout(model, loader, num_classes):
+        model.eval()
+        rows = []
+        for x, _ in loader:
+            out = model(x)
+            for cls in range(num_classes):
+                grads = torch.autograd.grad(out[0, cls], model.parameters(), retain_graph=True)
+                rows.append(torch.cat([g.view(-1) for g in grads]).detach())
+        return rows""")
+SCORE = textwrap.dedent("""\
+    def score(model, loader):
+        model.eval()
+        hits = 0
+        for x, y in loader:
+            out = model(x)
+            hits += (out.argmax(1) == y).sum().item()
+        return hits""")
+
+
+def test_a_notebook_reads_the_modules_of_its_project(tmp_path):
+    """`from utils import *` brings `torch` into a notebook of the project: its
+    `torch.autograd.grad` is gradient code on purpose (no TLL006), while the plain evaluation
+    beside it is still reported. Alone, the notebook cannot tell `torch` apart."""
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'unlearning'\n", encoding="utf-8")
+    (tmp_path / "utils.py").write_text(PROJECT_HELPERS, encoding="utf-8")
+    (tmp_path / "experiments.ipynb").write_text(_notebook("from utils import *", JACOBIAN, SCORE), encoding="utf-8")
+    project = run([".", "--no-cache"], tmp_path)
+    assert project.returncode == 1
+    assert [line.split(": ")[0] for line in project.stdout.splitlines() if "TLL" in line] == \
+        ["./experiments.ipynb:cell 6:5:15"], project.stdout
+    alone = run([".", "--no-cache", "--no-project-analysis"], tmp_path)
+    assert "cell 4:5:15: TLL006" in alone.stdout, "alone, the Jacobian's forward is not known to be differentiated"

@@ -56,7 +56,7 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
     if kind is None:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, *not_python_message(path))
     if kind == NOTEBOOK and is_notebook_json(source):
-        return _lint_notebook(source, path, settings, verbose, time_limit)
+        return _lint_notebook(source, path, settings, verbose, time_limit, project)
     try:
         with analysis_time_limit(time_limit):
             if model is not None:
@@ -69,8 +69,9 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
                                 f"analysis took longer than {time_limit:g} s of CPU time; skipped", 1, 1)
 
 
-def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_limit) -> List[Diagnostic]:
-    """A notebook: its code cells are linted as one module (torchleaklint.notebook)."""
+def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_limit, project=None) -> List[Diagnostic]:
+    """A notebook: its code cells are linted as one module (torchleaklint.notebook), with
+    the project's summaries of what its cells import."""
     try:
         if isinstance(source, bytes):
             if len(source) > NOTEBOOK_MAX_BYTES:
@@ -79,7 +80,7 @@ def _lint_notebook(source, path: str, settings: Settings, verbose: bool, time_li
     except SourceError as exc:
         return _file_diagnostic(path, settings, SYNTAX_ERROR, str(exc), exc.line, exc.col)
     return lint_notebook(source, path, settings,
-                         lambda text: lint_source(text, path, settings, verbose, time_limit))
+                         lambda text: lint_source(text, path, settings, verbose, time_limit, project=project))
 
 
 def _lint_source(source, path: str, settings: Settings, rules, verbose: bool, project=None) -> List[Diagnostic]:

@@ -228,6 +228,7 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
     view = view if view is not None else ProjectView(path)
     try:
         text, _ = decode(raw)
+        text = _notebook_code(path, text)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(text, filename=path)
@@ -243,6 +244,21 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
         return None, None
     except Exception:  # a bug in summarizing must not hide the file's own findings
         return None, None
+
+
+def _notebook_code(path: str, text: str) -> str:
+    """What a notebook's analysis reads (its code cells as one module, `notebook.virtual_module`):
+    its summary then records the imports of its cells, and its check waits for their
+    summaries like a module's. Any other file: its text."""
+    from torchleaklint.kinds import NOTEBOOK, file_kind
+    from torchleaklint.notebook import NotebookError, is_notebook_json, read_notebook, virtual_module
+
+    if file_kind(path, text) != NOTEBOOK or not is_notebook_json(text):
+        return text
+    try:
+        return virtual_module(read_notebook(text)).text
+    except NotebookError:
+        return ""
 
 
 def analyze_file(path: str, raw: bytes, settings, view: ProjectView, verbose: bool = False,

@@ -1272,7 +1272,11 @@ class Analyzer:
             out = None
             for a in all_args:
                 out = join(out, a)
-            return Value(SEQUENCE, elem=out or UNKNOWN_V)
+            # entries by keyword, as a literal's by constant key (`dict(loss=loss.detach(),
+            # logits=logits)`); positional or `**` arguments: unknown keys
+            named = not e.args and e.keywords and all(kw.arg is not None for kw in e.keywords)
+            fields = tuple(zip((kw.arg for kw in e.keywords), all_args)) if named else None
+            return Value(SEQUENCE, elem=out or UNKNOWN_V, fields=fields)
         if name == "super":
             if self.cls is not None and self.m.is_module_class(self.cls):
                 return Value(MODULE)

@@ -2011,10 +2011,25 @@ class SemanticModel:
             return self._memo[memo_key]
         sources: Set[str] = set()
         for call in self.backward_calls_in(unit):
-            sources |= _read_keys(self.backward_target(call))
+            keys = _read_keys(self.backward_target(call))
+            sources |= keys | self._comprehension_sources(call, keys)
         sources = self._computed_from_keys(unit, sources)
         self._memo[memo_key] = sources
         return sources
+
+    def _comprehension_sources(self, node: ast.AST, keys: Set[str]) -> Set[str]:
+        """What the comprehensions around `node` iterate, for those of `keys` they bind:
+        `[autograd.grad(l, ...) for l in lls]` differentiates what `lls` holds. (Kept to the
+        comprehension: its variable is not the function's name of the same spelling.)"""
+        out: Set[str] = set()
+        for outer in self.ancestors(node):
+            if isinstance(outer, FUNCTION_TYPES) or isinstance(outer, ast.stmt):
+                break
+            if isinstance(outer, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+                for gen in outer.generators:
+                    if {dotted(leaf) for leaf in _target_leaves(gen.target)} & keys:
+                        out |= _read_keys(gen.iter)
+        return out
 
     def _flows_within(self, unit: ast.AST):
         """(keys written, keys read) for every binding and container addition of the unit."""
