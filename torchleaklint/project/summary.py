@@ -47,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 10
+SUMMARY_VERSION = 12
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -251,7 +251,7 @@ def _function(model, func, module: str, info) -> dict:
     base = flow.params
     unknown = [p for p in params[1 if has_self else 0:] if base.get(p, Value(UNKNOWN)).kind == UNKNOWN]
     may_depend = flow.returns is not None and flow.returns.kind in _MAY_DEPEND_ON_ARGUMENTS \
-        and not flow.returns.carries_graph
+        and (not flow.returns.carries_graph or _has_unknown_item(flow.returns))
     if unknown and may_depend:
         ret_g = _returns_when(model, func, base, {p: Value(GRAPH) for p in unknown}, module)
         if ret_g != out["ret"]:
@@ -364,6 +364,16 @@ def _returns_when(model, func, base, assumed, module: str):
     params = dict(base)
     params.update(assumed)
     return encode(analyze_unit(model, func, params, 1).returns, module)
+
+
+def _has_unknown_item(value: Value) -> bool:
+    """A tuple or dict result one of whose items is unknown (`return rec, kl`: the
+    reconstruction a loss function's graph, the KL a tensor expression of the arguments):
+    that item may be a graph when a caller's arguments are."""
+    items = value.items if value.items is not None else \
+        tuple(v for _, v in value.fields) if value.fields is not None else ()
+    return any(item.kind in (UNKNOWN, "tensor") or _has_unknown_item(item) for item in items
+               if item.kind in _MAY_DEPEND_ON_ARGUMENTS)
 
 
 def _called_parameters(func, params) -> set:
@@ -544,7 +554,7 @@ def _other_module_target(view, callee, module: str) -> Optional[str]:
 
 
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:
-    return {
+    site = {
         "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
         "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
         "kw": {kw.arg: encode(flow.values.get(kw.value), module) for kw in call.keywords if kw.arg},
@@ -560,6 +570,26 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         "ps": _in_per_step_function(model, call),  # made once per step by the caller's own step
     }
+    consumed = _arguments_back_propagated(model, call, loops)
+    if consumed:
+        site["abp"] = consumed  # arguments its step back-propagates (written only when some are)
+    return site
+
+
+def _arguments_back_propagated(model, call, loops) -> list:
+    """The positions (and keyword names) of the call's arguments whose graph a backward of the
+    caller's iteration consumes (`meter.update(loss)` beside `loss.backward()`): what the
+    callee keeps of them holds a freed graph's nodes, not dead activations."""
+    if not loops:
+        return []
+    out: list = []
+    arguments = [(i, a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
+    arguments += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+    for key, arg in arguments:
+        if isinstance(arg, ast.Name) and model.carries_graph(arg) and \
+                model.consumed_by_backward(arg, loops[0]) is not None:
+            out.append(key)
+    return out
 
 
 def _in_per_step_function(model, call) -> bool:
@@ -619,8 +649,6 @@ def _may_name_run_function(model, func, names) -> bool:
 def _may_call_first_party(model, call) -> bool:
     """Cheap test before running a data flow: a call whose receiver chain starts at an
     imported first-party name, or at a local variable (it may hold a first-party object)."""
-    from torchleaklint.semantic.imports import dotted
-
     func = call.func
     while isinstance(func, (ast.Attribute, ast.Call, ast.Subscript)):
         func = func.value if not isinstance(func, ast.Call) else func.func
@@ -629,4 +657,12 @@ def _may_call_first_party(model, call) -> bool:
     qual = model.imports.aliases.get(func.id)
     if qual is not None:
         return model.project.is_first_party(qual)
-    return model.project.has_first_party_imports() and dotted(call.func) is not None
+    return model.project.has_first_party_imports() and _names_and_items(call.func)
+
+
+def _names_and_items(expr) -> bool:
+    """`self.metrics["auc"].update`, `meters[k].add`: a chain of attributes and subscripts
+    from a name (no call in it), such as a dict of first-party objects is read through."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return isinstance(expr, ast.Name)

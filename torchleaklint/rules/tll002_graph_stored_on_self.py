@@ -368,7 +368,9 @@ def _argument_back_propagated_by_caller(model, stored, func) -> bool:
         loops = model.loops_around(site)
         if arg is not None and loops and model.consumed_by_backward(arg, loops[0]) is not None:
             return True
-    return False
+    # another module's loop: `meters["d_loss"].update(d_loss)` beside `d_loss.backward()`
+    return any(position in site.get("abp", ()) or stored.id in site.get("abp", ())
+               for site in model.external_sites(func))
 
 
 

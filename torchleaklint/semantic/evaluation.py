@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, LEAF, MODULE, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -90,6 +90,8 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
             model.holds_no_parameters(call.func.value):
         return True  # `self.act(h)`, `clip.encode(prompts)` of a frozen encoder: a module without
         # trainable parameters records a graph only from its input, whose own forward is the one to report
+    if _extends_a_graph_and_is_cut_at_once(model, call):
+        return True  # `criterion(logits, y).item()` on the output of a forward reported above
     if isinstance(unit, FUNCTION_TYPES):
         if _is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
             return True
@@ -118,6 +120,20 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
     return has_gradient_code(model, unit, start, end)
+
+
+def _extends_a_graph_and_is_cut_at_once(model, call) -> bool:
+    """A module applied to what another forward returned (a graph-carrying argument), whose
+    own result is cut in the same expression (`criterion(logits, y).item()`): the graph is the
+    other forward's, reported there, and nothing this call adds outlives the statement."""
+    if not model.value_killed_at(call):
+        return False
+    arguments = list(call.args) + [kw.value for kw in call.keywords]
+    if any(model.value(arg).kind == LEAF or isinstance(arg, ast.Attribute) and model.value(arg).kind == UNKNOWN
+           for arg in arguments):
+        return False  # handed parameters, or attributes that may be (`criterion(model.decoder.weight,
+        # ..., output, y)`): a graph of its own from them (an adaptive softmax over the vocabulary)
+    return any(model.carries_graph(arg) for arg in arguments)
 
 
 # methods that keep a tensor's autograd graph (and its requires_grad) on the value they return

@@ -136,6 +136,11 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
                 continue  # a parameter is an input (a module, a batch), not a node of this graph
             stmt = model.statement_of(definition)
             if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                if _iterates_kept_graphs(model, flow, stmt):
+                    # `for value, log_p in zip(values, log_probs)`: the rollout's graphs, kept in
+                    # lists of this unit, not batches
+                    out.add(definition)
+                    stack.extend(_data_reads(model, stmt.iter))
                 continue  # batches from an iterable
             added = _added_by_mutation(reaching, definition, stmt)
             if added is not None:
@@ -155,6 +160,13 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
                 for source in _binding_sources(model, stmt, definition):
                     stack.extend(_data_reads(model, source))
     return out - _input_slices(model, reaching, flow, out)
+
+
+def _iterates_kept_graphs(model, flow, loop: ast.AST) -> bool:
+    """A loop over a collection the analysis saw filled with graph-carrying values (its
+    value carries a graph), not over data: its targets are those graphs."""
+    value = flow.values.get(loop.iter)
+    return value is not None and value.carries_graph and not model.is_data_loop(loop)
 
 
 def _binding_sources(model, stmt: ast.AST, definition: ast.AST) -> List[ast.AST]:
