@@ -187,7 +187,7 @@ class Analyzer:
                         loaded.add(owner.id)
         # a parameter whose kind the function tests (`t() if callable(t) else t`) takes several
         # kinds: calling it and moving it are on different paths, no evidence of a module
-        polymorphic = _kind_tested_names(self.unit, names)
+        polymorphic = _kind_tested_names(self.m, self.unit, names)
         for name in (weak & called) - polymorphic:  # called directly like a function: a module, not a Trainer
             found.setdefault(name, Value(MODULE))
         for name in loaded & placed:  # weights loaded and moved to a device: no optimizer does both
@@ -1291,12 +1291,12 @@ def _collect(out: Dict[str, Value], name: str, value: Value) -> None:
     out[name] = Value(SEQUENCE, elem=join(held.elem if held is not None else None, value))
 
 
-def _kind_tested_names(unit, names: Set[str]) -> Set[str]:
-    """Names of `names` the function tests the kind of: `callable(t)`, `isinstance(t, ...)`."""
-    return {node.args[0].id for node in ast.walk(unit)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("callable", "isinstance") and node.args
-            and isinstance(node.args[0], ast.Name) and node.args[0].id in names}
+def _kind_tested_names(model, unit, names: Set[str]) -> Set[str]:
+    """Names of `names` the function tests the kind of: `callable(t)`, `isinstance(t, ...)`
+    (among the module's calls, indexed once: most functions have none)."""
+    return {node.args[0].id for node in model.calls
+            if isinstance(node.func, ast.Name) and node.func.id in ("callable", "isinstance") and node.args
+            and isinstance(node.args[0], ast.Name) and node.args[0].id in names and model.is_inside(node, unit)}
 
 
 _TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "type"})

@@ -2127,7 +2127,7 @@ class SemanticModel:
     def _globals_of(self, unit: ast.AST) -> Set[str]:
         """The names the function declares `global` or `nonlocal` (one walk per function)."""
         return self.cached(("globals_of", unit), lambda: {
-            name for node in ast.walk(unit) if isinstance(node, (ast.Global, ast.Nonlocal)) for name in node.names}
+            name for node in self.nodes(ast.Global, ast.Nonlocal) if self.is_inside(node, unit) for name in node.names}
             if isinstance(unit, FUNCTION_TYPES) else set())
 
     # ------------------------------------------------------ per-step methods

@@ -79,7 +79,23 @@ def every_parameter(func: ast.AST) -> List[ast.arg]:
 
 def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
     """The nodes of a function's, loop's or statement's body, without entering nested
-    functions and classes (nor nested loops, with skip_loops)."""
+    functions and classes (nor nested loops, with skip_loops).
+
+    Asked about the same functions and loops again and again (every rule's questions walk
+    them), so the list is kept on the owner node the first time: the analysis never changes
+    a tree it has parsed, and the list goes with the tree."""
+    key = _WITHIN_NO_LOOPS if skip_loops else _WITHIN
+    found = owner.__dict__.get(key)
+    if found is None:
+        found = list(_walk_within(owner, skip_loops))
+        setattr(owner, key, found)
+    return iter(found)
+
+
+_WITHIN, _WITHIN_NO_LOOPS = "_tll_within", "_tll_within_no_loops"
+
+
+def _walk_within(owner: ast.AST, skip_loops: bool) -> Iterator[ast.AST]:
     stack = list(body_nodes(owner))
     while stack:
         node = stack.pop()
