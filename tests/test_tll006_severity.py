@@ -27,6 +27,7 @@ for x in loader:
     ("    kept.append(model(x).detach().cpu().numpy())", "warning"),
     ("    kept.append(model(x) > 0)", "warning"),
     ("    kept.append(model(x).argmax(-1) == 1)", "warning"),
+    ("    model(x)", "warning"),  # a statement of its own (hooks fire): freed when it ends
 ])
 def test_severity_follows_what_the_result_keeps(line, severity):
     found = [d for d in lint_source((HEAD + line + "\n").encode(), "eval.py", Settings(select=["TLL006"]))]
@@ -47,3 +48,9 @@ for data in loader:
 """
     [d] = lint_source(source, "old_eval.py", Settings(select=["TLL006"]))
     assert "`Variable(..., volatile=True)` has had no effect since PyTorch 0.4" in d.message
+
+
+def test_a_discarded_result_is_described_as_a_peak_not_as_kept():
+    [d] = lint_source((HEAD + "    model(x)\n").encode(), "profile.py", Settings(select=["TLL006"]))
+    assert "the result is discarded, so they are freed when the statement ends" in d.message
+    assert "alive while its outputs are referenced" not in d.message

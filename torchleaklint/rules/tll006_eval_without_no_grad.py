@@ -103,7 +103,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
                                # a result cut at once (`.cpu().numpy()`) retains nothing after the call
-                               severity=WARNING if model.value_killed_at(call) else ERROR,
+                               severity=WARNING if model.value_killed_at(call) or _result_discarded(model, call)
+                               else ERROR,
                                evidence=self._evidence(call, unit, context))
 
     def _evidence(self, call, unit, context) -> list:
@@ -128,13 +129,20 @@ class EvalWithoutNoGrad(Rule):
         elif evaluation.calls_handed_in_callable(model, unit, context[2], context[3]):
             advice = ("wrap this forward in `with torch.no_grad():`, not the whole evaluation: a callable it "
                       "was handed (an attack, a hook) may compute gradients")
-        if model.value_killed_at(call):
+        if _result_discarded(model, call):
+            # `model(x)` as a statement (to fire hooks): the graph dies with the statement
+            cost = ("saving its activations for a backward that never comes while it runs; the result is "
+                    "discarded, so they are freed when the statement ends (a higher peak and a slower "
+                    "forward, not growth)")
+        elif model.value_killed_at(call):
             # `model(x).cpu().numpy()`, `model(x).argmax(1).item()`: the graph dies with the
             # temporary result, so what is wasted is the recording during each forward
             cost = ("holding its saved activations until the result is cut right after (a higher peak "
                     "and slower forwards, not growth)")
         elif model.loops_around(call):
-            cost = "keeping every batch's activations alive while its outputs are referenced (evaluation memory doubles or worse)"
+            # one batch's graph at a time unless the outputs are collected (TLL003 then says so)
+            cost = ("keeping each batch's activations alive while its outputs are referenced "
+                    "(evaluation memory doubles or worse)")
         else:
             cost = "keeping this forward's activations alive as long as its result is referenced"
         if evaluation.volatile_input(model, call):
@@ -175,6 +183,11 @@ class EvalWithoutNoGrad(Rule):
         first, last = start_of(statements[0]), end_of(statements[-1])
         return evaluation.autograd_off_is_safe(model, unit, first, last) and \
             wrap_is_safe(model, unit, statements, eval_named)
+
+
+def _result_discarded(model, call) -> bool:
+    """The forward is a statement of its own (`model(x)` to fire hooks): nothing keeps its result."""
+    return isinstance(model.parent(call), ast.Expr)
 
 
 def _decoratable(model, unit, context) -> bool:
