@@ -40,8 +40,15 @@ class KeptGraph:
             return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
                     f"activations too if the step's backward does not reach it)")
         if self.loop is not None:
-            return "nothing back-propagates it, so every step's graph and saved activations stay alive on the device"
+            # no backward in the loop: an inference or collection loop, not training steps
+            return ("nothing back-propagates it, so every iteration's graph and saved activations stay alive "
+                    "on the device")
         return f"every step's graph stays referenced from `{self.holder}`"
+
+    @property
+    def trains(self) -> bool:
+        """Does the loop run a training step (a backward in it, or a step a callee runs)?"""
+        return bool(self.backwards) or self.stepped
 
     def evidence(self, kept_how: str) -> list:
         steps: list = [self.origin]

@@ -1,0 +1,48 @@
+"""What a kept graph costs, in the words of TLL001/TLL003's messages: a loop that trains
+(a backward each iteration) keeps every step's graph nodes after the backward freed the
+activations; a loop with no backward (an inference loop collecting predictions) keeps every
+iteration's graph and its activations, and is not called "training steps"."""
+
+from __future__ import annotations
+
+import textwrap
+
+from torchleaklint.config import Settings
+from torchleaklint.engine import lint_source
+
+MODEL = """\
+import torch
+import torch.nn.functional as F
+
+model = torch.nn.Linear(4, 2)
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+loader = [(torch.randn(3, 4), torch.tensor([0, 1, 0])) for _ in range(2)]
+"""
+
+
+def _messages(body: str):
+    source = MODEL + textwrap.dedent(body)
+    return [d.message for d in lint_source(source.encode(), "loop.py", Settings(select=["TLL003"]))]
+
+
+def test_a_training_loop_keeps_freed_graphs_nodes_across_training_steps():
+    [message] = _messages("""\
+        losses = []
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(loss)
+        """)
+    assert "across training steps" in message and "frees its activations" in message
+
+
+def test_an_inference_loop_keeps_every_iterations_activations():
+    [message] = _messages("""\
+        predictions = []
+        for x, _ in loader:
+            predictions.append(model(x))
+        """)
+    assert "across the loop's iterations" in message and "training steps" not in message
+    assert "every iteration's graph and saved activations stay alive" in message
