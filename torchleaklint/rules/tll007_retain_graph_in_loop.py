@@ -88,7 +88,7 @@ class RetainGraphInLoop(Rule):
             target = model.backward_target(call)
             if target is not None and (model.shares_graph_built_before(target, loops[0])
                                        or model.reads_graph_held_by_object(target)) \
-                    and not _graph_carried_across_iterations(model, target, loops[0]):
+                    and not model.graph_carried_across_iterations(target, loops[0]):
                 continue  # the next iteration back-propagates the part built before the loop (or
                 # when the object was set up) again; not when the iteration also hands its own
                 # graph to the next one (a recurrent state started from a parameter): that
@@ -152,38 +152,6 @@ def _carried_into_next_iteration(model, call, target, loop) -> bool:
     return False
 
 
-def _graph_carried_across_iterations(model, target, loop) -> bool:
-    """Is a graph the iteration builds read again by the next one: a definition made in the
-    loop body, graph-carrying, that reaches a read of a statement the differentiated value
-    is computed from around the loop's back edge (`logits, state = model(x, state)`)?"""
-    if model.iterates_a_fixed_count(loop) or _counted_steps(loop):
-        return False  # a bounded number of passes (`_carried_into_next_iteration`), or inner
-        # steps counted by a parameter (`for _ in range(steps)` of LEO's latent adaptation)
-    unit = model.unit_of(target)
-    reaching = model.reaching(unit)
-    flow = model.flow(unit)
-    if flow is None:
-        return False
-    for definition in model.graph_dependencies(target):
-        stmt = model.statement_of(definition)
-        if not model.is_inside(stmt, loop):
-            continue
-        for read in ast.walk(stmt):
-            if not isinstance(read, ast.Name) or not isinstance(read.ctx, ast.Load):
-                continue
-            for carried in reaching.carried_definitions(read, loop):
-                value = flow.values.get(carried)
-                if value is not None and value.carries_graph:
-                    return True
-    return False
-
-
-def _counted_steps(loop) -> bool:
-    """`for _ in range(steps)`: a number of inner steps, not a walk over data or episodes."""
-    return isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
-        isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
-
-
 def _graph_leaves(model, func) -> bool:
     """Does a graph of the function outlive the call: stored on `self` or in a global, or
     returned? Then a backward after the call (another step method) may need the retained
@@ -193,7 +161,7 @@ def _graph_leaves(model, func) -> bool:
         return True
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value) \
-                and not model.value_killed_at(node.value) and not _callers_never_differentiate(model, func):
+                and not model.value_killed_at(node.value) and not model.returned_graph_never_differentiated(func):
             return True
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -202,33 +170,6 @@ def _graph_leaves(model, func) -> bool:
             if leaves and model.carries_graph(node.value):
                 return True  # `self.fake = G(z)`, `cache[k] = out`
     return False
-
-
-def _callers_never_differentiate(model, func, depth: int = 0) -> bool:
-    """Every caller of `func` is in view (this module; no call from another module, by name on
-    an object of unknown class, or as a handed-out callback) and none back-propagates what it
-    returns: the caller only logs the losses (`d_loss.item()`), or returns them to callers
-    that do the same. Then no backward after the call needs a graph the function retained."""
-    sites = model.call_sites(func)
-    if not sites or depth > 2 or model.external_sites(func) or model.handed_out(func) or \
-            model.calls_by_method_name(func)[0]:
-        return False
-    for site in sites:
-        if model.result_back_propagated(site) or _bound_on_an_object(model, site):
-            return False
-        if model.result_returned(site):
-            caller = model.unit_of(site)
-            if not isinstance(caller, FUNCTION_TYPES) or not _callers_never_differentiate(model, caller, depth + 1):
-                return False
-    return True
-
-
-def _bound_on_an_object(model, call) -> bool:
-    """`self.losses = self.train_step(x)`: the result outlives the caller's frame."""
-    stmt = model.statement_of(call)
-    targets = getattr(stmt, "targets", [getattr(stmt, "target", None)])
-    return any(isinstance(leaf, (ast.Attribute, ast.Subscript)) for t in targets if t is not None
-               for leaf in ast.walk(t))
 
 
 def _retains_graph(model, call) -> bool:

@@ -1416,6 +1416,13 @@ class SemanticModel:
 
         return shares_graph_built_before(self, expr, loop)
 
+    def graph_carried_across_iterations(self, expr: ast.AST, loop: ast.AST) -> bool:
+        """Does `expr`'s graph read a graph the previous iteration of `loop` built (a
+        recurrent state carried without detach), in a loop over data or episodes?"""
+        from torchleaklint.semantic.provenance import graph_carried_across_iterations
+
+        return graph_carried_across_iterations(self, expr, loop)
+
     def computed_only_from_leaves(self, expr: ast.AST) -> bool:
         """Is `expr`'s graph one op deep over leaves (`self.log_alpha.exp()`, `w * 2`): every
         value it reads is a leaf or carries no graph, and one is a leaf? Such a graph does not
@@ -2288,6 +2295,25 @@ class SemanticModel:
                 return True  # graph provenance, not data: `conf > t` used as an index carries no graph
         return False
 
+    def returned_graph_never_differentiated(self, func: ast.AST, depth: int = 0) -> bool:
+        """Every caller of `func` is in view (this module; no call from another module, by name on
+        an object of unknown class, or as a handed-out callback) and none back-propagates what it
+        returns: the caller only logs the losses (`d_loss.item()`), or returns them to callers
+        that do the same. Then no backward after the call needs a graph the function retained."""
+        sites = self.call_sites(func)
+        if not sites or depth > 2 or self.external_sites(func) or self.handed_out(func) or \
+                self.calls_by_method_name(func)[0]:
+            return False
+        for site in sites:
+            if self.result_back_propagated(site) or _bound_on_an_object(self, site):
+                return False
+            if self.result_returned(site):
+                caller = self.unit_of(site)
+                if not isinstance(caller, FUNCTION_TYPES) or \
+                        not self.returned_graph_never_differentiated(caller, depth + 1):
+                    return False
+        return True
+
     def result_returned(self, call: ast.Call) -> bool:
         """Does the call's function return its result, or a value computed from it, to its own
         caller (`pred = predict_velocity(...); return pred` in a model wrapper's training
@@ -2630,3 +2656,11 @@ def _is_range_like(expr: ast.AST, model: SemanticModel) -> bool:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("enumerate", "zip"):
         return all(_is_range_like(a, model) for a in expr.args)
     return isinstance(expr, (ast.List, ast.Tuple, ast.Constant))
+
+
+def _bound_on_an_object(model, call) -> bool:
+    """`self.losses = self.train_step(x)`: the result outlives the caller's frame."""
+    stmt = model.statement_of(call)
+    targets = getattr(stmt, "targets", [getattr(stmt, "target", None)])
+    return any(isinstance(leaf, (ast.Attribute, ast.Subscript)) for t in targets if t is not None
+               for leaf in ast.walk(t))

@@ -517,3 +517,35 @@ def _combining(model, call: ast.Call) -> bool:
     if isinstance(call.func, ast.Name) and call.func.id in _COMBINING_BUILTINS:
         return True
     return (model.qualname(call.func) or "") in _COMBINING_CALLS
+
+
+def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bool:
+    """Is a graph the iteration builds read again by the next one: a definition made in the
+    loop body, graph-carrying, that reaches a read of a statement the differentiated value
+    is computed from around the loop's back edge (`logits, state = model(x, state)`)?"""
+    if model.iterates_a_fixed_count(loop) or _counted_steps(loop):
+        return False  # a bounded number of passes (TLL007's fixed-count case), or inner
+        # steps counted by a parameter (`for _ in range(steps)` of LEO's latent adaptation)
+    unit = model.unit_of(target)
+    reaching = model.reaching(unit)
+    flow = model.flow(unit)
+    if flow is None:
+        return False
+    for definition in model.graph_dependencies(target):
+        stmt = model.statement_of(definition)
+        if not model.is_inside(stmt, loop):
+            continue
+        for read in ast.walk(stmt):
+            if not isinstance(read, ast.Name) or not isinstance(read.ctx, ast.Load):
+                continue
+            for carried in reaching.carried_definitions(read, loop):
+                value = flow.values.get(carried)
+                if value is not None and value.carries_graph:
+                    return True
+    return False
+
+
+def _counted_steps(loop) -> bool:
+    """`for _ in range(steps)`: a number of inner steps, not a walk over data or episodes."""
+    return isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
+        isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
