@@ -11,6 +11,7 @@ from pathlib import Path
 
 from test_project import run as run_findings, write  # the same on-disk project helpers
 from torchleaklint.project import prescan
+from torchleaklint.project.view import SITE_MARK
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -183,3 +184,49 @@ def test_buffer_importing_a_module_no_other_file_imports(tmp_path):
                           cwd=tmp_path, env=env, input=textwrap.dedent(train), capture_output=True, text=True)
     assert proc.returncode in (0, 1), proc.stderr
     assert (11, "TLL003") in {(f["line"], f["code"]) for f in json.loads(proc.stdout)}
+
+
+def analyses(tmp, *args) -> int:
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TORCHLEAKLINT_DEBUG_ROUNDS="1")
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "-q", "--exit-zero", *args],
+                          cwd=tmp, env=env, capture_output=True, text=True)
+    return int(next(line for line in proc.stderr.splitlines() if line.startswith("analyses:")).split()[1])
+
+
+def test_a_module_no_other_imports_is_analyzed_once(tmp_path):
+    """train.py imports losses.py and nothing imports train.py: no summary round reads its
+    summary, so its one analysis is its check, with losses.py's final summary."""
+    write(tmp_path, LOSS_PROJECT)
+    # four files, each analyzed once, and losses.py checked again with train.py's call of
+    # `total_loss` (its check asked about it); train.py analyzed twice would make six
+    assert analyses(tmp_path, "--no-cache", ".") == 5
+    assert ("pkg/sub/train.py", 11, "TLL003") in run(tmp_path, "--no-cache", ".")
+
+
+def test_a_check_depends_on_the_call_sites_it_asked_about(tmp_path):
+    """losses.py's check asks about the call sites of `total_loss`: its fingerprint changes
+    when another module's call of it changes, and not when an unrelated call does."""
+    from torchleaklint.config import Settings
+    from torchleaklint.project import Project
+    from torchleaklint.project.run import analyze_one
+
+    write(tmp_path, LOSS_PROJECT)
+    settings = Settings(project_root=str(tmp_path))
+    losses, train = str(tmp_path / "pkg/losses.py"), str(tmp_path / "pkg/sub/train.py")
+
+    def fingerprint(train_text):
+        (tmp_path / "pkg/sub/train.py").write_text(textwrap.dedent(train_text))
+        summaries = {losses: analyze_one(losses, settings, False, None)[2]}
+        summaries[train] = analyze_one(train, settings, False, Project(dict(summaries)))[2]
+        project = Project(summaries)
+        _, _, _, reads, _ = analyze_one(losses, settings, False, project)
+        assert SITE_MARK + "total_loss" in reads
+        return project.fingerprint(losses, reads)
+
+    base = fingerprint(LOSS_PROJECT["pkg/sub/train.py"])
+    assert base is not None
+    unrelated = LOSS_PROJECT["pkg/sub/train.py"] + "\n        print(len(history))\n"
+    assert fingerprint(unrelated) == base
+    detached = LOSS_PROJECT["pkg/sub/train.py"].replace("history.append(total_loss(model(x), y))",
+                                                        "history.append(total_loss(model(x).detach(), y))")
+    assert fingerprint(detached) != base

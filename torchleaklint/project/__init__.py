@@ -18,7 +18,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 from torchleaklint.project import modules
 from torchleaklint.project.packed import Packed
 from torchleaklint.project.summary import summarize
-from torchleaklint.project.view import ProjectView, Resolver
+from torchleaklint.project.view import CALLERS, SITE_MARK, ProjectView, Resolver, has_external_callers
 
 __all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_digest", "summarize_file"]
 
@@ -98,13 +98,23 @@ class Project:
 
     def fingerprint(self, path: str, reads: Iterable[str]) -> Optional[str]:
         """What a file's check depended on: the summaries it read and the call sites other
-        modules have of its functions. Part of the file's cache key."""
+        modules have of its functions that it asked about (`view.SITE_MARK` among its
+        reads). Part of the file's cache key."""
         path = os.path.abspath(path)
-        parts = [f"{p}={self.digest(p)}" for p in sorted(set(reads)) if p != path]
-        sites = self.sites().get(path)
-        if not parts and not sites:
-            return None  # the check depended on nothing outside the file: a plain cache entry
-        parts.append(json.dumps(sites or {}, sort_keys=True))
+        sites = self.sites().get(path) or {}
+        parts, asked = [], {}
+        for read in sorted(set(reads)):
+            if read == SITE_MARK + CALLERS:
+                asked[read] = has_external_callers(sites)
+            elif read.startswith(SITE_MARK):
+                asked[read] = sites.get(read[len(SITE_MARK):], [])
+            elif read != path:
+                parts.append(f"{read}={self.digest(read)}")
+        if not parts and not any(asked.values()):
+            # the check depended on nothing outside the file: a plain cache entry (should
+            # another module start calling what it asked about, the fingerprint is no longer None)
+            return None
+        parts.append(json.dumps(asked, sort_keys=True))
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
 
 
@@ -170,7 +180,7 @@ def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:
     """What a file's summary was computed from: the summaries of the modules it imports and
     read (not the call sites of other modules: summaries only look forward, along imports)."""
     path = os.path.abspath(path)
-    deps = set(reads) | set((project.summaries.get(path) or {}).get("imports", ()))
+    deps = {p for p in reads if not p.startswith(SITE_MARK)} | set((project.summaries.get(path) or {}).get("imports", ()))
     return ",".join(f"{p}={project.digest(p)}" for p in sorted(deps) if p != path)
 
 

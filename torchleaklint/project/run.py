@@ -85,11 +85,18 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             entries[path] = entry.get("entries") or []
         else:
             todo.append(path)
+    # A module no other imports that may import modules of the run waits for the check: no
+    # summary round reads its summary (rounds look forward, along imports), so the one its
+    # check computes with the final summaries is the first it needs (one analysis, not two).
+    # Not when it may import a module outside the run: that module's summary is read from
+    # disk after round 1, along the imports round 1 recorded.
+    late = _late_files(todo, partial, scans, set(absolute.values()))
     with _rare_gc():
         # round 1: summaries without other modules' (files importing none are also checked)
         fresh = set()
-        for path, diagnostics, summary, read, digest, inputs in _analyze(todo, settings, jobs, verbose, None,
-                                                                         partial=partial):
+        analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
+        for path, diagnostics, summary, read, digest, inputs in _analyze([p for p in todo if p not in late], settings,
+                                                                         jobs, verbose, None, partial=partial):
             _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
             entries[path], summarized_at[path] = inputs
             fresh.add(path)
@@ -122,6 +129,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 print(f"summary round: {len(again)} files", file=sys.stderr)
             if not again:
                 break
+            analyses += len(again)
             for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
                                                                    check=False, partial=partial):
                 _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
@@ -133,10 +141,10 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         def unknown(candidates):
             pending = []
             for path in candidates:
-                fp = project.fingerprint(path, reads.get(path, ()))
-                if path in deferred:
+                if path in deferred or path in late:
                     pending.append(path)
                     continue
+                fp = project.fingerprint(path, reads.get(path, ()))
                 if path in fresh and results.get(path) is not None and fp is None:
                     used[path] = fp  # depends on no other module: round 1's check is final
                     continue
@@ -173,6 +181,8 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 digests[path] = digest
             reads[path] = sorted(set(reads.get(path, ())) | set(read))
             used[path] = project.fingerprint(path, reads[path])
+        if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+            print(f"analyses: {analyses + len(first) + len(pending) + len(stale)}", file=sys.stderr)
         # bounded: what is left unconverged after MAX_ROUNDS stays as it is (the next run
         # does not continue the iteration unless a file changes)
         for path in files if not settled else ():
@@ -187,6 +197,17 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     if cache is not None:
         cache.save()
         store.save()
+
+
+def _late_files(todo: Sequence[str], partial: Collection[str], scans: Dict[str, list], run: Collection[str]):
+    """The files of `todo` whose first analysis can be their check: .py modules no other
+    module imports whose possible imports (the prescan's superset) are all files of the run."""
+    out = set()
+    for path in todo:
+        found = scans.get(path)
+        if path in partial and path.endswith(".py") and found and found[0] and all(f in run for f in found[0]):
+            out.add(path)
+    return out
 
 
 def _digest(summary) -> str:

@@ -18,10 +18,19 @@ from torchleaklint.project import modules
 MAX_HOPS = 8
 
 
+# What a check asked of the call sites other modules have of its module, recorded among
+# its reads (no path starts with NUL): `SITE_MARK + key` for the sites under `key`,
+# `SITE_MARK + CALLERS` for "does any other module call into this one"
+SITE_MARK = "\0site:"
+CALLERS = "\0callers"
+
+
 class Reads(set):
     """The files whose summaries a view read (the set), and which entries of them
     (`entries`: (file, section, key); section "*" is the summary's presence, key None a
-    whole section): what a summary computed through the view depends on."""
+    whole section): what a summary computed through the view depends on. The set also
+    holds the call-site keys the view was asked about (`SITE_MARK`), so that a check's
+    fingerprint covers the call sites it read, not the others."""
 
     def __init__(self):
         super().__init__()
@@ -328,30 +337,34 @@ class ProjectView:
             return replace(value, name=name[len(prefix):])
         return value
 
+    def _sites_under(self, key: str) -> List[dict]:
+        self.reads.add(SITE_MARK + key)
+        return self.sites.get(key, [])
+
     def external_sites(self, objpath: str) -> List[dict]:
         """Call sites in other modules of this module's function or method `objpath`."""
-        return self.sites.get(objpath, [])
+        return self._sites_under(objpath)
 
     def overrides(self, objpath: str) -> List[dict]:
         """What the overrides of this module's abstract method `objpath` (`Cls.m`) in
         subclasses of other modules return (`ret`, encoded)."""
-        return self.sites.get(f"~ovr:{objpath}", [])
+        return self._sites_under(f"~ovr:{objpath}")
 
     def has_external_callers(self) -> bool:
         """Do other modules of the project call into this one? Then its functions may be
         handed graphs by them, whatever its own text mentions (a meter that never imports
         torch)."""
-        # also an abstract method another module overrides: what it returns flows in here
-        return any(not key.startswith("~") or key.startswith("~ovr:") for key in self.sites)
+        self.reads.add(SITE_MARK + CALLERS)
+        return has_external_callers(self.sites)
 
     def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
         """Is `.<attr>`, which this module stores on `self`, read by another module's backward?"""
-        return any(attr in site.get("attrs", ()) for site in self.sites.get("~bwa", ()))
+        return any(attr in site.get("attrs", ()) for site in self._sites_under("~bwa"))
 
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the
         method name `method` on receivers of unknown class."""
-        found = self.sites.get(f"~{method}")
+        found = self._sites_under(f"~{method}")
         return (found[0]["n"], found[0]["ng"], found[0].get("ref", 0)) if found else (0, 0, 0)
 
     def definition_label(self, path: str, line: int) -> str:
@@ -361,3 +374,9 @@ class ProjectView:
         """`train.py:15` for a call site in another file, relative to this file's directory."""
         rel = os.path.relpath(site["path"], os.path.dirname(self.path))
         return f"{rel}:{site['l']}"
+
+
+def has_external_callers(sites: Dict[str, List[dict]]) -> bool:
+    """Do the call sites of a module (`Project.sites()` of its file) include calls into it?"""
+    # also an abstract method another module overrides: what it returns flows in here
+    return any(not key.startswith("~") or key.startswith("~ovr:") for key in sites)
