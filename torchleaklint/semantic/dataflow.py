@@ -1500,6 +1500,8 @@ def _forward_output(returned: Value) -> Value:
     as a Python number or None (`return out, ratio` with `ratio = a / b` of sizes) is not."""
     if returned.items is not None:
         return Value(SEQUENCE, items=tuple(_forward_output(item) for item in returned.items))
+    if returned.kind == SEQUENCE and returned.elem is not None and returned.fields is None:
+        return Value(SEQUENCE, elem=_forward_output(returned.elem))  # a list built of detached caches
     if returned.kind in (SCALAR, NONE, TENSOR) or returned.carries_graph:
         return returned  # TENSOR: proven graph-free (a parameterless module on graph-free inputs)
     return Value(GRAPH)

@@ -299,11 +299,26 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
             for site in model.external_sites(func)):
         return True  # another module's training driver runs it between steps with grad on and
         # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
-    if owner is not None and any(_inside_forward(model, site) and model.class_of(model.unit_of(site)) is owner
-                                 for site in sites):
+    if owner is not None and _run_by_own_forward(model, owner, sites):
         return False  # the module's own forward runs it: part of the training forward
     return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
                and _caller_evaluates(model, owner, site, depth) for site in sites)
+
+
+def _run_by_own_forward(model, owner, sites, depth: int = 0) -> bool:
+    """Does the class's own forward make one of the calls `sites`, directly or through
+    other methods of the class (`forward` -> `run_model` -> `inference`)?"""
+    for site in sites:
+        caller = model.unit_of(site)
+        if not isinstance(caller, FUNCTION_TYPES) or model.class_of(caller) is not owner:
+            continue
+        if _inside_forward(model, site):
+            return True
+        if depth < MAX_HELPER_DEPTH and _run_by_own_forward(
+                model, owner, [s for s in _sites_including_self_calls(model, caller) if not model.grad_disabled_at(s)],
+                depth + 1):
+            return True
+    return False
 
 
 def _caller_evaluates(model, owner, site, depth: int) -> bool:

@@ -1688,7 +1688,7 @@ class SemanticModel:
         global) updated in a method or function that runs once per step and does not reset
         it itself."""
         carried = self.carried_loops(stmt, key)
-        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, carried) \
+        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, key, carried) \
                 and not self._restarted_each_call(stmt, key, carried):
             return "loop"
         unit = self.unit_of(stmt)
@@ -1751,21 +1751,62 @@ class SemanticModel:
     def _one_step_per_call(self, func: ast.AST) -> bool:
         return isinstance(func, FUNCTION_TYPES) and (self.steps_once_per_call(func) or self.is_per_step_method(func))
 
-    def _within_one_update(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
+    def _within_one_update(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
         """The loops `key` is carried across are micro-steps of one update: none of them
         steps an optimizer, and the enclosing loop that starts `key` fresh each iteration
         does (`losses = []` per batch, then one loss per sampled subnet, each
         back-propagated, then `optimizer.step()`): what is kept lives one update step."""
         around = self.loops_around(stmt)
-        if not carried or len(around) <= len(carried):
+        if not carried or len(around) < len(carried):
             return False
-        outer = around[len(carried)]
 
         def steps(nodes) -> bool:
             return any(isinstance(n, ast.Call) and (self.is_optimizer_step(n) or self.is_scaler_step(n)) for n in nodes)
-        # the update in the outer loop's own body, not in another loop of it (an epoch loop's
-        # training loop next to the evaluation loop that keeps the values)
-        return not any(steps(ast.walk(loop)) for loop in carried) and steps(nodes_within(outer, skip_loops=True))
+        if any(steps(ast.walk(loop)) for loop in carried):
+            return False
+        if len(around) > len(carried):
+            # the update in the outer loop's own body, not in another loop of it (an epoch loop's
+            # training loop next to the evaluation loop that keeps the values)
+            return steps(nodes_within(around[len(carried)], skip_loops=True))
+        # no loop outside: a function that starts the local `key` fresh each call, runs the
+        # micro-steps and then the one update (`outputs = {}`, a loop of forward + backward
+        # over the chunks of the batch, `scaler.step(opt)`), and lets `key` go when it returns
+        unit = self.unit_of(stmt)
+        return isinstance(unit, FUNCTION_TYPES) and "." not in key and self._bound_fresh_before(unit, stmt, key) and \
+            steps(nodes_within(unit, skip_loops=True)) and self._stays_in_call(unit, key)
+
+    def _bound_fresh_before(self, unit: ast.AST, stmt: ast.AST, key: str) -> bool:
+        """Is `key` bound fresh, on every path, earlier in a block of `unit` that holds
+        `stmt` (`h_cache_list = []` in the branch whose loop fills it)?"""
+        node = stmt
+        while node is not unit and node is not None:
+            block = self._block_holding(node)
+            if block is not None:
+                index = next(i for i, s in enumerate(block) if s is node)
+                if self._always_rebinds(block[:index], key):
+                    return True
+            node = self.parent(node)
+        return False
+
+    def _stays_in_call(self, unit: ast.AST, key: str) -> bool:
+        """Is the local `key` a container only this call uses: every read of it indexes it,
+        calls one of its methods, counts it or tests membership, never hands the object
+        itself on (returned, stored, passed to a call) nor declares it global?"""
+        if key in self._globals_of(unit):
+            return False
+        for node in nodes_within(unit):
+            if not (isinstance(node, ast.Name) and node.id == key and isinstance(node.ctx, ast.Load)):
+                continue
+            parent = self.parent(node)
+            if isinstance(parent, (ast.Subscript, ast.Attribute)) and parent.value is node:
+                continue
+            if isinstance(parent, ast.Compare) and node in parent.comparators and \
+                    all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
+                continue
+            if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+                continue
+            return False
+        return True
 
     def _persists_across_calls(self, unit: ast.AST, key: str) -> bool:
         """Is `key` state that outlives a call of `unit`: an attribute of the method's own

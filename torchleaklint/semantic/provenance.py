@@ -17,6 +17,7 @@ from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import nodes_within, short_source
+from torchleaklint.semantic.values import INSTANCE, MODULE
 
 MAX_ORIGIN_HOPS = 6
 
@@ -431,7 +432,31 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
         # a differentiated value whose graph the analysis traced to nothing (a helper's
         # result taken for graph-free): what it shares cannot be told, so it may share
         return True
-    return bool(ours & theirs)
+    return bool(ours & theirs) or _reads_object_state_set_per_call(model, first) or \
+        _reads_object_state_set_per_call(model, second)
+
+
+def _reads_object_state_set_per_call(model, expr: ast.AST) -> bool:
+    """Is the value of `expr` computed from an attribute that an object of a class of this
+    file stores outside its init-like methods (`sl.loss` of a style-loss module, set by its
+    `forward` when the model ran)? That graph was built by a call out of this unit's sight,
+    maybe from the same forward as another value's: what it shares cannot be told."""
+    from torchleaklint.semantic.object_state import _attribute_stores, set_only_at_construction
+
+    parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
+    for part in parts:
+        for node in ast.walk(part):
+            if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
+                continue
+            parent = model.parent(node)
+            if isinstance(parent, ast.Call) and parent.func is node:
+                continue  # a method call, not state
+            base = model.value(node.value)
+            info = model.classes.get(base.name) if base.kind in (INSTANCE, MODULE) and base.name else None
+            if info is not None and node.attr in _attribute_stores(model, info) and \
+                    not set_only_at_construction(model, info, node.attr):
+                return True
+    return False
 
 
 def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:

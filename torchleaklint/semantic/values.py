@@ -112,6 +112,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         # `return loss, metrics` on one path, `return loss, logits, metrics` on another: which
         # position holds what is unknown (never a graph taken from the other path's layout)
         return Value(SEQUENCE)
+    if _empty_list(a) and b.kind == SEQUENCE and b.elem is not None:
+        return b  # `outs = []` before a loop that appends: what the loop put in
+    if _empty_list(b) and a.kind == SEQUENCE and a.elem is not None:
+        return a
     if a.kind == GRAPH or b.kind == GRAPH:
         return Value(GRAPH, scalar=a.scalar and b.scalar)
     if a.carries_graph or b.carries_graph:
@@ -126,6 +130,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if b.kind == NONE:
         return a
     return UNKNOWN_V
+
+
+def _empty_list(value: Value) -> bool:
+    return value.kind == SEQUENCE and value.items == () and value.elem is None and not value.fields
 
 
 def sequence_of(elem: Value) -> Value:
