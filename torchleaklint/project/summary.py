@@ -47,7 +47,7 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 
-SUMMARY_VERSION = 12
+SUMMARY_VERSION = 13
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -295,6 +295,8 @@ def _function(model, func, module: str, info) -> dict:
         out["bw"] = True
     if model.runs_one_step_per_call(func):
         out["step"] = True  # a backward or an update per call, outside loops of its own
+    elif model.trains_in_own_loop(func):
+        out["ep"] = True  # a loop over training steps per call (`train_epoch`)
     from torchleaklint.semantic.dataflow import backpropagated_parameters
 
     handed = backpropagated_parameters(model, func)

@@ -23,11 +23,14 @@ class KeptGraph:
         # a step run by a callee (`self.train_step(batch)` whose override back-propagates):
         # a backward runs each iteration, out of this loop's text
         self.stepped = loop is not None and not self.backwards and model.runs_training_step(loop)
+        # an epoch loop: each iteration runs a loop of training steps in a function it calls
+        self.epochs = loop is not None and not self.backwards and not self.stepped and model.is_epoch_loop(loop)
 
     @property
     def severity(self) -> str:
         # Only a loop we can see whole proves that nothing back-propagates the graph.
-        return ERROR if self.loop is not None and not self.backwards and not self.stepped else WARNING
+        return ERROR if self.loop is not None and not self.backwards and not self.stepped and not self.epochs \
+            else WARNING
 
     def clause(self) -> str:
         if self.consumer is not None:
@@ -36,6 +39,9 @@ class KeptGraph:
         if self.backwards:
             return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
                     f"activations too if the backward at line {self.backwards[0].lineno} does not reach it)")
+        if self.epochs:
+            return (f"every epoch's graph stays referenced from `{self.holder}` for the rest of the run (the "
+                    f"nodes of its steps at least; their activations too if no backward reaches it)")
         if self.stepped:
             return (f"every step's graph stays referenced from `{self.holder}` (its nodes at least; its "
                     f"activations too if the step's backward does not reach it)")
@@ -48,18 +54,21 @@ class KeptGraph:
     @property
     def trains(self) -> bool:
         """Does the loop run a training step (a backward in it, or a step a callee runs)?"""
-        return bool(self.backwards) or self.stepped
+        return bool(self.backwards) or self.stepped or self.epochs
 
     def evidence(self, kept_how: str) -> list:
         steps: list = [self.origin]
-        if self.loop is not None:
+        if self.loop is not None and self.epochs:
+            steps.append((self.loop, f"each iteration of this loop runs an epoch of training steps and {kept_how} "
+                                     f"from one iteration to the next"))
+        elif self.loop is not None:
             steps.append((self.loop, f"this loop runs once per step and {kept_how} from one iteration to the next"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
                                      f"`{self.holder}` outlives it"))
         if self.consumer is not None:
             steps.append((self.consumer, "this backward frees the activations; the graph's nodes stay referenced"))
-        elif self.loop is not None and not self.backwards and not self.stepped:
+        elif self.loop is not None and not self.backwards and not self.stepped and not self.epochs:
             steps.append((self.loop, "no backward runs in this loop: the saved activations are never freed"))
         return steps
 

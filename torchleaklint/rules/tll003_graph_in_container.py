@@ -115,7 +115,8 @@ class GraphInContainer(Rule):
         shown = _short(values[0])
         name = _short(container)
         if why == "loop":
-            where = "across training steps" if kept.trains else "across the loop's iterations"
+            where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
+                else "across the loop's iterations"
         else:
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"

@@ -119,7 +119,7 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # a forward that differentiates inside (an energy minimized by autograd)
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
-    return has_gradient_code(model, unit, start, end)
+    return has_gradient_code(model, unit, start, end, forward=call)
 
 
 def _extends_a_graph_and_is_cut_at_once(model, call) -> bool:
@@ -1009,20 +1009,51 @@ def _asserted_to_call_without_grad(model, call, unit) -> bool:
     return False
 
 
-def has_gradient_code(model, unit, start: Position, end: Position) -> bool:
+def has_gradient_code(model, unit, start: Position, end: Position, forward: Optional[ast.Call] = None) -> bool:
     """Gradients computed on purpose between start and end: a backward, `autograd.grad`,
     `requires_grad_()`, `x.requires_grad = True`, `torch.enable_grad()`, a backward hook, or the
-    recorded graph read (`out.grad_fn`). The unit is walked
-    once (every finding asks): a range query on the sorted positions of its gradient code."""
+    recorded graph read (`out.grad_fn`), or a call of a function of this file that
+    differentiates. Given the `forward` asked about, such a call counts only when it may be
+    handed what the forward computes (`saliency(policy, env.reset())` after an evaluation
+    rollout differentiates a forward of its own). The unit is walked once (every finding
+    asks): a range query on the sorted positions of its gradient code."""
     positions = model.cached(("evaluation_gradient_code", unit), lambda: _gradient_code_positions(model, unit))
-    first = bisect.bisect_left(positions, start)
-    return first < len(positions) and positions[first] < end
+    keys = model.cached(("evaluation_gradient_code_keys", unit), lambda: [position for position, _ in positions])
+    first = bisect.bisect_left(keys, start)
+    for position, node in positions[first:]:
+        if position >= end:
+            return False
+        if forward is None or node is None or _handed_forward_result(model, forward, node):
+            return True
+    return False
 
 
-def _gradient_code_positions(model, unit) -> List[Position]:
+def _gradient_code_positions(model, unit) -> List[Tuple[Position, Optional[ast.Call]]]:
+    """(position, None) of the unit's own gradient code; (position, call) of its calls of
+    functions of this file that differentiate."""
     body = unit.body if hasattr(unit, "body") else []
-    return sorted(start_of(node) for stmt in body for node in ast.walk(stmt)
-                  if hasattr(node, "lineno") and (_is_gradient_code(model, node) or _calls_gradient_code(model, node)))
+    out = []
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if not hasattr(node, "lineno"):
+                continue
+            if _is_gradient_code(model, node):
+                out.append((start_of(node), None))
+            elif _calls_gradient_code(model, node):
+                out.append((start_of(node), node))
+    return sorted(out, key=lambda item: item[0])
+
+
+def _handed_forward_result(model, forward: ast.Call, call: ast.Call) -> bool:
+    """May `call` be handed the value `forward` computes (an argument computed from it), or
+    is it the forward itself, or one it runs within?"""
+    if call is forward or model.is_inside(forward, call) or model.is_inside(call, forward):
+        return True
+    stmt = model.statement_of(forward)
+    arguments = list(call.args) + [kw.value for kw in call.keywords]
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return True
+    return any(model.feeds(forward, stmt, argument) or model.is_inside(forward, argument) for argument in arguments)
 
 
 def _calls_gradient_code(model, node) -> bool:

@@ -863,6 +863,42 @@ class SemanticModel:
         loop learns from its summary (`step`)."""
         return self.runs_training_step(func) and not self._steps_in_own_loop(func)
 
+    def trains_in_own_loop(self, func: ast.AST) -> bool:
+        """Does a call of `func` run a loop over training steps (`train_epoch`: forward,
+        backward and update per batch)?"""
+        return isinstance(func, FUNCTION_TYPES) and self._steps_in_own_loop(func)
+
+    def is_epoch_loop(self, loop: ast.AST) -> bool:
+        """A loop each iteration of which runs a loop over training steps in a function it
+        calls (`for epoch in range(n): loss = self.train_epoch()`), of this module, an
+        override of an abstract method, or another module's (from its summary, `ep`). What it
+        keeps from one iteration to the next outlives every step of the later epochs."""
+        return self.cached(("epoch_loop", loop), lambda: any(
+            self._runs_training_loop(call) for call in self._calls_within(loop, skip_loops=True)))
+
+    def _runs_training_loop(self, call: ast.Call) -> bool:
+        target = self._resolve_call_cheap(call)
+        if target is not None and not is_stub(target):
+            return self.trains_in_own_loop(target)
+        if target is not None:
+            info = self.method_class.get(target)
+            for other in self.classes.values() if info is not None else ():
+                override = other.methods.get(target.name) if other is not info else None
+                if override is not None and info.name in self.class_bases(other) and self.trains_in_own_loop(override):
+                    return True
+            path = self.objpath(target)
+            return bool(self.project is not None and path and any(site.get("ep") for site in self.project.overrides(path)))
+        if self.project is None:
+            return False
+        callee = self.value(call.func)
+        if callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
+            return False
+        found = self.project.imported_summary(callee.name)
+        if found is None and "." in callee.name:
+            owner, _, method = callee.name.rpartition(".")
+            found = self.project.method_of(owner, method)
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("ep"))
+
     def _project_step_call(self, call: ast.Call) -> bool:
         """A call of a function (or a method of a class) of another module of the project
         whose summary says it runs one training step per call (`train_step(model, batch, opt)`,
@@ -1518,8 +1554,10 @@ class SemanticModel:
 
     def step_loop_carrying(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
         """The innermost loop that runs once per step across which `key` (as `stmt` leaves
-        it) survives, or None."""
-        return next((loop for loop in self.carried_loops(stmt, key) if self.is_step_loop(loop)), None)
+        it) survives, or else the innermost epoch loop (`is_epoch_loop`) it survives, or None."""
+        carried = self.carried_loops(stmt, key)
+        return next((loop for loop in carried if self.is_step_loop(loop)), None) or \
+            next((loop for loop in carried if self.is_epoch_loop(loop)), None)
 
     def key_reads(self, stmt: ast.AST, key: str) -> List[ast.AST]:
         """The reads of `key` (a name, `self.total`, or `buf[]` for the container buf) that a
@@ -1688,7 +1726,8 @@ class SemanticModel:
         global) updated in a method or function that runs once per step and does not reset
         it itself."""
         carried = self.carried_loops(stmt, key)
-        if any(self.is_step_loop(loop) for loop in carried) and not self._within_one_update(stmt, key, carried) \
+        if any(self.is_step_loop(loop) or self.is_epoch_loop(loop) for loop in carried) \
+                and not self._within_one_update(stmt, key, carried) \
                 and not self._restarted_each_call(stmt, key, carried):
             return "loop"
         unit = self.unit_of(stmt)
