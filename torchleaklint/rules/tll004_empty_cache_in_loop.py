@@ -309,18 +309,32 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
         return None
     if _guarded_by_passed_counter(model, call, func, sites):
         return None
-    # a module's forward runs once per step or more: what it calls does too
+    # a module's forward runs once per step or more: what it calls does too, unless the call
+    # is conditional in the helper (`if not self.t5.model_parallel: ...; empty_cache()`, a
+    # set-up the first forward does once)
+    conditional = any(isinstance(anc, (ast.If, ast.IfExp, ast.Try)) for anc in _ancestors_within(model, call, func))
     for site in sites:
+        if conditional and not any(model.is_step_loop(l) for l in model.loops_around(site)):
+            return None
         if model.in_except_handler(site) or not (any(model.is_step_loop(l) for l in model.loops_around(site))
                                                  or model.in_module_forward(site)):
             return None
-    if any(site["ex"] or not (site["st"] or site.get("fw")) for site in external):
+    if any(site["ex"] or not (site["st"] or site.get("fw") and not conditional) for site in external):
         return None
     where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
     by_forward = model.in_module_forward(sites[0]) if sites else bool(external[0].get("fw"))
     if by_forward and not (sites and any(model.is_step_loop(l) for l in model.loops_around(sites[0]))):
         return f"every step (`{func.name}` is called by a module's forward at {where})"
     return f"every step (`{func.name}` is called in the training loop at {where})"
+
+
+def _ancestors_within(model, node, func) -> list:
+    out = []
+    for anc in model.ancestors(node):
+        if anc is func:
+            break
+        out.append(anc)
+    return out
 
 
 def _fix(model, call) -> Optional[FixSpec]:

@@ -1089,8 +1089,14 @@ class Analyzer:
                 return TENSOR_V
             if torch_api.is_empty_cache(qual):
                 return NONE_V
+            name = qual.rsplit(".", 1)[-1]
+            if name in _VALUES_AND_INDICES and qual.count(".") == 1 and args and \
+                    (name in ("topk", "sort", "kthvalue") or len(args) > 1 or "dim" in kwargs):
+                # `torch.max(logits, 1)`: (values, indices); the indices carry no graph
+                values = self.produced(Value(GRAPH)) if args[0].requires_grad else TENSOR_V
+                return Value(SEQUENCE, items=(values, TENSOR_V))
             if any(a.requires_grad for a in all_args):
-                scalar = qual.rsplit(".", 1)[-1] in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
+                scalar = name in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
                 return self.produced(Value(GRAPH, scalar=scalar))
             return TENSOR_V if any(a.kind in TENSORISH for a in all_args) else UNKNOWN_V
         if qual.startswith(("tqdm.", "rich.progress.")) and args:

@@ -921,8 +921,10 @@ class SemanticModel:
         ops = self.step_ops_in(func, direct_only=False)
         if self._updates(ops) and not self._updates_in_loops(ops):
             return False
-        # a loop over the optimizers of one step (a GAN's G then D) is no loop over steps
-        return any(any(not self.iterates_optimizers(loop) for loop in self.loops_around(op)) for op in ops)
+        # a loop over the optimizers of one step (a GAN's G then D), or over the parts of one
+        # graph (the per-head losses of one forward), is no loop over steps
+        return any(any(not (self.iterates_optimizers(loop) or self.iterates_parts_of_one_graph(loop))
+                       for loop in self.loops_around(op)) for op in ops)
 
     def _updates(self, ops: List[ast.Call]) -> List[ast.Call]:
         return [op for op in ops if self.is_optimizer_step(op) or self.is_scaler_step(op)]
@@ -1305,11 +1307,30 @@ class SemanticModel:
             if isinstance(node, SCOPE_TYPES):
                 continue
             if isinstance(node, LOOP_TYPES):
-                if self.iterates_optimizers(node):
+                if self.iterates_optimizers(node) or self.iterates_parts_of_one_graph(node):
                     out.append(node)
                 continue
             stack.extend(ast.iter_child_nodes(node))
         return out
+
+    def iterates_parts_of_one_graph(self, loop: ast.AST) -> bool:
+        """A sub-step loop: each iteration back-propagates the next part of one graph built
+        before the loop (`for i, loss in enumerate(losses): loss.backward(retain_graph=...)`
+        over the per-head losses of one forward), and steps no optimizer itself. Its
+        iterations are parts of one training step, not steps."""
+        def compute() -> bool:
+            if not isinstance(loop, (ast.For, ast.AsyncFor)):
+                return False
+            backwards = []
+            for call in self._calls_within(loop, skip_loops=True):
+                if self.is_optimizer_step(call) or self.is_scaler_step(call):
+                    return False
+                if self.is_training_backward(call):
+                    backwards.append(call)
+            targets = [self.backward_target(call) for call in backwards]
+            return bool(targets) and all(t is not None and self.drawn_from_iterable(t, loop)
+                                         and self.shares_graph_built_before(t, loop) for t in targets)
+        return self.cached(("parts_of_one_graph", loop), compute)
 
     def iterates_optimizers(self, loop: ast.AST) -> bool:
         """Does each iteration of `loop` take the next optimizer from its iterable: the item

@@ -153,6 +153,10 @@ def element_of(value: Value) -> Value:
         return UNKNOWN_V
     if value.kind in (DATALOADER, DATASET):
         return TENSOR_V  # batches from data pipelines carry no graph
+    if value.kind == MODULE:
+        # only containers of modules can be iterated (ModuleList, Sequential): their layers
+        # (a ModuleDict yields its keys, which nothing calls)
+        return Value(MODULE)
     if value.kind in TENSORISH:
         return Value(value.kind)
     if value.kind == DATA:
