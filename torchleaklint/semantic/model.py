@@ -1980,7 +1980,28 @@ class SemanticModel:
         if not isinstance(key, ast.Name):
             return False
         definitions = self.reaching(self.unit_of(key)).definitions(key)
-        return bool(definitions) and all(self._fixed_loop_target(d) for d in definitions)
+        return bool(definitions) and all(self._fixed_loop_target(d) or self._computed_from_fixed_targets(d)
+                                         for d in definitions)
+
+    def _computed_from_fixed_targets(self, definition: ast.AST) -> bool:
+        """`loss_name = type(loss_layer).__name__` in a loop over the object's fixed list of
+        loss modules: a name computed by builtins from loop variables over fixed collections
+        takes the same values every call."""
+        binding = self.parents.get(definition)
+        if not (isinstance(binding, ast.Assign) and binding.targets == [definition]):
+            return False
+        reads = [n for n in ast.walk(binding.value) if isinstance(n, ast.Name)]
+        if not reads:
+            return False
+        reaching = self.reaching(self.unit_of(binding))
+        for read in reads:
+            if isinstance(self.parents.get(read), ast.Call) and self.parents[read].func is read and \
+                    read.id in ("str", "type", "repr", "int", "len"):
+                continue
+            found = reaching.definitions(read)
+            if not found or not all(self._fixed_loop_target(d) for d in found):
+                return False
+        return True
 
     def iterates_a_fixed_count(self, loop: ast.AST) -> bool:
         """A `for` over a collection fixed before any step (`range(2)`, `range(self.n_heads)`,
