@@ -92,14 +92,25 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     # disk after round 1, along the imports round 1 recorded.
     late = _late_files(todo, partial, scans, set(absolute.values()))
     with _rare_gc():
-        # round 1: summaries without other modules' (files importing none are also checked)
+        # round 1: first the files that may import no module of the run (the prescan's
+        # superset), summarized and checked: their summaries are final (summaries look
+        # forward only). Then the others, summarized with those: a module importing only
+        # such leaves gets its final summary at once, with no second round
         fresh = set()
         analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
-        for path, diagnostics, summary, read, digest, inputs in _analyze([p for p in todo if p not in late], settings,
-                                                                         jobs, verbose, None, partial=partial):
-            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
-            entries[path], summarized_at[path] = inputs
-            fresh.add(path)
+        round_one = [p for p in todo if p not in late]
+        leaves = [p for p in round_one if not (scans.get(p) or [[]])[0]]
+        importing = [p for p in round_one if (scans.get(p) or [[]])[0]]
+        for wave, project in ((leaves, None), (importing, "leaves")):
+            if project is not None:
+                if not wave:
+                    break
+                project = Project(summaries)
+            for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, jobs, verbose, project,
+                                                                             check=project is None, partial=partial):
+                _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+                entries[path], summarized_at[path] = inputs
+                fresh.add(path)
         before_imported = len(summaries)
         _summarize_imported(summaries, settings)
         # nothing summarized now (a warm run): the stored summaries and their inputs are the
