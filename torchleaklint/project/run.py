@@ -99,15 +99,13 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         fresh = set()
         analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
         round_one = [p for p in todo if p not in late]
-        leaves = [p for p in round_one if not (scans.get(p) or [[]])[0]]
         importing = [p for p in round_one if (scans.get(p) or [[]])[0]]
-        for wave, project in ((leaves, None), (importing, "leaves")):
-            if project is not None:
-                if not wave:
-                    break
-                project = Project(summaries)
-            for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, jobs, verbose, project,
-                                                                             check=project is None, partial=partial):
+        for wave in ([p for p in round_one if not (scans.get(p) or [[]])[0]], importing):
+            if not wave:
+                continue
+            leaves = Project(summaries) if wave is importing else None  # the leaves' summaries, final
+            for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, jobs, verbose, leaves,
+                                                                             check=leaves is None, partial=partial):
                 _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
                 fresh.add(path)

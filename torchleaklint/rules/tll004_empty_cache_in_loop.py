@@ -312,29 +312,17 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     # a module's forward runs once per step or more: what it calls does too, unless the call
     # is conditional in the helper (`if not self.t5.model_parallel: ...; empty_cache()`, a
     # set-up the first forward does once)
-    conditional = any(isinstance(anc, (ast.If, ast.IfExp, ast.Try)) for anc in _ancestors_within(model, call, func))
-    for site in sites:
-        if conditional and not any(model.is_step_loop(l) for l in model.loops_around(site)):
-            return None
-        if model.in_except_handler(site) or not (any(model.is_step_loop(l) for l in model.loops_around(site))
-                                                 or model.in_module_forward(site)):
+    conditional = model.conditional_within(call, func)
+    in_step_loop = [any(model.is_step_loop(l) for l in model.loops_around(site)) for site in sites]
+    for site, stepped in zip(sites, in_step_loop):
+        if model.in_except_handler(site) or not (stepped or not conditional and model.in_module_forward(site)):
             return None
     if any(site["ex"] or not (site["st"] or site.get("fw") and not conditional) for site in external):
         return None
     where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
-    by_forward = model.in_module_forward(sites[0]) if sites else bool(external[0].get("fw"))
-    if by_forward and not (sites and any(model.is_step_loop(l) for l in model.loops_around(sites[0]))):
-        return f"every step (`{func.name}` is called by a module's forward at {where})"
-    return f"every step (`{func.name}` is called in the training loop at {where})"
-
-
-def _ancestors_within(model, node, func) -> list:
-    out = []
-    for anc in model.ancestors(node):
-        if anc is func:
-            break
-        out.append(anc)
-    return out
+    if in_step_loop[:1] == [True] or not sites and not external[0].get("fw"):
+        return f"every step (`{func.name}` is called in the training loop at {where})"
+    return f"every step (`{func.name}` is called by a module's forward at {where})"
 
 
 def _fix(model, call) -> Optional[FixSpec]:

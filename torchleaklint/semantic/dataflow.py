@@ -1006,10 +1006,9 @@ class Analyzer:
                 return TENSOR_V
             if method in ("split", "chunk", "unbind", "tensor_split"):
                 return sequence_of(self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V)
-            if method in _VALUES_AND_INDICES and (method in ("topk", "sort", "kthvalue") or args or "dim" in kwargs):
-                # `probs.max(dim=-1)`: (values, indices); the indices carry no graph
-                values = self.produced(Value(GRAPH)) if receiver.requires_grad else TENSOR_V
-                return Value(SEQUENCE, items=(values, TENSOR_V))
+            both = self._values_and_indices(method, receiver, args, kwargs)  # `probs.max(dim=-1)`
+            if both is not None:
+                return both
             # `x.to(y)`, `x.type_as(y)`, `x.view_as(y)`: `y` gives a dtype, device or shape, no graph
             inputs = [] if method in _TEMPLATE_ARGUMENT_METHODS else all_args
             if receiver.requires_grad or any(a.requires_grad for a in inputs):
@@ -1090,11 +1089,10 @@ class Analyzer:
             if torch_api.is_empty_cache(qual):
                 return NONE_V
             name = qual.rsplit(".", 1)[-1]
-            if name in _VALUES_AND_INDICES and qual.count(".") == 1 and args and \
-                    (name in ("topk", "sort", "kthvalue") or len(args) > 1 or "dim" in kwargs):
-                # `torch.max(logits, 1)`: (values, indices); the indices carry no graph
-                values = self.produced(Value(GRAPH)) if args[0].requires_grad else TENSOR_V
-                return Value(SEQUENCE, items=(values, TENSOR_V))
+            both = self._values_and_indices(name, args[0], args[1:], kwargs) if qual.count(".") == 1 and args \
+                else None  # `torch.max(logits, 1)`
+            if both is not None:
+                return both
             if any(a.requires_grad for a in all_args):
                 scalar = name in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
                 return self.produced(Value(GRAPH, scalar=scalar))
@@ -1104,6 +1102,14 @@ class Analyzer:
         if qual.startswith("math."):
             return SCALAR_V
         return UNKNOWN_V
+
+    def _values_and_indices(self, name: str, tensor: Value, more_args, kwargs) -> Optional[Value]:
+        """`max`/`min`/`sort`/`topk`... along a dimension: (values, indices), where only the
+        values carry the tensor's graph; None for any other call."""
+        if name not in _VALUES_AND_INDICES or not (name in ("topk", "sort", "kthvalue") or more_args or "dim" in kwargs):
+            return None
+        values = self.produced(Value(GRAPH)) if tensor.requires_grad else TENSOR_V
+        return Value(SEQUENCE, items=(values, TENSOR_V))
 
     def project_call(self, found, args, kwargs, call: Optional[ast.AST] = None) -> Value:
         """A call of a function or class of another module of the project, as its summary says."""

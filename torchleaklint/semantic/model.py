@@ -188,6 +188,17 @@ class SemanticModel:
     def is_inside(self, node: ast.AST, container: ast.AST) -> bool:
         return any(anc is container for anc in self.ancestors(node))
 
+    def conditional_within(self, node: ast.AST, owner: ast.AST, loops: bool = False) -> bool:
+        """Is `node` under an `if`, a conditional expression or a `try` (or, with `loops`, a
+        loop, which may run zero times) inside `owner`?"""
+        kinds = (ast.If, ast.IfExp, ast.Try) + ((ast.For, ast.AsyncFor, ast.While) if loops else ())
+        for anc in self.ancestors(node):
+            if anc is owner:
+                return False
+            if isinstance(anc, kinds):
+                return True
+        return False
+
     def in_except_handler(self, node: ast.AST, stop: Optional[ast.AST] = None) -> bool:
         for anc in self.ancestors(node):
             if anc is stop or isinstance(anc, SCOPE_TYPES):
@@ -846,16 +857,21 @@ class SemanticModel:
     def _override_steps(self, stub: ast.AST, depth: int) -> bool:
         """Does an override of the abstract method `stub` run one training step per call: in a
         subclass of this module, or of another module (the project's `~ovr` index)?"""
+        return self._an_override(stub, lambda override: self.runs_training_step(override, depth + 1)
+                                 and not self._steps_in_own_loop(override), "step")
+
+    def _an_override(self, stub: ast.AST, holds, flag: str) -> bool:
+        """Does an override of the abstract method `stub` satisfy `holds` (in a subclass of this
+        module) or carry `flag` in its summary (in a subclass of another module, `~ovr`)?"""
         info = self.method_class.get(stub)
         if info is None:
             return False
         for other in self.classes.values():
             override = other.methods.get(stub.name) if other is not info else None
-            if override is not None and info.name in self.class_bases(other) and \
-                    self.runs_training_step(override, depth + 1) and not self._steps_in_own_loop(override):
+            if override is not None and info.name in self.class_bases(other) and holds(override):
                 return True
         path = self.objpath(stub)
-        return bool(self.project is not None and path and any(site.get("step") for site in self.project.overrides(path)))
+        return bool(self.project is not None and path and any(site.get(flag) for site in self.project.overrides(path)))
 
     def runs_one_step_per_call(self, func: ast.AST) -> bool:
         """Does each call of `func` run a training step (a backward or an update, directly or
@@ -878,40 +894,30 @@ class SemanticModel:
 
     def _runs_training_loop(self, call: ast.Call) -> bool:
         target = self._resolve_call_cheap(call)
-        if target is not None and not is_stub(target):
-            return self.trains_in_own_loop(target)
         if target is not None:
-            info = self.method_class.get(target)
-            for other in self.classes.values() if info is not None else ():
-                override = other.methods.get(target.name) if other is not info else None
-                if override is not None and info.name in self.class_bases(other) and self.trains_in_own_loop(override):
-                    return True
-            path = self.objpath(target)
-            return bool(self.project is not None and path and any(site.get("ep") for site in self.project.overrides(path)))
-        if self.project is None:
-            return False
-        callee = self.value(call.func)
-        if callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
-            return False
-        found = self.project.imported_summary(callee.name)
-        if found is None and "." in callee.name:
-            owner, _, method = callee.name.rpartition(".")
-            found = self.project.method_of(owner, method)
-        return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("ep"))
+            return self._an_override(target, self.trains_in_own_loop, "ep") if is_stub(target) \
+                else self.trains_in_own_loop(target)
+        return bool((self._project_function_entry(call) or {}).get("ep"))
 
     def _project_step_call(self, call: ast.Call) -> bool:
         """A call of a function (or a method of a class) of another module of the project
         whose summary says it runs one training step per call (`train_step(model, batch, opt)`,
         `finish_episode(policy, optimizer)`)."""
+        return bool((self._project_function_entry(call) or {}).get("step"))
+
+    def _project_function_entry(self, call: ast.Call) -> Optional[dict]:
+        """The summary entry of the function (or method) of another module of the project
+        that `call` runs, or None."""
+        if self.project is None:
+            return None
         callee = self.value(call.func)
         if callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
-            return False
+            return None
         found = self.project.imported_summary(callee.name)
         if found is None and "." in callee.name:
             owner, _, method = callee.name.rpartition(".")
             found = self.project.method_of(owner, method)
-        return found is not None and found[0] == "function" and isinstance(found[1], dict) \
-            and bool(found[1].get("step"))
+        return found[1] if found is not None and found[0] == "function" and isinstance(found[1], dict) else None
 
     def _steps_in_own_loop(self, func: ast.AST) -> bool:
         """A function that loops over steps itself (`train_one_epoch`, even with a final

@@ -415,7 +415,7 @@ def called_after_store(model, reader, stmt) -> bool:
     if not sites:
         return False
     store_loops = model.loops_around(stmt)
-    if _conditional_within(model, stmt, store_loops[0] if store_loops else unit):
+    if model.conditional_within(stmt, store_loops[0] if store_loops else unit, loops=True):
         return False
     for site in sites:
         if model.unit_of(site) is not unit or _pos(site) <= _pos(stmt):
@@ -424,15 +424,6 @@ def called_after_store(model, reader, stmt) -> bool:
         if store_loops and (not site_loops or site_loops[0] is not store_loops[0]):
             return False
     return True
-
-
-def _conditional_within(model, node, owner) -> bool:
-    for anc in model.ancestors(node):
-        if anc is owner:
-            return False
-        if isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.For, ast.AsyncFor, ast.While)):
-            return True
-    return False
 
 
 def every_instance_steps_once(model, info) -> bool:
@@ -566,6 +557,25 @@ def set_only_at_construction(model, info, attr: str) -> bool:
     hyperparameter, a submodule), never a graph the step built."""
     methods = _attribute_stores(model, info).get(attr)
     return bool(methods) and all(method.name in INIT_METHODS for method in methods)
+
+
+def stores_graph_outside_construction(model, info, attr: str) -> bool:
+    """Does a method of the class other than its init-like ones store a value carrying a
+    graph into `self.<attr>` (`self.loss = F.mse_loss(x, self.target)` in `forward`)?"""
+    def compute() -> bool:
+        for method in _attribute_stores(model, info).get(attr, ()):
+            flow = model.flow(method) if method.name not in INIT_METHODS else None
+            if flow is None:
+                continue
+            receiver = self_name(method)
+            for node in ast.walk(method):
+                if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                        and isinstance(node.value, ast.Name) and node.value.id == receiver:
+                    value = flow.values.get(node)
+                    if value is not None and value.carries_graph:
+                        return True
+        return False
+    return model.cached(("stores_graph_outside_construction", info.name, attr), compute)
 
 
 def stores_attribute(model, info, attr: str) -> bool:

@@ -17,7 +17,7 @@ from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import nodes_within, short_source
-from torchleaklint.semantic.values import CLASS, FUNCTION, INSTANCE, LOSS_FN, MODULE, REF, UNKNOWN
+from torchleaklint.semantic.values import INSTANCE, MODULE, UNKNOWN
 
 MAX_ORIGIN_HOPS = 6
 
@@ -359,9 +359,6 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
     return False
 
 
-_CALLABLE_KINDS = frozenset({MODULE, FUNCTION, REF, LOSS_FN, CLASS})
-
-
 def _iterated_items_have_separate_graphs(model, loop: ast.AST, definition: ast.Name) -> bool:
     """Is `definition` the list the loop iterates (`for k, loss in enumerate(losses)`), built
     by a comprehension whose every item runs its own forward on inputs that carry no graph
@@ -374,20 +371,19 @@ def _iterated_items_have_separate_graphs(model, loop: ast.AST, definition: ast.N
             and isinstance(stmt.value, ast.ListComp) and len(stmt.value.generators) == 1):
         return False
     comp = stmt.value
-    own = {n.id for n in ast.walk(comp.generators[0].target) if isinstance(n, ast.Name)}
-    if any(model.carries_graph(n) or model.value(n).kind == UNKNOWN and not _callable_use(model, n)
-           for n in ast.walk(comp.generators[0].target) if isinstance(n, ast.Name)):
+    drawn = [n for n in ast.walk(comp.generators[0].target) if isinstance(n, ast.Name)]
+    if any(model.carries_graph(n) or model.value(n).kind == UNKNOWN for n in drawn):
         return False  # items drawn from values that may share a graph (one forward's outputs)
+    own = {n.id for n in drawn}
     for node in ast.walk(comp.elt):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not _callable_use(model, node) \
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not _called(model, node) \
                 and isinstance(node.value, ast.Name) and node.value.id not in own:
             return False  # state read from an object (`self.h`): may hold a shared graph
         if not isinstance(node, ast.Name) or not isinstance(node.ctx, ast.Load) or node.id in own:
             continue
         value = model.value(node)
-        if value.carries_graph or value.kind == UNKNOWN and not (model.is_batch_item(node) or _callable_use(model, node)):
-            if value.kind not in _CALLABLE_KINDS:
-                return False
+        if value.carries_graph or value.kind == UNKNOWN and not (model.is_batch_item(node) or _called(model, node)):
+            return False
     return True
 
 
@@ -400,7 +396,7 @@ def _iterated_names(iterable: ast.AST) -> Set[str]:
     return set()
 
 
-def _callable_use(model, node: ast.AST) -> bool:
+def _called(model, node: ast.AST) -> bool:
     """Is `node` what a call calls (`m` in `m(x)`, `self.head` in `self.head(h)`)?"""
     parent = model.parent(node)
     return isinstance(parent, ast.Call) and parent.func is node
@@ -490,41 +486,20 @@ def _reads_object_state_set_per_call(model, expr: ast.AST) -> bool:
     file stores outside its init-like methods (`sl.loss` of a style-loss module, set by its
     `forward` when the model ran)? That graph was built by a call out of this unit's sight,
     maybe from the same forward as another value's: what it shares cannot be told."""
+    from torchleaklint.semantic.object_state import stores_graph_outside_construction
+
     parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
     for part in parts:
         for node in ast.walk(part):
             if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
                 continue
-            parent = model.parent(node)
-            if isinstance(parent, ast.Call) and parent.func is node:
+            if _called(model, node):
                 continue  # a method call, not state
             base = model.value(node.value)
             info = model.classes.get(base.name) if base.kind in (INSTANCE, MODULE) and base.name else None
-            if info is not None and _stores_graph_per_call(model, info, node.attr):
+            if info is not None and stores_graph_outside_construction(model, info, node.attr):
                 return True
     return False
-
-
-def _stores_graph_per_call(model, info, attr: str) -> bool:
-    """Does a method of the class other than its init-like ones store a value carrying a
-    graph into `self.<attr>` (`self.loss = F.mse_loss(x, self.target)` in `forward`)?"""
-    from torchleaklint.semantic.object_state import _attribute_stores, self_name
-    from torchleaklint.semantic.syntax import INIT_METHODS
-
-    def compute() -> bool:
-        for method in _attribute_stores(model, info).get(attr, ()):
-            receiver = self_name(method)
-            flow = model.flow(method) if method.name not in INIT_METHODS else None
-            if flow is None:
-                continue
-            for node in ast.walk(method):
-                if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
-                        and isinstance(node.value, ast.Name) and node.value.id == receiver:
-                    value = flow.values.get(node)
-                    if value is not None and value.carries_graph:
-                        return True
-        return False
-    return model.cached(("stores_graph_per_call", info.name, attr), compute)
 
 
 def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
