@@ -111,3 +111,68 @@ def test_a_cached_project_run_keeps_its_store_and_leaves_no_spill(tmp_path):
     assert lint() == cold
     assert stores[0].stat().st_mtime_ns == written  # a warm run writes nothing
     assert _spill_files(spill_dir) == []
+
+
+def _lint_in_process(project, cache_dir, names):
+    from torchleaklint.cache import Cache
+    from torchleaklint.config import Settings
+    from torchleaklint.runner import lint_paths
+
+    settings = Settings(project_root=str(project), respect_gitignore=False, select=("TLL", "TLL002"))
+    cache = Cache(str(cache_dir), settings)
+    paths = [str(project / name) for name in names]
+    found = {(os.path.basename(path), d.line, d.code) for path, ds in lint_paths(paths, settings, jobs=1, cache=cache)
+             for d in ds}
+    return found, Cache(str(cache_dir), settings)
+
+
+def test_a_warm_run_over_the_same_files_takes_the_checks_without_fingerprints(tmp_path, monkeypatch):
+    """The last run over the same files recorded every check with the dependencies it computed
+    and no summary changed: the entries hold as they are (no fingerprint is computed). A run
+    over other files, an edit, or a concurrent writer takes that trust away."""
+    from torchleaklint.project import Project
+
+    (tmp_path / "project").mkdir()
+    project = write(tmp_path / "project", METER)
+    computed = []
+    real = Project.fingerprint
+    monkeypatch.setattr(Project, "fingerprint", lambda self, *a: computed.append(a[0]) or real(self, *a))
+    files, cache_dir = ["train.py", "utils.py"], tmp_path / "cache"
+    cold, cache = _lint_in_process(project, cache_dir, files)
+    assert ("utils.py", 7, "TLL002") in cold and cache._run is not None
+    computed.clear()
+    assert _lint_in_process(project, cache_dir, files)[0] == cold and computed == []
+    # a run over one of the files re-records it with what that run saw (no call site from
+    # train.py: no finding): the next run over both may not take that entry as it is
+    assert ("utils.py", 7, "TLL002") not in _lint_in_process(project, cache_dir, ["utils.py"])[0]
+    computed.clear()
+    assert _lint_in_process(project, cache_dir, files)[0] == cold and computed  # checked again, same result
+    computed.clear()
+    assert _lint_in_process(project, cache_dir, files)[0] == cold and computed == []
+    # an edit of the callee changes its summary: nothing is taken on trust, the finding goes
+    utils = project / "utils.py"
+    utils.write_text(utils.read_text().replace("self.sum += val * n", "self.sum += float(val) * n"))
+    edited = _lint_in_process(project, cache_dir, files)[0]
+    assert ("utils.py", 7, "TLL002") not in edited and computed
+    computed.clear()
+    assert _lint_in_process(project, cache_dir, files)[0] == edited and computed == []
+
+
+def test_a_run_claim_is_dropped_when_another_process_wrote_the_cache_meanwhile(tmp_path):
+    from torchleaklint.cache import Cache, file_stat
+
+    class Settings(_Settings):
+        project_root = str(tmp_path)
+
+    source = tmp_path / "a.py"
+    source.write_text("x = 1\n")
+    first, second = Cache(str(tmp_path / "c"), Settings()), Cache(str(tmp_path / "c"), Settings())
+    second.record(str(source), file_stat(str(source)), b"0" * 16, [], deps="d")
+    second.save()
+    first.claim_run("run-key")
+    first.save()
+    assert not Cache(str(tmp_path / "c"), Settings()).trusts_run("run-key")
+    again = Cache(str(tmp_path / "c"), Settings())
+    again.claim_run("run-key")
+    again.save()
+    assert Cache(str(tmp_path / "c"), Settings()).trusts_run("run-key")

@@ -107,8 +107,34 @@ class Cache:
             settings.fingerprint(), os.path.abspath(settings.project_root),
         )).encode()).hexdigest()[:24]
         self.path = self.directory / __version__ / f"{key}.json"
-        self.entries: Dict[str, Entry] = _load(self.path)
+        self.entries, self._run, self._checksum = _load_all(self.path)
         self._changed: Dict[str, Entry] = {}
+        self._claim: Optional[str] = None
+
+    # A project run's key (its files) is stored with the cache when, at the end of that run,
+    # every file of it had an entry recorded with the dependencies that run computed. The
+    # next run over the same files, with no summary changed, can then take each entry as it
+    # is, without computing any fingerprint (`run.lint_project`). Any later write by a run
+    # that does not claim its key, or by a concurrent process, drops it.
+    def trusts_run(self, key: str) -> bool:
+        return self._run == key
+
+    def claim_run(self, key: str) -> None:
+        self._claim = key
+
+    def recorded_deps(self, path: str) -> Tuple[bool, Optional[str]]:
+        """(whether `path` has an entry, the dependencies it was recorded with)."""
+        entry = self.entries.get(os.path.abspath(path))
+        return (False, None) if entry is None else (True, entry[4])
+
+    def lookup_recorded(self, path: str, stat: Optional[Stat]) -> Optional[Tuple[List[Diagnostic], Optional[str]]]:
+        """(diagnostics, dependencies) of `path`'s entry if its content is the one recorded,
+        whatever dependencies the entry was recorded with (a trusted run's)."""
+        entry = self.entries.get(os.path.abspath(path))
+        if entry is None:
+            return None
+        found = self.lookup(path, stat, deps=entry[4])
+        return None if found is None else (found, entry[4])
 
     def lookup(self, path: str, stat: Optional[Stat], deps: Optional[str] = None) -> Optional[List[Diagnostic]]:
         """Cached diagnostics for `path` if its content is the one recorded; None on a miss.
@@ -155,15 +181,17 @@ class Cache:
     def save(self) -> None:
         """Merge with what a concurrent run may have written meanwhile, then replace atomically.
         A cache that cannot be written (read-only checkout) is silently skipped."""
-        if not self._changed:
+        if not self._changed and self._claim == self._run:
             return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             _write_gitignore(self.directory)
-            merged = _load(self.path)
+            merged, _, checksum = _load_all(self.path)
             merged.update(self._changed)
-            payload = json.dumps({"format": FORMAT, "entries": {p: _entry_to_json(e) for p, e in merged.items()}},
-                                 separators=(",", ":")).encode("utf-8", "surrogateescape")
+            # the run's claim holds only if no other process wrote since this one loaded
+            run = self._claim if checksum == self._checksum else None
+            payload = json.dumps({"format": FORMAT, "entries": {p: _entry_to_json(e) for p, e in merged.items()},
+                                  "run": run}, separators=(",", ":")).encode("utf-8", "surrogateescape")
             blob = f"{FORMAT} {hashlib.sha256(payload).hexdigest()}\n".encode() + payload
             import tempfile  # only runs that analyzed something write
 
@@ -178,6 +206,7 @@ class Cache:
         except (OSError, ValueError):
             return
         self._changed.clear()
+        self._run, self._checksum = run, hashlib.sha256(payload).hexdigest()
 
 
 def _safely_older(stat: Stat, read_at: int) -> bool:
@@ -216,25 +245,34 @@ class _Invalid(Exception):
 
 
 def _load(path: Path) -> Dict[str, Entry]:
+    return _load_all(path)[0]
+
+
+def _load_all(path: Path) -> Tuple[Dict[str, Entry], Optional[str], Optional[str]]:
+    """(entries, the run key stored with them, the checksum of the file read)."""
     try:
         blob = read_regular_file(str(path), MAX_CACHE_BYTES + 1)  # a FIFO planted there is refused
         header, _, payload = blob.partition(b"\n")
+        checksum = hashlib.sha256(payload).hexdigest()
         # The checksum catches a torn or damaged file; it is no protection against a crafted
         # one (anyone can compute it): that is what checking every entry is for.
-        if len(blob) > MAX_CACHE_BYTES or header != f"{FORMAT} {hashlib.sha256(payload).hexdigest()}".encode():
-            return {}
+        if len(blob) > MAX_CACHE_BYTES or header != f"{FORMAT} {checksum}".encode():
+            return {}, None, None
         data = json.loads(payload.decode("utf-8", "surrogateescape"))
     except (OSError, ValueError, RecursionError, UnicodeError):
-        return {}
+        return {}, None, None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("entries"), dict):
-        return {}
+        return {}, None, None
     entries: Dict[str, Entry] = {}
+    bad = False
     for key, raw in data["entries"].items():
         try:
             entries[key] = _entry_from_json(raw)
         except (_Invalid, ValueError, TypeError, RecursionError):
-            continue  # one bad entry costs that file a re-lint, nothing more
-    return entries
+            bad = True  # one bad entry costs that file a re-lint, nothing more
+    run = data.get("run")
+    # a dropped entry breaks the run's claim that every file has one
+    return entries, run if isinstance(run, str) and not bad else None, checksum
 
 
 def _entry_from_json(raw) -> Entry:

@@ -18,6 +18,7 @@ files whose imported summaries changed.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 from typing import Collection, Dict, Iterator, List, Optional, Sequence, Tuple
@@ -53,6 +54,8 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
     # interned: the summaries' import lists and the prescan name the same paths again
     absolute = {path: sys.intern(os.path.abspath(path)) for path in files}
+    run_key = hashlib.blake2b("\n".join(sorted(absolute.values())).encode("utf-8", "surrogateescape"),
+                              digest_size=16).hexdigest()
     stats = {path: file_stat(path) for path in files}
     summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
     reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
@@ -64,26 +67,32 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     # modules no other file imports get partial summaries (no per-function entries)
     global _CALLABLE_NAMES
     known = {}  # the scans of unchanged files, from the store: a warm run reads no file
-    for path in files:
+    stored_partial = set()  # files stored with a partial summary (a module nobody imported then)
+    for path in files:  # each stored entry is read once
         entry = store.get(absolute[path], stats[path])
         if entry is not None and isinstance(entry.get("scan"), list):
             known[path] = entry["scan"]
-    referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
-    partial = {path for path in files if absolute[path] not in referenced}
-    for path in files:
-        entry = store.get(absolute[path], stats[path])
         # (a file with no summary, one that does not parse, is known too; a YAML or shell file is
         # analyzed again: its findings may rest on other files of the repository, such as the
         # Dockerfile that builds the image it runs, which no entry records)
         if entry is not None and (entry.get("summary") is not None or "scan" in entry) and \
-                environment_kind(os.path.basename(path)) not in (YAML, SHELL) and \
-                (path in partial or not (entry["summary"] or {}).get("partial")):
+                not _analyzed_every_run(path):
             if entry["summary"] is not None:
                 summaries[absolute[path]] = entry["summary"]
+                if entry["summary"].get("partial"):
+                    stored_partial.add(path)
             reads[path] = entry["reads"]
             summarized_at[path] = entry.get("fp")
             entries[path] = entry.get("entries") or []
-        else:
+    referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
+    partial = {path for path in files if absolute[path] not in referenced}
+    for path in files:
+        if path not in reads or (path in stored_partial and path not in partial):
+            # not stored, or stored as a module nobody imported, which another now imports
+            summaries.pop(absolute[path], None)
+            reads.pop(path, None)
+            summarized_at.pop(path, None)
+            entries.pop(path, None)
             todo.append(path)
     # A module no other imports that may import modules of the run waits for the check: no
     # summary round reads its summary (rounds look forward, along imports), so the one its
@@ -111,9 +120,13 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 fresh.add(path)
         before_imported = len(summaries)
         _summarize_imported(summaries, settings)
-        # nothing summarized now (a warm run): the stored summaries and their inputs are the
-        # last run's final ones, so no round can change anything
-        settled = not todo and len(summaries) == before_imported
+        # nothing summarized now (a warm run; the YAML and shell files analyzed again have no
+        # summary): the stored summaries and their inputs are the last run's final ones, so no
+        # round can change anything
+        settled = all(_analyzed_every_run(p) for p in todo) and len(summaries) == before_imported
+        # ... and if the last run over these same files left every check's entry recorded with
+        # the fingerprint it computed, those entries hold as they are: no fingerprint to compute
+        trusted = settled and cache is not None and cache.trusts_run(run_key)
         # the scan is a superset, but should a file's exact imports name a module it missed,
         # that module is summarized again, in full
         exact = {p for s in summaries.values() for p in s.get("imports", ())}
@@ -153,6 +166,11 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 if path in deferred or path in late:
                     pending.append(path)
                     continue
+                if trusted and path not in fresh:
+                    recorded = cache.lookup_recorded(path, stats[path])
+                    if recorded is not None:
+                        results[path], used[path] = recorded
+                        continue
                 fp = project.fingerprint(path, reads.get(path, ()))
                 if path in fresh and results.get(path) is not None and fp is None:
                     used[path] = fp  # depends on no other module: round 1's check is final
@@ -204,8 +222,16 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                       summarized_at.get(path), entries.get(path, ()), scans.get(path))
         yield path, diagnostics
     if cache is not None:
+        if all(cache.recorded_deps(path) == (True, used.get(path)) for path in files if not _analyzed_every_run(path)):
+            cache.claim_run(run_key)
         cache.save()
         store.save()
+
+
+def _analyzed_every_run(path: str) -> bool:
+    """YAML and shell files: their findings may rest on other files of the repository, such
+    as the Dockerfile that builds the image a workload runs, which no entry records."""
+    return environment_kind(os.path.basename(path)) in (YAML, SHELL)
 
 
 def _late_files(todo: Sequence[str], partial: Collection[str], scans: Dict[str, list], run: Collection[str]):
