@@ -26,6 +26,7 @@ import os
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Dict, Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -73,7 +74,9 @@ def measure(corpus: Path, name: str) -> dict:
     folder = BLIND / name
     repos = load_toml(folder / "repos.toml").get("repo", [])
     entries = load_toml(folder / "triage.toml").get("finding", [])
-    triage = {_entry_key(e): e for e in entries}
+    triage: Dict[tuple, list] = {}  # key -> its entries (one source line may be triaged at several lines)
+    for e in entries:
+        triage.setdefault(_entry_key(e), []).append(e)
     findings, missing, lines = [], [], 0
     results = _lint_set(corpus, name, repos)
     for repo, result in zip(repos, results):
@@ -89,14 +92,15 @@ def measure(corpus: Path, name: str) -> dict:
     for f in findings:
         key = _finding_key(f, triage)
         reported.add(key)
-        entry = triage.get(key)
+        entry = _closest_entry(triage.get(key), f["line"])
         verdict = entry["verdict"] if entry else "untriaged"
         f["verdict"], f["note"] = verdict, entry.get("note", "") if entry else ""
         per_rule[f["code"]][verdict] += 1
         total[verdict] += 1
         if entry is None:
             untriaged.append(f)
-    gone = Counter(e["verdict"] for key, e in triage.items() if e["code"][:5] != "TLL90" and key not in reported)
+    gone = Counter(e["verdict"] for key, found in triage.items() for e in found
+                   if e["code"][:5] != "TLL90" and key not in reported)
     rules = _rule_verdicts(entries)
     return {"set": name, "repos": len(repos) - len(missing), "missing": missing, "lines": lines, "findings": findings,
             "per_rule": per_rule, "total": total, "untriaged": untriaged, "gone": gone,
@@ -191,6 +195,14 @@ def _entry_key(entry: dict) -> tuple:
     """The join key of a triaged finding: repository, path, rule, source line, and the
     notebook cell when the triage recorded it (set22 on)."""
     return triage_key(entry) + ((entry["cell"],) if entry.get("cell") else ())
+
+
+def _closest_entry(found: Optional[list], line: int) -> Optional[dict]:
+    """Of the entries triaged under one key (the same source text at several lines of a
+    file), the one at the finding's line, else the nearest: lines move as code changes."""
+    if not found:
+        return None
+    return min(found, key=lambda e: abs(e["line"] - line))
 
 
 def _finding_key(finding: dict, triage: dict) -> tuple:
