@@ -117,9 +117,10 @@ class GraphStoredOnSelf(Rule):
             return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)
         stored = _stored_expr(stmt, target)
-        if fed_back and not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
+        if not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
                 and model.computed_only_from_leaves(stored):
-            return None  # `self.alpha = self.log_alpha.exp()`: rebuilt from the leaf every step, no chain
+            return None  # `self.alpha = self.log_alpha.exp()`: rebuilt from the leaf every step, no
+            # chain; and one op over parameters keeps no activations of the step, read or not
         if not fed_back:
             elsewhere = _reads_elsewhere(model, attr, stmt, func)
             if _consumed_in_step(model, stmt, target, func, elsewhere=elsewhere):

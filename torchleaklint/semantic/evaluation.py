@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, LEAF, MODULE, SCALAR, SEQUENCE, UNKNOWN
 
@@ -104,6 +105,8 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # every call in view, in any module, runs under no-grad
     if model.runs_only_without_grad(model.statement_of(call), seen_enabled=True):
         return True  # behind an opt-in flag (`if marginal:`) that only no-grad calls turn on
+    if model.default_path_runs_only_without_grad(model.statement_of(call)):
+        return True  # `else` of `if run_fn is not None:`, and every call leaving `run_fn` out is under no-grad
     if context[1] is None and _result_back_propagated(model, unit):
         return True  # a `predict` that training back-propagates through is training code
     if _receiver_frozen_before(model, call, unit):
@@ -112,6 +115,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # `valid_length: int` then `valid_length = model.valid_length(n)`: a number
     if _result_made_numpy(model, call, unit):
         return True  # `samples.cpu().numpy()` would raise on a tensor that records a graph
+    if probes_the_module(model, call, unit):
+        return True  # a smoke test of an untrained network built here, or a shape read of a
+        # forward on made-up input: nothing is evaluated, and the graph goes when the function returns
     if _result_differentiated_here(model, call, unit):
         return True  # `critic_value = self.critic.forward(s, a)` after `critic.eval()`, then
         # `F.mse_loss(target, critic_value).backward()`: training code in eval mode

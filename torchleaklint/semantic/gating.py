@@ -11,6 +11,12 @@ to the method they run, and a flag is passed by keyword in practice. A call that
 the flag from its own caller (`use_cache=use_cache`) is followed to that caller's calls.
 Calls from the project's other modules come from their summaries: `test_classifier(P, model,
 loader, marginal=True)` under `torch.no_grad()` in eval.py, and without the flag in train.py.
+
+The other way round, code on the default path (`else` of `if run_fn is not None:`, the body
+of `if run_fn is None:`) runs only for calls that leave the optional parameter out: when every
+call in view that leaves it out runs under no-grad (`measure_memory(model, x)` under
+`torch.no_grad()` in a test, `measure_memory(model, x, run_fn=train_step)` with grad on), the
+default path records no graph.
 """
 
 from __future__ import annotations
@@ -54,6 +60,98 @@ def runs_only_without_grad(model, stmt, seen_enabled: bool = False) -> bool:
     if model.cached(("flag_enabled_with_grad", func, flag), lambda: _enabled_with_grad(model, func, flag, 0)):
         return False
     return not seen_enabled or _enabled_without_grad(model, func, flag)
+
+
+def default_path_runs_only_without_grad(model, stmt) -> bool:
+    """Does `stmt` run only when an optional parameter is left out, and does every call in
+    view that leaves it out (at least one) run under no-grad?"""
+    flag = _default_path_flag(model, stmt)
+    if flag is None:
+        return False
+    func = model.unit_of(stmt)
+    index = _positional_index(model, func, flag)
+    seen = False
+    for call in model.call_sites(func):
+        value = next((kw.value for kw in call.keywords if kw.arg == flag), None)
+        if value is not None and not (isinstance(value, ast.Constant) and not value.value):
+            continue  # passed: the other path
+        if value is None and index is not None and index < len(call.args):
+            return False  # passed by position: may be None
+        if not model.grad_disabled_at(call):
+            return False
+        seen = True
+    for site in model.external_sites(func):
+        if flag in site.get("kw", {}) and flag not in site.get("fk", ()) and _encoded_kind(site["kw"][flag]) != "none":
+            continue
+        if flag not in site.get("kw", {}) and index is not None and index < len(site.get("a", ())):
+            return False
+        if not site.get("ng"):
+            return False
+        seen = True
+    return seen
+
+
+def _encoded_kind(encoded) -> Optional[str]:
+    """The kind of a value as a summary encodes it (a kind, or a dict with its kind)."""
+    return encoded if isinstance(encoded, str) else (encoded or {}).get("k")
+
+
+def _default_path_flag(model, stmt) -> Optional[str]:
+    """The parameter with a `None` default whose absence the `if` around `stmt` tests."""
+    unit = model.unit_of(stmt)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return None
+    optional = _none_default_parameters(unit)
+    if not optional:
+        return None
+    child = stmt
+    for anc in model.ancestors(stmt):
+        if anc is unit:
+            return None
+        if isinstance(anc, ast.If):
+            given = _tested_given(anc.test, optional)
+            if given is not None and any(child is s for s in anc.orelse):
+                return given  # `if run_fn is not None: ... else: <stmt>`
+            absent = _tested_absent(anc.test, optional)
+            if absent is not None and any(child is s for s in anc.body):
+                return absent  # `if run_fn is None: <stmt>`
+        child = anc
+    return None
+
+
+def _tested_given(test, names: set) -> Optional[str]:
+    if isinstance(test, ast.Name) and test.id in names:
+        return test.id
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+            and isinstance(test.left, ast.Name) and test.left.id in names \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return test.left.id
+    return None
+
+
+def _tested_absent(test, names: set) -> Optional[str]:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _tested_given(test.operand, names) if isinstance(test.operand, ast.Name) else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.left, ast.Name) and test.left.id in names \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        return test.left.id
+    return None
+
+
+def _none_default_parameters(func) -> set:
+    args = func.args
+    positional = positional_parameters(func)
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults)) + \
+        list(zip(args.kwonlyargs, args.kw_defaults))
+    return {arg.arg for arg, default in pairs if isinstance(default, ast.Constant) and default.value is None}
+
+
+def _positional_index(model, func, name: str) -> Optional[int]:
+    params = positional_parameters(func)
+    if params and model.class_of(func) is not None and params[0].arg in ("self", "cls"):
+        params = params[1:]
+    return next((i for i, p in enumerate(params) if p.arg == name), None)
 
 
 def _enabled_without_grad(model, func, flag: str) -> bool:

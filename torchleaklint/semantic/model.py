@@ -1467,6 +1467,13 @@ class SemanticModel:
         return self.cached(("runs_only_without_grad", stmt, seen_enabled),
                            lambda: runs_only_without_grad(self, stmt, seen_enabled))
 
+    def default_path_runs_only_without_grad(self, stmt: ast.AST) -> bool:
+        """Is `stmt` on the path taken when an optional parameter is left out (`else` of `if
+        run_fn is not None:`), and does every call in view leaving it out run under no-grad?"""
+        from torchleaklint.semantic.gating import default_path_runs_only_without_grad
+
+        return self.cached(("default_path_without_grad", stmt), lambda: default_path_runs_only_without_grad(self, stmt))
+
     def state_cut_between_steps(self, func: ast.AST, attr: str) -> bool:
         """Does the class of method `func` detach or restart `self.<attr>` between steps?"""
         from torchleaklint.semantic.object_state import state_cut_between_steps
@@ -1755,7 +1762,8 @@ class SemanticModel:
         carried = self.carried_loops(stmt, key)
         if any(self.is_step_loop(loop) or self.is_epoch_loop(loop) for loop in carried) \
                 and not self._within_one_update(stmt, key, carried) \
-                and not self._restarted_each_call(stmt, key, carried):
+                and not self._restarted_each_call(stmt, key, carried) \
+                and not self._kept_within_a_call_that_updates_nothing(stmt, key, carried):
             return "loop"
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
@@ -1840,6 +1848,27 @@ class SemanticModel:
         unit = self.unit_of(stmt)
         return isinstance(unit, FUNCTION_TYPES) and "." not in key and self._bound_fresh_before(unit, stmt, key) and \
             steps(nodes_within(unit, skip_loops=True)) and self._stays_in_call(unit, key)
+
+    def _kept_within_a_call_that_updates_nothing(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
+        """A local container made fresh in a function that steps no optimizer (directly or in
+        a function of this module it calls), filled over counted iterations that each run a
+        backward (an HMC or attack loop taking gradients with respect to its inputs), and
+        dropped when the function returns: whatever runs the function, one call is at most a
+        part of one training step, so what is kept does not outlive a step. Only over counted
+        loops (`for i in range(n_steps)`; over batches an update may hide in a call out of
+        view), and not when a step of another module or an abstract method's override runs."""
+        unit = self.unit_of(stmt)
+        counted = all(isinstance(loop, (ast.For, ast.AsyncFor)) and _counts(loop.iter) for loop in carried)
+        if not (isinstance(unit, FUNCTION_TYPES) and "." not in key and counted
+                and self._bound_fresh_before(unit, stmt, key) and self._stays_in_call(unit, key)
+                and not self._updates_within(unit)):
+            return False
+        # the backward in view: no step of another module nor an abstract method's override
+        for call in self._calls_within(unit, skip_loops=False):
+            target = self._resolve_call_cheap(call)
+            if self._project_step_call(call) or target is not None and is_stub(target):
+                return False
+        return True
 
     def _bound_fresh_before(self, unit: ast.AST, stmt: ast.AST, key: str) -> bool:
         """Is `key` bound fresh, on every path, earlier in a block of `unit` that holds

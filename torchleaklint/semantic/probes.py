@@ -1,0 +1,237 @@
+"""Forwards that probe a module rather than evaluate it: a shape smoke test, a shape
+inference at construction time.
+
+Evaluation measures a model on data. Two pieces of code run a forward with autograd on and
+evaluate nothing, and what they record is dropped when the function returns:
+
+both on input made up in the function by a tensor factory (`torch.randn(1, 3, 32, 32)`):
+
+- a smoke test of an untrained network built in the function itself (`net = DLA()`, then
+  `print(net(x))`): its class loads no weights, its arguments are literal settings, and it
+  is handed to nothing (no `load_state_dict`, no training call), so no trained model is
+  being evaluated;
+- a shape probe: of the output only the shape is read (`.size()`, `.shape`, `len(...)`,
+  also after view-like transforms: `x.transpose(1, 2).size(-1)`).
+
+A random input alone is no evidence (a generator samples from noise and keeps what it
+makes), nor is an untrained network alone (one built here may be evaluated on real data).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Optional, Set
+
+from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.syntax import FUNCTION_TYPES
+
+# Reads of a tensor that use its shape, not its values.
+_SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device"})
+# Transforms whose result holds the same values rearranged (or moved): a shape read after
+# them is still a shape read.
+_VIEW_METHODS = frozenset({"view", "reshape", "flatten", "transpose", "permute", "contiguous", "squeeze",
+                           "unsqueeze", "cpu", "cuda", "to", "float", "half", "double"})
+# What a smoke test does with the network it built besides calling it: mode and device
+# switches, printing.
+_MODE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double"})
+_SHOWN_BY = frozenset({"print", "repr", "str", "len", "type"})
+# Keywords of a constructor that may load trained weights.
+_WEIGHT_WORDS = ("pretrain", "weight", "ckpt", "checkpoint", "path", "load", "state", "resume")
+# Factories of made-up input (data from sizes, not from a dataset).
+_MADE_UP = frozenset({"randn", "rand", "randint", "zeros", "ones", "empty", "full", "randn_like", "rand_like",
+                      "zeros_like", "ones_like", "empty_like", "full_like", "normal"})
+MAX_DERIVED = 32  # names followed from one forward's result
+
+
+def probes_the_module(model, call, unit) -> bool:
+    """Does the forward `call` (in function `unit`) on made-up input probe its module
+    instead of evaluating it: a smoke test of an untrained network built here, or a read of
+    the output's shape only?"""
+    if not isinstance(unit, FUNCTION_TYPES) or not _input_made_up(model, call, unit):
+        return False
+    return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
+
+
+# ----------------------------------------------------------- an untrained network built here
+def _untrained_and_built_here(model, call, unit) -> bool:
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+    if not isinstance(receiver, ast.Name):
+        return False
+    reaching = model.reaching(unit)
+    definitions = reaching.definitions(receiver)
+    if len(definitions) != 1 or not isinstance(definitions[0], ast.Name):
+        return False
+    stmt = model.statement_of(definitions[0])
+    if not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]] and _builds_untrained(model, stmt.value)):
+        return False
+    return all(_smoke_test_use(model, read) for read in reaching.reads_by_key.get(receiver.id, ()))
+
+
+def _builds_untrained(model, expr, depth: int = 0, settings: Set[str] = frozenset()) -> bool:
+    """`DLA()`, `VGG('VGG11').to(device)`, or `ResNet18()` whose body only returns such a
+    construction: a network of this file's module classes with the weights it is born with."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _MODE_METHODS:
+        expr = expr.func.value
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)) or \
+            _may_load_weights(model, expr, settings):
+        return False
+    name = expr.func.id
+    info = model.classes.get(name)
+    if info is not None:
+        return model.is_module_class(info) and model.constructed_module_class(expr) == name \
+            and not _class_may_load_weights(model, info)
+    factory = model.module_functions.get(name)
+    if factory is None or depth > 0 or expr.args or expr.keywords:
+        return False
+    returns = [s for s in factory.body if isinstance(s, ast.Return)]
+    bound = [s for s in factory.body if not isinstance(s, ast.Return)]
+    if not returns or not all(_plain_setting(s) for s in bound):
+        return False
+    # a configuration made first (`cfg = {'num_blocks': [4, 8, 4]}`), then the construction
+    names = {t.id for s in bound if isinstance(s, ast.Assign) for t in s.targets}
+    return all(s.value is not None and _builds_untrained(model, s.value, depth + 1, names) for s in returns)
+
+
+def _plain_setting(stmt) -> bool:
+    """A docstring, or a name bound to a literal value."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+        return True
+    return isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets) and \
+        _literal(stmt.value)
+
+
+def _class_may_load_weights(model, info) -> bool:
+    """Does a method of the class load weights (`load_state_dict`, `torch.load`,
+    `from_pretrained`) or build a part with `pretrained=`/`weights=` (a perceptual loss's VGG)?"""
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and (
+                    any(w in (dotted(node.func) or "").lower() for w in ("load", "pretrained"))
+                    or any(kw.arg and ("pretrain" in kw.arg or "weight" in kw.arg) for kw in node.keywords)):
+                return True
+    return False
+
+
+def _may_load_weights(model, construction: ast.Call, settings: Set[str]) -> bool:
+    """A keyword that may name weights (`pretrained=True`, `ckpt=path`), or an argument that
+    is not a setting: a literal, a class of this file (`PNASNet(CellB, num_cells=6)`), a name
+    the factory bound to a literal. `PathSampler(generator)` wraps a network it is handed."""
+    if any(kw.arg is None or any(word in kw.arg.lower() for word in _WEIGHT_WORDS) for kw in construction.keywords):
+        return True
+    arguments = list(construction.args) + [kw.value for kw in construction.keywords]
+    return not all(_literal(a) or isinstance(a, ast.Name) and (a.id in settings or a.id in model.classes)
+                   for a in arguments)
+
+
+def _literal(expr) -> bool:
+    try:
+        ast.literal_eval(expr)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
+
+
+def _smoke_test_use(model, read) -> bool:
+    """A use of the built network that leaves it untrained and keeps it here: called,
+    switched to a mode or device, printed."""
+    parent = model.parent(read)
+    if isinstance(parent, ast.Call) and parent.func is read:
+        return True  # a forward
+    if isinstance(parent, ast.Attribute) and parent.value is read:
+        outer = model.parent(parent)
+        return isinstance(outer, ast.Call) and outer.func is parent and (
+            parent.attr in _MODE_METHODS or parent.attr == "forward")
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _SHOWN_BY \
+        and read in parent.args
+
+
+# ----------------------------------------------------------- a shape read on made-up input
+def _input_made_up(model, call, unit) -> bool:
+    arguments = list(call.args) + [kw.value for kw in call.keywords]
+    if not arguments:
+        return False
+    reaching = model.reaching(unit)
+    for arg in arguments:
+        if _made_up(model, arg):
+            continue
+        if not isinstance(arg, ast.Name):
+            return False
+        definitions = reaching.definitions(arg)
+        if not definitions or not all(isinstance(d, ast.Name) and _bound_to_made_up(model, d) for d in definitions):
+            return False
+    return True
+
+
+def _bound_to_made_up(model, target: ast.Name) -> bool:
+    stmt = model.statement_of(target)
+    return isinstance(stmt, ast.Assign) and stmt.targets == [target] and _made_up(model, stmt.value)
+
+
+def _made_up(model, expr) -> bool:
+    """`torch.randn(2, 3, 32, 32)`, `.to(device)` after it, `Variable(torch.zeros(...))`."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS:
+        expr = expr.func.value
+    if isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("Variable") and len(expr.args) == 1:
+        expr = expr.args[0]
+    if not isinstance(expr, ast.Call):
+        return False
+    qualname = model.qualname(expr.func) or ""
+    return torch_api.is_factory(qualname) and qualname.rsplit(".", 1)[-1] in _MADE_UP
+
+
+def _only_shape_read(model, call, unit) -> bool:
+    """Is only the shape of the forward's result read (directly, or through names bound to
+    it or to view-like transforms of it)?"""
+    reaching = model.reaching(unit)
+    pending, seen = [call], set()
+    while pending:
+        expr = pending.pop()
+        if len(seen) > MAX_DERIVED:
+            return False
+        use, parent = _past_views(model, expr)
+        if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES:
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            continue
+        targets = _bound_names(parent, use)
+        if targets is None:
+            return False
+        for target in targets:
+            if id(target) in seen:
+                continue
+            seen.add(id(target))
+            for read in reaching.reads_by_key.get(target.id, ()):
+                definitions = reaching.definitions(read)
+                if target in definitions:
+                    if len(definitions) != 1:
+                        return False  # also another value: what is read there is not only this one
+                    pending.append(read)
+    return True
+
+
+def _past_views(model, expr):
+    """(the outermost view-like transform or subscript of `expr`, its parent)."""
+    parent = model.parent(expr)
+    while True:
+        if isinstance(parent, ast.Subscript) and parent.value is expr:
+            expr, parent = parent, model.parent(parent)
+        elif isinstance(parent, ast.Attribute) and parent.attr in _VIEW_METHODS and \
+                isinstance(model.parent(parent), ast.Call) and model.parent(parent).func is parent:
+            expr = model.parent(parent)
+            parent = model.parent(expr)
+        else:
+            return expr, parent
+
+
+def _bound_names(stmt, value) -> Optional[Set[ast.Name]]:
+    """The names `stmt` binds to `value` as a whole or element-wise (`y = ...`, `a, b = ...`),
+    None when `value` is used another way."""
+    if not (isinstance(stmt, ast.Assign) and stmt.value is value and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if isinstance(target, ast.Name):
+        return {target}
+    if isinstance(target, (ast.Tuple, ast.List)) and all(isinstance(e, ast.Name) for e in target.elts):
+        return set(target.elts)
+    return None
