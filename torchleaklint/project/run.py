@@ -293,9 +293,10 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
     workers = min(jobs, len(paths))
     size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
     chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
-    summaries = project.summaries if project is not None else None
+    if project is not None and check:
+        project.sites()  # the call-site index, built once here: each worker gets it with the project
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
-                             initargs=(os.getpid(), summaries, _CALLABLE_NAMES)) as pool:
+                             initargs=(os.getpid(), project, _CALLABLE_NAMES)) as pool:
         jobs_args = [(chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
         for results in pool.map(_analyze_chunk, jobs_args):
             yield from results
@@ -307,13 +308,13 @@ _WORKER_PROJECT: Optional[Project] = None
 _CALLABLE_NAMES = None
 
 
-def _init_project_worker(parent: int, summaries, names=None) -> None:
+def _init_project_worker(parent: int, project: Optional[Project], names=None) -> None:
     from torchleaklint.runner import _init_worker
 
     global _WORKER_PROJECT, _CALLABLE_NAMES
     _init_worker(parent)
     _CALLABLE_NAMES = names
-    _WORKER_PROJECT = Project(summaries) if summaries is not None else None
+    _WORKER_PROJECT = project
 
 
 def _analyze_chunk(args):

@@ -239,10 +239,14 @@ class Analyzer:
                  if i + offset < len(names) and not isinstance(a, ast.Starred)]
         pairs += [(kw.arg, kw.value) for kw in site.keywords if kw.arg in names]
         for name, arg in pairs:
-            cls = self.m.constructed_module_class(arg)
-            if cls is not None:
-                self._note_site_value(name, Value(MODULE, name=cls))
-                out[name] = join(out.get(name), Value(MODULE, name=cls))
+            cls = self.m.constructed_class(arg)
+            if cls is None:
+                continue
+            # a module, or an object of another class of this file (`TrackingActor(net)` handed
+            # to a trainer whose step calls it)
+            value = Value(MODULE, name=cls) if self.m.is_module_class(self.m.classes[cls]) else Value(INSTANCE, name=cls)
+            self._note_site_value(name, value)
+            out[name] = join(out.get(name), value)
 
     def _note_site_value(self, name: str, value: Value) -> None:
         """Some caller in view passes a module for `name` (a may-fact: that path runs it)."""
@@ -562,7 +566,10 @@ class Analyzer:
         if owner.kind == REF:
             return Value(REF, name=f"{owner.name}.{e.attr}")
         if owner.kind in (INSTANCE, MODULE) and owner.name:
-            if e.attr in self.m.classes.get(owner.name, _NO_CLASS).methods:
+            method = self.m.classes.get(owner.name, _NO_CLASS).methods.get(e.attr)
+            if method is not None and _is_property(method):
+                return self.summary(method, e, [], {}, has_self=True)  # `net.loss`: what the getter returns
+            if method is not None:
                 return Value(FUNCTION, name=f"{owner.name}.{e.attr}")
             return self.m_attribute(owner.name, e.attr)
         if owner.kind in TENSORISH or owner.carries_graph:
@@ -1372,6 +1379,11 @@ def names_grad_off(expr: ast.AST) -> bool:
             and isinstance(kw.value, ast.Constant) and kw.value.value is True for kw in expr.keywords):
         return True  # `with eval_mode(encoder, no_grad=True):`, a project's context asked to turn it off
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
+
+
+def _is_property(func) -> bool:
+    """`@property` / `@functools.cached_property`: reading the attribute runs the method."""
+    return any((dotted(d) or "").rsplit(".", 1)[-1] in ("property", "cached_property") for d in func.decorator_list)
 
 
 def _literal_arguments(func, call, offset: int) -> Dict[str, object]:

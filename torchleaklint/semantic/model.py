@@ -628,11 +628,17 @@ class SemanticModel:
     def constructed_module_class(self, expr: ast.AST) -> Optional[str]:
         """The module class of this file `expr` constructs (`FCN(16)`, `Net().to(device)`), or
         that a name every binding of which constructs it holds, read from the syntax alone."""
+        cls = self.constructed_class(expr)
+        info = self.classes.get(cls) if cls is not None else None
+        return cls if info is not None and self.is_module_class(info) else None
+
+    def constructed_class(self, expr: ast.AST) -> Optional[str]:
+        """The class of this file (a module or any other) `expr` constructs, or that a name
+        every binding of which constructs it holds, read from the syntax alone."""
         cls = self._constructed_class(expr)
         if cls is None and isinstance(expr, ast.Name):
             cls = self._instance_class_of_name(expr.id)
-        info = self.classes.get(cls) if cls is not None else None
-        return cls if info is not None and self.is_module_class(info) else None
+        return cls if cls in self.classes else None
 
     def _constructed_class(self, expr: ast.AST) -> Optional[str]:
         while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \

@@ -244,11 +244,41 @@ def _cuts_between_steps(model, method, func) -> bool:
             # runs one training step per call, cuts every step; `sim.reset()` once before the
             # training loop does not
             return any(site["st"] or site["tr"] or site.get("ps") for site in external)
+        if _nothing_in_the_program_calls(model, method):
+            return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
     if any(not _first_use_guard(model, site) for site in inside):
         return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
     return _restarts_before_steps(model, sites, func)
+
+
+def _nothing_in_the_program_calls(model, method) -> bool:
+    """Is the program that could run `method` in view, and does none of it call it? In view:
+    a script that drives itself (an `if __name__ == "__main__":` block), with the project's
+    other modules (their call sites, read as any check reads them: the same answer in every
+    phase of a project run). Not for a class with a base out of view (a framework may run
+    `reset()` by protocol: a metric's), nor for a method called by name on an object of
+    unknown class anywhere in view."""
+    info = model.class_of(method)
+    if info is None or not _drives_itself(model):
+        return False
+    for base in model.class_bases(info):
+        if base.rsplit(".", 1)[-1] not in model.classes and base not in ("object", "torch.nn.Module", "nn.Module") \
+                and not (model.project is not None and model.project.is_first_party(base)):
+            return False
+    if model.project is not None and model.project.named_calls(method.name)[0]:
+        return False
+    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
+
+
+def _drives_itself(model) -> bool:
+    """Does the module end in `if __name__ == "__main__":`?"""
+    for node in model.tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
+                isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__":
+            return True
+    return False
 
 
 def _conditional_in(model, node, loop) -> bool:

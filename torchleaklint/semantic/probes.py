@@ -4,13 +4,14 @@ inference at construction time.
 Evaluation measures a model on data. Two pieces of code run a forward with autograd on and
 evaluate nothing, and what they record is dropped when the function returns:
 
-both on input made up in the function by a tensor factory (`torch.randn(1, 3, 32, 32)`):
+both run once (not in a loop: a latency benchmark repeats its forward) on input made up in
+the function by a tensor factory (`torch.randn(1, 3, 32, 32)`):
 
 - a smoke test of an untrained network built in the function itself (`net = DLA()`, then
   `print(net(x))`): its class loads no weights, its arguments are literal settings, and it
   is handed to nothing (no `load_state_dict`, no training call), so no trained model is
   being evaluated;
-- a shape probe: of the output only the shape is read (`.size()`, `.shape`, `len(...)`,
+- a shape probe: of the output only the shape is read, and it is (`.size()`, `.shape`, `len(...)`,
   also after view-like transforms: `x.transpose(1, 2).size(-1)`).
 
 A random input alone is no evidence (a generator samples from noise and keeps what it
@@ -48,8 +49,8 @@ def probes_the_module(model, call, unit) -> bool:
     """Does the forward `call` (in function `unit`) on made-up input probe its module
     instead of evaluating it: a smoke test of an untrained network built here, or a read of
     the output's shape only?"""
-    if not isinstance(unit, FUNCTION_TYPES) or not _input_made_up(model, call, unit):
-        return False
+    if not isinstance(unit, FUNCTION_TYPES) or model.loops_around(call) or not _input_made_up(model, call, unit):
+        return False  # (a forward repeated in a loop is a benchmark or a sampler, not a probe)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
 
 
@@ -184,15 +185,15 @@ def _only_shape_read(model, call, unit) -> bool:
     """Is only the shape of the forward's result read (directly, or through names bound to
     it or to view-like transforms of it)?"""
     reaching = model.reaching(unit)
-    pending, seen = [call], set()
+    pending, seen, asked = [call], set(), False
     while pending:
         expr = pending.pop()
         if len(seen) > MAX_DERIVED:
             return False
         use, parent = _past_views(model, expr)
-        if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES:
-            continue
-        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES or \
+                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            asked = True
             continue
         targets = _bound_names(parent, use)
         if targets is None:
@@ -207,7 +208,8 @@ def _only_shape_read(model, call, unit) -> bool:
                     if len(definitions) != 1:
                         return False  # also another value: what is read there is not only this one
                     pending.append(read)
-    return True
+    # a result never read is no probe: it stays referenced (with its graph) until rebound
+    return asked
 
 
 def _past_views(model, expr):
