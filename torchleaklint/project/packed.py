@@ -91,8 +91,8 @@ def _close(fd: int, name: Optional[str], creator: int) -> None:
 
 
 class Packed(MutableMapping):
-    """path -> value (a summary, a list of entries), each stored as a zlib-compressed pickle,
-    on disk when it can be."""
+    """path -> value (a summary, a list of entries), each stored as a pickle on disk when it
+    can be, else as a zlib-compressed pickle in memory."""
 
     def __init__(self, items: Optional[dict] = None):
         self._spill: Optional[_Spill] = None
@@ -103,12 +103,11 @@ class Packed(MutableMapping):
             self[path] = value
 
     def __setitem__(self, path: str, value) -> None:
-        data = zlib.compress(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL), 1)
-        if len(data) >= 1 << _LENGTH_BITS:
-            self._packed[path] = data
-        else:
-            where = self._spilled(data)
-            self._packed[path] = data if where is None else where
+        # on disk the bytes cost no memory: a plain pickle, read back without decompressing;
+        # kept in memory (no spill file), compressed
+        data = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        where = self._spilled(data) if len(data) < 1 << _LENGTH_BITS else None
+        self._packed[path] = zlib.compress(data, 1) if where is None else where
         self._remember(path, value)
 
     def _spilled(self, data: bytes) -> Optional[int]:
@@ -123,8 +122,7 @@ class Packed(MutableMapping):
             self._recent.move_to_end(path)
             return found
         stored = self._packed[path]
-        data = stored if isinstance(stored, bytes) else self._spill.read(stored)
-        value = pickle.loads(zlib.decompress(data))
+        value = pickle.loads(zlib.decompress(stored) if isinstance(stored, bytes) else self._spill.read(stored))
         self._remember(path, value)
         return value
 

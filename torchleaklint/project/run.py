@@ -284,7 +284,8 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
              check: bool = True, summarize: bool = True, partial: Collection[str] = ()):
     from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
 
-    if jobs == 1 or len(paths) < MIN_FILES_FOR_POOL:
+    sizes = {path: _size(path) for path in paths} if jobs != 1 and len(paths) > 1 else {}
+    if jobs == 1 or len(paths) < 2 or len(paths) < MIN_FILES_FOR_POOL and sum(sizes.values()) < POOL_BYTES:
         for path in paths:
             yield _analyze_one(path, settings, verbose, project, check, summarize, path in partial)
         return
@@ -292,7 +293,11 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
 
     workers = min(jobs, len(paths))
     size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
-    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
+    # largest files first, dealt round robin: chunks of about equal work, so that the workers
+    # finish a phase together (a phase waits for its last chunk)
+    ordered = sorted(paths, key=lambda p: -sizes[p])
+    count = -(-len(paths) // size)
+    chunks = [ordered[i::count] for i in range(count)]
     if project is not None and check:
         project.sites()  # the call-site index, built once here: each worker gets it with the project
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
@@ -300,6 +305,18 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
         jobs_args = [(chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
         for results in pool.map(_analyze_chunk, jobs_args):
             yield from results
+
+
+# A phase of fewer files than the runner's pool threshold still gets workers when it holds
+# this much source (a second summary round of a few large test modules)
+POOL_BYTES = 48_000
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 _WORKER_PROJECT: Optional[Project] = None
