@@ -628,6 +628,8 @@ def _switches_mode_in_place(model, call, receiver) -> bool:
         parent = model.parent(outer)
     if isinstance(parent, ast.Expr):
         return True
+    if isinstance(parent, ast.Tuple) and isinstance(model.parent(parent), ast.Expr):
+        return True  # `self.gen_a.eval(), self.gen_b.eval()`: both switched, as two statements would
     if isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is outer:
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         return any(dotted(t) == receiver for t in targets)

@@ -16,7 +16,7 @@ from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCA
 from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword, named_parameters, \
     positional_parameters
 
-MAX_DEPTH = 4
+MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
 # qualified name -> (api label, config keyword, trainable keyword, trainable position)
 _ENTRY_POINTS = {
