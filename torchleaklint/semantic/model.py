@@ -933,6 +933,12 @@ class SemanticModel:
         ops = self.step_ops_in(func, direct_only=False)
         if self._updates(ops) and not self._updates_in_loops(ops):
             return False
+        updates = self._updates(ops)
+        if any(not self.loops_around(op) for op in updates) and all(
+                isinstance(loop, ast.For) and _counts(loop.iter) and not self.is_data_loop(loop)
+                for op in updates for loop in self.loops_around(op)):
+            return False  # an update every call (GAIL's discriminator), then a few more on the same
+            # batch in a counted loop (PPO's epochs over one rollout): still a step per call
         # a loop over the optimizers of one step (a GAN's G then D), or over the parts of one
         # graph (the per-head losses of one forward), is no loop over steps
         return any(any(not (self.iterates_optimizers(loop) or self.iterates_parts_of_one_graph(loop))

@@ -525,6 +525,7 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         if any(qual.startswith(("numpy.", "pandas.")) or model.value(a).kind in _ARRAY_KINDS for a in data):
             return Weight(f"data copied into `{text}(...)`", DATA)
         return None
+    qual = _generator_method(model, call) or qual
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
         if shape and _product(shape) >= LARGE_ELEMENTS:
@@ -655,6 +656,31 @@ def _is_literal(model, expr: ast.AST, depth: int = 0) -> bool:
         return bool(definitions) and not updates and all(
             not isinstance(d, ast.arg) and _is_literal(model, d, depth + 1) for d in definitions)
     return False
+
+
+# numpy Generator methods (`np.random.default_rng(0).standard_normal((n, d))`) and the
+# module-level function whose shape argument sits at the same place
+_GENERATOR_METHODS = {"standard_normal": "numpy.random.random", "random": "numpy.random.random",
+                      "normal": "numpy.random.normal", "uniform": "numpy.random.uniform",
+                      "integers": "numpy.random.randint"}
+_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
+
+
+def _generator_method(model, call: ast.Call) -> Optional[str]:
+    """The shape factory a call of a numpy random Generator's method stands for, made on
+    `np.random.default_rng(...)` itself or on a name bound to one."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _GENERATOR_METHODS:
+        return None
+    owner = func.value
+    if isinstance(owner, ast.Name):
+        definitions, _ = reaching_bindings(model, owner)
+        if len(definitions) != 1 or isinstance(definitions[0], ast.arg):
+            return None
+        owner = definitions[0]
+    if isinstance(owner, ast.Call) and (model.qualname(owner.func) or "") in _GENERATORS:
+        return _GENERATOR_METHODS[func.attr]
+    return None
 
 
 def _literal_shape(model, call: ast.Call, qual: str) -> Optional[List[int]]:
