@@ -664,7 +664,10 @@ def _calls_receiver(call, receiver: str) -> bool:
     func = call.func
     if dotted(func) == receiver:
         return True
-    return isinstance(func, ast.Attribute) and dotted(func.value) == receiver and bool(call.args or call.keywords) \
+    # also through its submodules, which `eval()` switched too (`model.encoder.attention_map(x)`)
+    owner = dotted(func.value) if isinstance(func, ast.Attribute) else None
+    return owner is not None and (owner == receiver or owner.startswith(receiver + ".")) \
+        and bool(call.args or call.keywords) \
         and func.attr not in _NOT_A_FORWARD and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES)
 
 
