@@ -166,6 +166,9 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 if path in deferred or path in late:
                     pending.append(path)
                     continue
+                if path in fresh and _analyzed_every_run(path) and results.get(path) is not None:
+                    used[path] = None  # a YAML or shell file: its check reads no Python module
+                    continue
                 if trusted and path not in fresh:
                     recorded = cache.lookup_recorded(path, stats[path])
                     if recorded is not None:
@@ -216,7 +219,9 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             summarized_at[path] = entry_inputs(summaries, path, entries.get(path, ()))
     for path in files:
         diagnostics = results[path]
-        if path in digests and cache is not None and not any(d.code == INTERNAL_ERROR for d in diagnostics):
+        # (a YAML or shell file is analyzed again every run: an entry would only be rewritten)
+        if path in digests and cache is not None and not _analyzed_every_run(path) and \
+                not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
             store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
                       summarized_at.get(path), entries.get(path, ()), scans.get(path))
@@ -282,10 +287,10 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
 
 def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
              check: bool = True, summarize: bool = True, partial: Collection[str] = ()):
-    from torchleaklint.runner import MIN_FILES_FOR_POOL, CHUNKS_PER_JOB, MAX_CHUNK, _init_worker
+    from torchleaklint.runner import CHUNKS_PER_JOB, MAX_CHUNK
 
     sizes = {path: _size(path) for path in paths} if jobs != 1 and len(paths) > 1 else {}
-    if jobs == 1 or len(paths) < 2 or len(paths) < MIN_FILES_FOR_POOL and sum(sizes.values()) < POOL_BYTES:
+    if jobs == 1 or len(paths) < 2 or sum(map(_work, sizes.items())) < POOL_BYTES:
         for path in paths:
             yield _analyze_one(path, settings, verbose, project, check, summarize, path in partial)
         return
@@ -307,9 +312,17 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
             yield from results
 
 
-# A phase of fewer files than the runner's pool threshold still gets workers when it holds
-# this much source (a second summary round of a few large test modules)
+# Workers pay off from about this much Python source in a phase (a second summary round of
+# a few large test modules does; a warm run's few YAML and shell files, analyzed again every
+# run, do not: forking the pool costs more than they take)
 POOL_BYTES = 48_000
+
+
+def _work(item) -> float:
+    """A file's share of a phase's work: its size, an eighth of it for a file that is not
+    Python source (YAML, shell and Dockerfiles are read without a data flow)."""
+    path, size = item
+    return size if path.endswith((".py", ".pyi", ".ipynb")) else size / 8
 
 
 def _size(path: str) -> int:
@@ -358,7 +371,8 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         raw = read_regular_file(path, max_bytes(path) + 1)
     except OSError:
         return path, lint_file(path, settings, verbose), None, [], None, ([], None)
-    view = project.view(path) if project is not None else ProjectView(path)
+    # (a YAML or shell file reads no Python module: the call-site index is not built for it)
+    view = project.view(path) if project is not None and not _analyzed_every_run(path) else ProjectView(path)
     view.callable_names = _CALLABLE_NAMES
     if not summarize:
         from torchleaklint.engine import lint_source
