@@ -1313,9 +1313,16 @@ def _collect(out: Dict[str, Value], name: str, value: Value) -> None:
 def _kind_tested_names(model, unit, names: Set[str]) -> Set[str]:
     """Names of `names` the function tests the kind of: `callable(t)`, `isinstance(t, ...)`
     (among the module's calls, indexed once: most functions have none)."""
-    return {node.args[0].id for node in model.calls
+    return {node.args[0].id for node in model.cached(("kind_tests",), lambda: _kind_tests(model))
+            if node.args[0].id in names and model.is_inside(node, unit)}
+
+
+def _kind_tests(model) -> List[ast.Call]:
+    """The module's `callable(name)` / `isinstance(name, ...)` calls, found once (scanning every
+    call of the module per function made a file of thousands of functions quadratic)."""
+    return [node for node in model.calls
             if isinstance(node.func, ast.Name) and node.func.id in ("callable", "isinstance") and node.args
-            and isinstance(node.args[0], ast.Name) and node.args[0].id in names and model.is_inside(node, unit)}
+            and isinstance(node.args[0], ast.Name)]
 
 
 _TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "type"})
