@@ -58,10 +58,12 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                               digest_size=16).hexdigest()
     stats = {path: file_stat(path) for path in files}
     summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
-    reads: Dict[str, List[str]] = {}  # files whose summaries a file's summary or check read
+    # files whose summaries (and call sites) a file's summary or check read: packed, as the
+    # summaries are (a list per file, read back for its fingerprint)
+    reads: Dict[str, List[str]] = Packed()
     summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
     entries: Dict[str, list] = Packed()  # the entries of other summaries a file's summary read
-    results: Dict[str, list] = {}
+    results: Dict[str, list] = Packed()  # each file's diagnostics, until the last check
     digests: Dict[str, Optional[bytes]] = {}
     todo = []
     # modules no other file imports get partial summaries (no per-function entries)
