@@ -524,6 +524,11 @@ def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
     if callee is not None and callee.kind not in (UNKNOWN, NONE):
         target = _other_module_target(view, callee, module)
         return [target] if target else []
+    if isinstance(func, ast.Attribute):
+        # `logger.log(name, loss)` on an instance of another module's class: that class's
+        # method (found along its bases), so its parameters see what this call hands them
+        target = _other_module_method(view, flow.values.get(func.value), func.attr, module)
+        return [target] if target else []
     if not isinstance(func, ast.Name):
         return []
     # a local bound on several paths to different objects: each binding the read can see
@@ -553,6 +558,20 @@ def _other_module_target(view, callee, module: str) -> Optional[str]:
         if found is not None:
             return f"{module_name(found[2]) or ''}.{found[3]}"
     return None
+
+
+def _other_module_method(view, receiver, method: str, module: str) -> Optional[str]:
+    """The qualified name of `method` of the first-party class of another module that
+    `receiver` is an instance of, or None."""
+    from torchleaklint.project.modules import module_name
+
+    if receiver is None or receiver.kind != INSTANCE:
+        return None
+    name = receiver.name
+    if not name or name.startswith(module + ".") or not view.is_first_party(name):
+        return None
+    found = view.method_of(name, method)
+    return f"{module_name(found[2]) or ''}.{found[3]}" if found is not None else None
 
 
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:

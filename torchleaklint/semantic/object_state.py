@@ -244,7 +244,7 @@ def _cuts_between_steps(model, method, func) -> bool:
             # runs one training step per call, cuts every step; `sim.reset()` once before the
             # training loop does not
             return any(site["st"] or site["tr"] or site.get("ps") for site in external)
-        if _nothing_in_the_program_calls(model, method):
+        if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func):
             return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
@@ -268,6 +268,27 @@ def _nothing_in_the_program_calls(model, method) -> bool:
                 and not (model.project is not None and model.project.is_first_party(base)):
             return False
     if model.project is not None and model.project.named_calls(method.name)[0]:
+        return False
+    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
+
+
+def _project_steps_without_it(model, method, func) -> bool:
+    """Is the loop that runs `func`'s steps in another module of the project, and does no
+    code of the project call `method` (by this class or by name on an object of unknown
+    class)? `logger.log(name, loss)` in the project's training loop, `reset()` called by
+    nothing: the state grows over that loop. Not for a class with a base out of view (a
+    framework may call `reset()` by protocol)."""
+    info = model.class_of(method)
+    if info is None or model.project is None:
+        return False
+    steps = model.external_sites(func)
+    if not steps or not all(site["st"] or site["tr"] for site in steps):
+        return False
+    for base in model.class_bases(info):
+        if base.rsplit(".", 1)[-1] not in model.classes and base not in ("object", "torch.nn.Module", "nn.Module") \
+                and not model.project.is_first_party(base):
+            return False
+    if model.project.named_calls(method.name)[0]:
         return False
     return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
 
