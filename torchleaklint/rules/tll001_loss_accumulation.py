@@ -16,8 +16,6 @@ from torchleaklint.semantic.syntax import short_source as _short, with_method
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
                             "torch.vstack", "torch.add", "torch.column_stack", "torch.row_stack"})
 _ACCUMULATING_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
-_TENSOR_USES = frozenset({"item", "cpu", "detach", "numpy", "to", "cuda", "float", "tolist", "clone",
-                          "all_reduce", "reduce", "backward", "mean", "sum"})
 
 
 class LossAccumulation(Rule):
@@ -105,7 +103,8 @@ class LossAccumulation(Rule):
                 # what is added would cut the gradient the step needs, so no fix is offered
                 message, fix = self._state_message(holder, operands, why, kept), None
             else:
-                message, fix = self._message(model, holder, operands, why, kept), self._fix(model, stmt, key, operands)
+                method = _fix_method(model, stmt, key, operands)
+                message, fix = self._message(holder, operands, why, kept, method), self._fix(stmt, operands, method)
             yield self.finding(stmt, message, fix, severity=kept.severity,
                                evidence=kept.evidence(f"`{holder}` keeps its value"))
 
@@ -132,9 +131,9 @@ class LossAccumulation(Rule):
             return None  # `result = result + out["output"]` after `result = []`: lists concatenated
         return key, operands
 
-    def _message(self, model, key, operands, why, kept) -> str:
+    def _message(self, key, operands, why, kept, method: str) -> str:
         shown = _short(operands[0])
-        fix = f"`{with_method(operands[0], 'item' if _is_scalar(model, operands) else 'detach')}`"
+        fix = f"`{with_method(operands[0], method)}`"
         where = "across iterations" if why == "loop" else "across training steps"
         return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
 
@@ -147,10 +146,7 @@ class LossAccumulation(Rule):
                 f"state: detaching `{shown}` would cut the gradient the step needs; store "
                 f"`{key}` detached once this step has used it (and return the undetached value)")
 
-    def _fix(self, model, stmt, key, operands) -> Optional[FixSpec]:
-        method = "item" if _is_scalar(model, operands) and not _used_as_tensor(model, stmt, key) else "detach"
-        if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            method = "detach"  # torch.cat needs tensors
+    def _fix(self, stmt, operands, method: str) -> Optional[FixSpec]:
         spans = tuple((o.lineno, o.col_offset, o.end_lineno, o.end_col_offset) for o in operands)
         return FixSpec(codemod="append_method", safety=SAFE, title=f"Use `.{method}()`",
                        target=Span.of(operands[0]), params=(("method", method), ("targets", spans)))
@@ -255,23 +251,44 @@ def _is_scalar(model, operands) -> bool:
     return all(model.value(o).scalar for o in operands)
 
 
+def _fix_method(model, stmt, key, operands) -> str:
+    """`item` when the total holds one number and later code only prints, formats or
+    compares it (a float then does as well); `detach` otherwise, which keeps it a tensor."""
+    if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+        return "detach"  # torch.cat needs tensors
+    return "item" if _is_scalar(model, operands) and not _used_as_tensor(model, stmt, key) else "detach"
+
+
+# A Python float has these attributes too; any other attribute or method needs the tensor.
+_NUMBER_ATTRIBUTES = frozenset({"real", "imag", "is_integer", "hex", "conjugate", "as_integer_ratio"})
+# Calls handed the total that need a tensor (besides `torch.*`): collectives, backward.
+_TENSOR_TAKING = frozenset({"all_reduce", "reduce", "all_gather", "broadcast", "backward", "stack", "cat"})
+
+
 def _used_as_tensor(model, stmt, key) -> bool:
-    """Later code treats the total as a tensor: `.item()`, `.cpu()`, `torch.*(total)`."""
+    """Does later code of the function treat the total as a tensor, directly or through
+    arithmetic: a tensor method or attribute (`(total / n).detach().cpu().item()`, the shac
+    critic's), `torch.*(total)`, a collective? Then `.item()`, which leaves a float, would
+    break it: the fix detaches instead."""
     unit = model.unit_of(stmt)
     for node in ast.walk(unit):
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and dotted(func.value) == key and func.attr in _TENSOR_USES:
-                return True
-            qual = model.qualname(func) or ""
-            if (qual.startswith("torch.") or func_attr(func) in _TENSOR_USES) and \
-                    any(dotted(a) == key for a in node.args):
-                return True
+        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and dotted(node) == key \
+                and not model.is_inside(node, stmt) and _needs_tensor(model, node):
+            return True
     return False
 
 
-def func_attr(func) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else ""
+def _needs_tensor(model, read) -> bool:
+    use, parent = read, model.parent(read)
+    while isinstance(parent, (ast.BinOp, ast.UnaryOp)):  # `total / n`: the same kind of value
+        use, parent = parent, model.parent(parent)
+    if isinstance(parent, ast.Attribute):
+        return parent.attr not in _NUMBER_ATTRIBUTES
+    if isinstance(parent, ast.Call) and use is not parent.func:
+        func = parent.func
+        qual = model.qualname(func) or ""
+        return qual.startswith("torch.") or isinstance(func, ast.Attribute) and func.attr in _TENSOR_TAKING
+    return False
 
 
 def _started_as_a_list(model, stmt, key: str) -> bool:
