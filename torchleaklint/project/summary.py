@@ -621,7 +621,8 @@ def _in_per_step_function(model, call) -> bool:
     caller = model.unit_of(call)
     if not isinstance(caller, FUNCTION_TYPES) or model.loops_around(call):
         return False
-    return bool(model.is_per_step_method(caller)) or model.steps_once_per_call(caller)
+    return bool(model.is_per_step_method(caller)) or model.steps_once_per_call(caller) \
+        or model.is_per_batch_hook(caller)  # `on_train_batch_end` of a callback
 
 
 def _handed_out(model, names) -> Dict[str, int]:

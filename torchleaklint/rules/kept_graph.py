@@ -62,7 +62,8 @@ class KeptGraph:
             steps.append((self.loop, f"each iteration of this loop runs an epoch of training steps and {kept_how} "
                                      f"from one iteration to the next"))
         elif self.loop is not None:
-            steps.append((self.loop, f"this loop runs once per step and {kept_how} from one iteration to the next"))
+            runs = "runs once per step" if self.trains else "repeats"
+            steps.append((self.loop, f"this loop {runs} and {kept_how} from one iteration to the next"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
                                      f"`{self.holder}` outlives it"))

@@ -84,8 +84,10 @@ class LossAccumulation(Rule):
             if found is None:
                 continue
             key, operands = found
-            if model.feeds_backward(model.unit_of(stmt), key.split("[")[0]):
-                continue  # the total itself is differentiated later: deliberate
+            if model.feeds_backward(model.unit_of(stmt), key.split("[")[0]) or \
+                    model.stored_state_differentiated(stmt, key.split("[")[0]):
+                continue  # the total itself is differentiated later (here, or from the `self`
+                # state it goes into, by another method): deliberate
             if model.grad_disabled_at(stmt) or model.runs_only_without_grad(stmt):
                 continue
             if any(model.inner_update_of(operand, key) for operand in operands):

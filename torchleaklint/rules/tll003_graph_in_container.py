@@ -7,7 +7,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.rules.kept_graph import kept_graph
+from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
@@ -100,9 +100,13 @@ class GraphInContainer(Rule):
         if not values or model.grad_disabled_at(node) or model.runs_only_without_grad(model.statement_of(node)):
             return None
         why = model.outlives_step(node, key)
+        caller_loop = model.grows_across_calls(node, key) if why is None else None
+        if caller_loop is not None:
+            why = "calls"
         if why is None or _consumed_by_backward(model, node, key):
             return None
-        kept = kept_graph(model, node, values[0], _short(container), why, key)
+        kept = KeptGraph(model, values[0], _short(container), caller_loop, None) if caller_loop is not None \
+            else kept_graph(model, node, values[0], _short(container), why, key)
         if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):
             # at most N graphs whose activations a backward freed: memory does not grow (N
             # graphs nothing back-propagates keep N steps of activations: still reported)
@@ -117,6 +121,9 @@ class GraphInContainer(Rule):
         if why == "loop":
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
+        elif why == "calls":
+            unit = model.unit_of(node)
+            where = f"on state that outlives `{unit.name}`, which is called over and over (every call adds to it)"
         else:
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"

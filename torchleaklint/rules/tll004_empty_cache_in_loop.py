@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import fnmatch
 from typing import Iterator, List, Optional
 
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
@@ -13,9 +12,6 @@ from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, posi
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
 # and callbacks, trainer classes).
-_PER_BATCH_HOOKS = ("training_step", "train_step", "validation_step", "test_step", "predict_step",
-                    "on_*_batch_*", "on_before_backward", "on_after_backward", "on_before_optimizer_step",
-                    "optimizer_step", "on_before_zero_grad")
 # Hooks that are per step only for the framework class that calls them.
 _CLASS_HOOKS = (("TrainerCallback", ("on_step_begin", "on_step_end", "on_substep_end")),
                 ("Trainable", ("step",)))
@@ -112,7 +108,8 @@ def _runs_per_step(model, call) -> Optional[str]:
         return None
     hook = _per_step_hook(model, unit)
     if hook is not None:
-        return hook
+        guard = _guard_in(model, call, unit)
+        return hook if guard is None else hook.replace("every step", f"on the steps that pass the test at line {guard}", 1)
     if model.passes_over_data(unit):
         return None  # `validation()` empties the cache once per pass over its own loader
     if _builds_a_model_each_iteration(model, unit):
@@ -292,7 +289,7 @@ def _per_step_hook(model, func) -> Optional[str]:
     info = model.class_of(func)
     if info is None:
         return None
-    if any(fnmatch.fnmatchcase(func.name, pattern) for pattern in _PER_BATCH_HOOKS):
+    if model.is_per_batch_hook(func):
         return f"every step (`{func.name}` is called once per batch)"
     for base, hooks in _CLASS_HOOKS:
         if func.name in hooks and model.class_is(info, base):
@@ -317,12 +314,44 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     for site, stepped in zip(sites, in_step_loop):
         if model.in_except_handler(site) or not (stepped or not conditional and model.in_module_forward(site)):
             return None
-    if any(site["ex"] or not (site["st"] or site.get("fw") and not conditional) for site in external):
+    if any(site["ex"] or not (site["st"] or site.get("ps") or site.get("fw") and not conditional) for site in external):
         return None
     where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
+    guard = _guard_in(model, call, func)
+    if guard is None and sites and all(_guarded_in_loop(model, site) for site in sites):
+        guard = next(a.lineno for a in model.ancestors(sites[0]) if isinstance(a, (ast.If, ast.IfExp)))
+    every = "every step" if guard is None else f"on the steps that pass the test at line {guard}"
+    if not sites and not external[0]["st"] and external[0].get("ps"):
+        return f"{every} (`{func.name}` is called once per step, at {where})"
     if in_step_loop[:1] == [True] or not sites and not external[0].get("fw"):
-        return f"every step (`{func.name}` is called in the training loop at {where})"
-    return f"every step (`{func.name}` is called by a module's forward at {where})"
+        return f"{every} (`{func.name}` is called in the training loop at {where})"
+    return f"{every} (`{func.name}` is called by a module's forward at {where})"
+
+
+def _guard_in(model, call, func) -> Optional[int]:
+    """The line of a test in `func` that the call depends on: an `if` around it, or an early
+    `return` under an `if` before it (`if step % every != 0: return`), else None. The call
+    still runs per step (a cadence is flagged too), but not on every one: the message says so."""
+    for anc in model.ancestors(call):
+        if anc is func:
+            break
+        if isinstance(anc, (ast.If, ast.IfExp)):
+            return anc.lineno
+    for stmt in ast.walk(func):
+        if isinstance(stmt, ast.If) and stmt.lineno < call.lineno and model.unit_of(stmt) is func \
+                and any(isinstance(n, ast.Return) for body in stmt.body for n in ast.walk(body)):
+            return stmt.lineno
+    return None
+
+
+def _guarded_in_loop(model, site) -> bool:
+    """Is the call site under an `if` inside its loop?"""
+    for anc in model.ancestors(site):
+        if isinstance(anc, (ast.For, ast.AsyncFor, ast.While)) or isinstance(anc, FUNCTION_TYPES):
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp)):
+            return True
+    return False
 
 
 def _fix(model, call) -> Optional[FixSpec]:

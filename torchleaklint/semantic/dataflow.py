@@ -783,6 +783,22 @@ class Analyzer:
         self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
 
+    def _an_accelerator(self, expr: ast.AST) -> bool:
+        """Is `expr` a name or `self` attribute bound in this module to `Accelerator(...)`
+        (HuggingFace accelerate)?"""
+        key = dotted(expr)
+        if key is None:
+            return False
+        return key in self.m.cached(("accelerator_names",), self._accelerator_names)
+
+    def _accelerator_names(self) -> Set[str]:
+        out = set()
+        for node in self.m.by_type.get(ast.Assign, ()):
+            if isinstance(node.value, ast.Call) and (self.m.qualname(node.value.func) or "") in (
+                    "accelerate.Accelerator", "accelerate.accelerator.Accelerator"):
+                out |= {dotted(t) for t in node.targets if dotted(t)}
+        return out
+
     def _constructs_a_module(self, e: ast.Call) -> bool:
         """`agent = Model(envs)` where `Model` came in as a parameter (even one annotated
         nn.Module): the result is then used as a module (`agent.eval()`, `.parameters()`),
@@ -888,6 +904,11 @@ class Analyzer:
     def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
         func = e.func
         all_args = list(args) + list(kwargs.values())
+        if isinstance(func, ast.Attribute) and func.attr == "prepare" and args and not kwargs \
+                and self._an_accelerator(func.value):
+            # `model, opt, loader = accelerator.prepare(model, opt, loader)`: each wrapped, what
+            # it was (a module still runs its forward, a loader still yields batches)
+            return args[0] if len(args) == 1 else Value(SEQUENCE, items=tuple(args))
         if isinstance(func, ast.Attribute):
             method = func.attr
             known = self.method_call(e, method, receiver, callee, args, kwargs, all_args)

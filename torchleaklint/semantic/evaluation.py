@@ -109,6 +109,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True  # `else` of `if run_fn is not None:`, and every call leaving `run_fn` out is under no-grad
     if context[1] is None and _result_back_propagated(model, unit):
         return True  # a `predict` that training back-propagates through is training code
+    if context[1] is not None and _returned_into_a_loss(model, call, unit):
+        return True  # `G.eval()` on a frozen generator in `e_loss`, whose returned loss goes
+        # through `G(latents)`: the forward is part of the encoder's training graph
     if _receiver_frozen_before(model, call, unit):
         return True  # every parameter has requires_grad off: the forward records no graph
     if _declared_scalar_result(model, call, unit):
@@ -126,6 +129,22 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
     return has_gradient_code(model, unit, start, end, forward=call)
+
+
+def _returned_into_a_loss(model, call, unit) -> bool:
+    """Does what the forward computes go into what `unit` returns, and is that a loss: the
+    function is named for one (`e_loss`, `compute_loss`) or a training path back-propagates
+    its result? Then the mode switch only fixes dropout and normalization for a model
+    trained through (or a frozen one used inside a loss), and no_grad would cut training."""
+    if not isinstance(unit, FUNCTION_TYPES) or not model.cached(
+            ("returns_a_loss", unit),
+            lambda: "loss" in unit.name.lower() or _result_back_propagated(model, unit, handed_on=False)):
+        return False
+    stmt = model.statement_of(call)
+    returned = model.cached(("graph_returns", unit), lambda: [
+        node for node in ast.walk(unit) if isinstance(node, ast.Return) and node.value is not None
+        and model.unit_of(node) is unit and model.carries_graph(node.value)])
+    return any(model.is_inside(call, node) or model.feeds(call, stmt, node.value) for node in returned)
 
 
 def _extends_a_graph_and_is_cut_at_once(model, call) -> bool:
@@ -307,6 +326,9 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
         # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
     if owner is not None and _run_by_own_forward(model, owner, sites):
         return False  # the module's own forward runs it: part of the training forward
+    if any(_feeds_a_loss(model, site) for site in sites):
+        return False  # a training path runs it too (`loss()` calling `self.inference()`): what it
+        # computes is part of that loss, whatever another caller does with it
     return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
                and _caller_evaluates(model, owner, site, depth) for site in sites)
 
@@ -467,7 +489,7 @@ def _inside_forward(model, site) -> bool:
     return unit.name == "forward" or unit.name.startswith("forward_")
 
 
-def _result_back_propagated(model, unit) -> bool:
+def _result_back_propagated(model, unit, handed_on: bool = True) -> bool:
     """Does a training path back-propagate what `unit` returns? A call site (in this module,
     through `self.` in any class too, or in another module) in a function that runs a training
     backward, outside no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
@@ -491,7 +513,8 @@ def _result_back_propagated(model, unit) -> bool:
             return True
     # a caller in another module that back-propagates the result, or returns it to its own
     # caller (a model wrapper's training forward): from its summary
-    return any((site.get("bp") or site.get("rt")) and not site["ng"] for site in model.external_sites(unit))
+    # (`handed_on=False`: only a caller that back-propagates it)
+    return any((site.get("bp") or handed_on and site.get("rt")) and not site["ng"] for site in model.external_sites(unit))
 
 
 def _sites_including_self_calls(model, unit) -> List[ast.Call]:

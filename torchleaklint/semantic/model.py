@@ -27,6 +27,10 @@ LIGHTNING_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_st
 # Methods of a HuggingFace Trainer subclass the Trainer calls for every training batch.
 HF_TRAINER_STEP_HOOKS = frozenset({"compute_loss", "training_step"})
 HF_TRAINER_EVAL_HOOKS = frozenset({"evaluate", "predict", "prediction_step", "evaluation_loop", "prediction_loop"})
+# Hooks a framework calls once per batch (Lightning modules and callbacks, trainers' callbacks).
+PER_BATCH_HOOKS = ("training_step", "train_step", "validation_step", "test_step", "predict_step",
+                   "on_*_batch_*", "on_before_backward", "on_after_backward", "on_before_optimizer_step",
+                   "optimizer_step", "on_before_zero_grad")
 _SETUP_PREFIXES = ("setup", "init", "reset", "build")
 # How many times a result that read a provisional answer is recomputed before it is cached
 # anyway (a bound on the cost of mutually recursive classes and functions).
@@ -1081,8 +1085,14 @@ class SemanticModel:
             return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
             return False
-        if _is_range_like(iterable, self) or _is_slicing(iterable) \
-                or self._inside_module_forward(loop) or self._iterates_tensors(iterable):
+        if self._inside_module_forward(loop):
+            return False
+        if _chunks_of_a_batch(iterable):
+            # `for tile in tiles.split(8)`: chunks of inputs fed to a forward, no backward in the
+            # loop (an inference pass in pieces, not the micro-batches of one update)
+            if self.has_backward_within(loop):
+                return False
+        elif _is_range_like(iterable, self) or _is_slicing(iterable) or self._iterates_tensors(iterable):
             return False
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
@@ -1435,6 +1445,13 @@ class SemanticModel:
                     if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
                     and not (isinstance(n.value, ast.Name) and n.value.id == receiver)}
         return out
+
+    def stored_state_differentiated(self, stmt: ast.AST, key: str) -> bool:
+        """Does `key`, as `stmt` leaves it, go into `self` state that another method of the
+        class differentiates (object_state.stored_state_differentiated)?"""
+        from torchleaklint.semantic.object_state import stored_state_differentiated
+
+        return stored_state_differentiated(self, stmt, key)
 
     def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
@@ -1793,6 +1810,26 @@ class SemanticModel:
                 # `agent.learn(mem)`: each call is one update, whoever calls it
                 return "function" if self.class_of(unit) is None else "method"
         return None
+
+    def grows_across_calls(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
+        """The loop that calls the method of `stmt` over and over while `self` state `key`
+        (a container it adds to) keeps what every call put in: `self.served.append(probs)`
+        in an inference service's `infer`, which the serving loop calls per request. Every
+        call site in view is in a loop (one at least, none in another module outside its
+        step loops), nothing in the method rebinds the container, and no method of the class
+        restarts it between calls. Returns that loop, or None."""
+        unit = self.unit_of(stmt)
+        if not isinstance(unit, FUNCTION_TYPES) or self.class_of(unit) is None or "." not in key \
+                or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key):
+            return None
+        sites = self.call_sites(unit)
+        loops = [next(iter(self.loops_around(site)), None) for site in sites]
+        if not sites or any(loop is None for loop in loops) or \
+                not all(site["st"] or site["tr"] for site in self.external_sites(unit)):
+            return None
+        if self._flushed_by_its_module(unit, key) or self._self_attribute_cut(unit, key):
+            return None
+        return loops[0]
 
     def _restarted_each_call(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
         """The loops `key` is carried across are parts of one call of a function that starts
@@ -2312,6 +2349,11 @@ class SemanticModel:
             return tuple(self.settings.per_step_methods)
         return DEFAULT_PER_STEP_METHODS
 
+    def is_per_batch_hook(self, func: ast.AST) -> bool:
+        """A method named like a hook a framework calls once per batch (`on_train_batch_end`)."""
+        return self.class_of(func) is not None and any(
+            fnmatch.fnmatchcase(func.name, pattern) for pattern in PER_BATCH_HOOKS)
+
     def is_per_step_method(self, func: ast.AST) -> Optional[str]:
         """Why `func` runs once per step: its name, or the call site in a training loop.
         Returns None for a method that does not."""
@@ -2644,6 +2686,20 @@ def _counts(iterable: ast.AST) -> bool:
 
 
 _RESHAPING = frozenset({"reshape", "view", "swapaxes", "transpose", "permute", "movedim", "unflatten", "flip"})
+
+
+def _chunks_of_a_batch(expr: ast.AST) -> bool:
+    """`x.split(8)`, `x.chunk(k)`, `torch.split(x, bs)` (also enumerated): pieces of several
+    rows each, not `x.split(1)` (one row or time step at a time) nor `unbind`."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "enumerate" and expr.args:
+        expr = expr.args[0]
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr in ("split", "chunk", "tensor_split")):
+        return False
+    functional = isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("torch", "th")
+    size = (expr.args[1] if len(expr.args) > 1 else None) if functional else (expr.args[0] if expr.args else None)
+    return size is not None and not (isinstance(size, ast.Constant) and size.value == 1) \
+        and not isinstance(size, (ast.List, ast.Tuple))
 
 
 def _is_slicing(expr: ast.AST) -> bool:

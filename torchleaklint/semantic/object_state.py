@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import ast
 from typing import List, Optional
-from torchleaklint.semantic.syntax import INIT_METHODS, positional_parameters
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -664,3 +665,46 @@ def registered_parameter(model, info, attr: str) -> bool:
                     and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr:
                 return True
     return False
+
+
+def stored_state_differentiated(model, stmt, key: str) -> bool:
+    """Does the value `key` holds after `stmt` go into `self` state (`self.params =
+    self.hyper_net(embedding)`) that another method of the class differentiates
+    (`torch.autograd.grad(list(self.params.values()), ...)`, `self.loss.backward()`)? Then
+    the graph is kept on purpose, for that gradient."""
+    unit = model.unit_of(stmt)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return False  # module-level code (a script, a notebook): no method, no `self` state
+    info = model.class_of(unit)
+    receiver = self_name(unit)
+    if info is None or receiver is None:
+        return False
+    attrs = set()
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Assign) and node is not stmt:
+            for target in node.targets:
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id == receiver and _reads_key(node.value, key, model, stmt):
+                    attrs.add(target.attr)
+    if not attrs:
+        return False
+    for method in class_methods(model, info):
+        if method is unit:
+            continue
+        for call in ast.walk(method):
+            if isinstance(call, ast.Call) and _differentiates(model, call) and any(
+                    isinstance(n, ast.Attribute) and n.attr in attrs for arg in call.args for n in ast.walk(arg)):
+                return True
+    return False
+
+
+def _reads_key(value, key: str, model, stmt) -> bool:
+    if any(dotted(n) == key for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))):
+        return True
+    target = getattr(stmt, "target", None)
+    return target is not None and model.feeds(target, stmt, value)
+
+
+def _differentiates(model, call) -> bool:
+    return model.qualname(call.func) in ("torch.autograd.grad", "torch.autograd.backward") \
+        or model.backward_target(call) is not None

@@ -12,7 +12,12 @@ the function by a tensor factory (`torch.randn(1, 3, 32, 32)`):
   is handed to nothing (no `load_state_dict`, no training call), so no trained model is
   being evaluated;
 - a shape probe: of the output only the shape is read, and it is (`.size()`, `.shape`, `len(...)`,
-  also after view-like transforms: `x.transpose(1, 2).size(-1)`).
+  also after view-like transforms: `x.transpose(1, 2).size(-1)`);
+- a warm-up: the forward is a statement of its own, its result dropped at once (before a
+  TensorRT engine replaces the model, before timing).
+
+A model file's `if __name__ == "__main__":` block is such a function too (set25: eleven
+wespeaker models printing the output shape of a fresh network on `torch.zeros(1, 200, 80)`).
 
 A random input alone is no evidence (a generator samples from noise and keeps what it
 makes), nor is an untrained network alone (one built here may be evaluated on real data).
@@ -37,6 +42,7 @@ _VIEW_METHODS = frozenset({"view", "reshape", "flatten", "transpose", "permute",
 # switches, printing.
 _MODE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double"})
 _SHOWN_BY = frozenset({"print", "repr", "str", "len", "type"})
+_COUNTED_BY = frozenset({"parameters", "named_parameters", "buffers", "modules", "children"})
 # Keywords of a constructor that may load trained weights.
 _WEIGHT_WORDS = ("pretrain", "weight", "ckpt", "checkpoint", "path", "load", "state", "resume")
 # Factories of made-up input (data from sizes, not from a dataset).
@@ -49,9 +55,20 @@ def probes_the_module(model, call, unit) -> bool:
     """Does the forward `call` (in function `unit`) on made-up input probe its module
     instead of evaluating it: a smoke test of an untrained network built here, or a read of
     the output's shape only?"""
-    if not isinstance(unit, FUNCTION_TYPES) or model.loops_around(call) or not _input_made_up(model, call, unit):
+    if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)) or model.loops_around(call) \
+            or not _input_made_up(model, call, unit):
         return False  # (a forward repeated in a loop is a benchmark or a sampler, not a probe)
+    if isinstance(model.parent(call), ast.Expr):
+        return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped at once
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
+
+
+def _in_main_block(model, call, unit) -> bool:
+    """Module-level code under `if __name__ == "__main__":` (a model file's own smoke test)."""
+    if not isinstance(unit, ast.Module):
+        return False
+    return any(isinstance(anc, ast.If) and isinstance(anc.test, ast.Compare) and isinstance(anc.test.left, ast.Name)
+               and anc.test.left.id == "__name__" for anc in model.ancestors(call))
 
 
 # ----------------------------------------------------------- an untrained network built here
@@ -141,6 +158,10 @@ def _smoke_test_use(model, read) -> bool:
         return True  # a forward
     if isinstance(parent, ast.Attribute) and parent.value is read:
         outer = model.parent(parent)
+        if isinstance(outer, ast.Call) and outer.func is parent and parent.attr in _COUNTED_BY:
+            # `sum(p.numel() for p in model.parameters())`: iterated to count, not handed to
+            # an optimizer (which takes the call itself as an argument)
+            return isinstance(model.parent(outer), ast.comprehension)
         return isinstance(outer, ast.Call) and outer.func is parent and (
             parent.attr in _MODE_METHODS or parent.attr == "forward")
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _SHOWN_BY \

@@ -428,7 +428,7 @@ _SHAPE_IS_TUPLE_ARG = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "nu
                                  "torch.randint", "numpy.random.normal", "numpy.random.uniform",
                                  "numpy.random.randint"})
 _ARRAY_KINDS = frozenset({DATA, SEQUENCE}) | TENSORISH
-LARGE_ELEMENTS = 100_000  # 400 kB of float32 per trial and per result record
+LARGE_ELEMENTS = 10_000  # 40 kB of float32 per trial and per result record: data, not a setting
 # Methods that reduce data to a number or a small summary, or hand out a small slice.
 _SMALL_RESULT_METHODS = frozenset({
     "item", "tolist", "sum", "mean", "std", "var", "min", "max", "median", "nunique", "count", "numel", "dim",
@@ -525,6 +525,9 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         if any(qual.startswith(("numpy.", "pandas.")) or model.value(a).kind in _ARRAY_KINDS for a in data):
             return Weight(f"data copied into `{text}(...)`", DATA)
         return None
+    if qual in _ELEMENTWISE_FUNCTIONS and call.args:
+        # `torch.poisson(torch.rand(4000, 64) * 3)`, `np.log1p(counts)`: as big as the input
+        return _bulk_data(model, call.args[0], depth + 1)
     qual = _generator_method(model, call) or qual
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
@@ -567,6 +570,11 @@ def _local_returns(model, call: ast.Call) -> Optional[List[ast.expr]]:
 
 
 _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
+# Functions whose result has the shape of their first argument (element by element).
+_ELEMENTWISE_FUNCTIONS = frozenset(
+    f"{lib}.{name}" for lib in ("torch", "numpy")
+    for name in ("poisson", "bernoulli", "exp", "log", "log1p", "expm1", "abs", "sqrt", "square", "sign", "round",
+                 "floor", "ceil", "clip", "clamp", "sigmoid", "tanh", "relu", "nan_to_num", "where", "float32"))
 
 
 def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
@@ -755,6 +763,20 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
         if left is None or right is None:
             return None
         return left * right if isinstance(expr.op, ast.Mult) else left + right
+    if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or) and depth < 4:
+        # `n = n or DEFAULTS["n"]`: the first operand that is set
+        for operand in expr.values:
+            if _none_valued(model, operand, depth + 1):
+                continue
+            return _int_value(model, operand, depth + 1)
+        return None
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant):
+        table = _module_dict_literal(model, expr.value.id)  # `DEFAULTS["n"]` of a module-level dict
+        if table is not None:
+            for key, value in zip(table.keys, table.values):
+                if isinstance(key, ast.Constant) and key.value == expr.slice.value:
+                    return _int_value(model, value, depth + 1)
+        return None
     if isinstance(expr, ast.Name) and depth < 4:
         definitions, _ = reaching_bindings(model, expr)
         if len(definitions) == 1 and not isinstance(definitions[0], ast.arg):
@@ -771,6 +793,26 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
             if values and all(v is not None for v in values):
                 return min(values)
     return None
+
+
+def _none_valued(model, expr: ast.AST, depth: int) -> bool:
+    """`None`, or a parameter that every call site of this module leaves at (or passes) None."""
+    if isinstance(expr, ast.Constant):
+        return expr.value is None
+    if not isinstance(expr, ast.Name):
+        return False
+    definitions, _ = reaching_bindings(model, expr)
+    if len(definitions) != 1 or not isinstance(definitions[0], ast.arg):
+        return False
+    passed = passed_arguments(model, definitions[0]) or [_default_of_parameter(model, definitions[0])]
+    return all(isinstance(value, ast.Constant) and value.value is None for value in passed)
+
+
+def _module_dict_literal(model, name: str) -> Optional[ast.Dict]:
+    """The dict literal a module-level name is bound to once (`DEFAULTS = {"n": 2048}`)."""
+    found = [node.value for node in model.tree.body if isinstance(node, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+    return found[0] if len(found) == 1 and isinstance(found[0], ast.Dict) else None
 
 
 def _default_of_parameter(model, param: ast.arg) -> Optional[ast.expr]:
