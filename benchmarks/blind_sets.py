@@ -144,8 +144,14 @@ def section(corpus: Path, previous: str = "") -> str:
     (the document as it stands), marked as not re-measured: a partial measure would be taken
     for the set's."""
     kept = {name for name in sets() if _previous_row(previous, name) and not _checked_out(corpus, name)}
-    results = [{"set": name} if name in kept else measure(corpus, name) for name in sets()]
+    # a set neither checked out nor measured before: its blind figure from its triage alone
+    unmeasured = {name for name in sets() if name not in kept and not _checked_out(corpus, name)}
+    results = [{"set": name} if name in kept | unmeasured else measure(corpus, name) for name in sets()]
     last = results[-1]
+    if last["set"] in unmeasured:
+        entries = _rule_verdicts(load_toml(BLIND / last["set"] / "triage.toml").get("finding", []))
+        last = dict(last, triaged=Counter(e["verdict"] for e in entries),
+                    triaged_default=Counter(e["verdict"] for e in entries if e["code"] not in PREVIEW_CODES))
     out = [f"**Honest figure: {precision(last['triaged'])} precision** ({last['triaged']['tp']} true, "
            f"{last['triaged']['fp']} false, {last['triaged']['debatable']} debatable findings) on `{last['set']}`, the "
            f"last fresh set, measured blind on the release named in its `set.toml` before any fix it guided "
@@ -162,6 +168,14 @@ def section(corpus: Path, previous: str = "") -> str:
            "| set | repositories | lines | release | blind precision (first run) | current code (in-sample) | untriaged now |",
            "|---|---:|---:|---|---:|---:|---:|"]
     for r in results:
+        if r["set"] in unmeasured:
+            info = load_toml(BLIND / r["set"] / "set.toml")
+            tr = _triaged(r["set"])
+            repos = len(load_toml(BLIND / r["set"] / "repos.toml").get("repo", []))
+            out.append(f"| {r['set']} | {repos} | see its summary.md | {info.get('release', '?')} | "
+                       f"{precision(tr)} ({tr['tp']} tp / {tr['fp']} fp / {tr['debatable']} debatable) | "
+                       f"not measured (not checked out) | |")
+            continue
         if r["set"] in kept:
             # the blind figure comes from the triage alone; the current code's from the last measure
             cells = _previous_row(previous, r["set"]).split("|")
@@ -174,12 +188,18 @@ def section(corpus: Path, previous: str = "") -> str:
         out.append(f"| {r['set']} | {r['repos']} | {r['lines']:,} | {info.get('release', '?')} | "
                    f"{precision(tr)} ({tr['tp']} tp / {tr['fp']} fp / {tr['debatable']} debatable) | "
                    f"{precision(t)} ({t['tp']} / {t['fp']} / {t['debatable']}) | {t['untriaged']} |")
+    if unmeasured:
+        out += ["", f"Not measured with the current code (their repositories were not checked out when this was "
+                    f"generated; the blind figure comes from their triage, rule findings only): "
+                    f"{', '.join(r['set'] for r in results if r['set'] in unmeasured)}."]
     if kept:
         out += ["", f"Not re-measured this time (their repositories were not all checked out; rows and "
                     f"current-code cells and sections as measured before; their blind figures recomputed from "
                     f"their triage, rule findings only): {', '.join(r['set'] for r in results if r['set'] in kept)}."]
     out.append("")
     for r in results:
+        if r["set"] in unmeasured:
+            continue  # its triage and summary.md are in benchmarks/blind/<set>/
         out.append(_previous_section(previous, r["set"]) if r["set"] in kept else render(r))
     return "\n".join(out) + "\n"
 
