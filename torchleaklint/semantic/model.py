@@ -1187,7 +1187,10 @@ class SemanticModel:
             # (a collection the object holds, `self.train_data`, is one only when its items unpack
             # into inputs and targets: `for g, y in self.train_data`)
             held = _rooted_at_self(iterable) or isinstance(iterable, ast.Attribute)
-            if value.kind != UNKNOWN_V.kind or _is_range_like(iterable, self) or _is_slicing(iterable) \
+            # (a list of graph-free batches, `[(spec, labels), ...]`, counts as a loop over them
+            # does: what the element feeds decides)
+            known = value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value)
+            if known or _is_range_like(iterable, self) or _is_slicing(iterable) \
                     or held and not _unpacks_pairs(gen.target) or self._iterates_tensors(iterable) \
                     or self._in_model_code(comp) or isinstance(iterable, ast.Subscript):
                 continue
