@@ -622,7 +622,9 @@ def _in_per_step_function(model, call) -> bool:
     if not isinstance(caller, FUNCTION_TYPES) or model.loops_around(call):
         return False
     return bool(model.is_per_step_method(caller)) or model.steps_once_per_call(caller) \
-        or model.is_per_batch_hook(caller)  # `on_train_batch_end` of a callback
+        or model.is_per_batch_hook(caller) and not any(
+            word in caller.name for word in ("validation", "test", "predict", "eval"))
+    # (`on_train_batch_end` of a callback; not an evaluation hook, which Lightning runs without grad)
 
 
 def _handed_out(model, names) -> Dict[str, int]:

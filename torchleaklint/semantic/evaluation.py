@@ -514,7 +514,8 @@ def _result_back_propagated(model, unit, handed_on: bool = True) -> bool:
     # a caller in another module that back-propagates the result, or returns it to its own
     # caller (a model wrapper's training forward): from its summary
     # (`handed_on=False`: only a caller that back-propagates it)
-    return any((site.get("bp") or handed_on and site.get("rt")) and not site["ng"] for site in model.external_sites(unit))
+    return any((site.get("bp") or handed_on and site.get("rt")) and not site["ng"]
+               for site in model.external_sites(unit))
 
 
 def _sites_including_self_calls(model, unit) -> List[ast.Call]:

@@ -2701,8 +2701,10 @@ def _chunks_of_a_batch(expr: ast.AST) -> bool:
         return False
     functional = isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("torch", "th")
     size = (expr.args[1] if len(expr.args) > 1 else None) if functional else (expr.args[0] if expr.args else None)
-    return size is not None and not (isinstance(size, ast.Constant) and size.value == 1) \
-        and not isinstance(size, (ast.List, ast.Tuple))
+    if size is None or isinstance(size, (ast.List, ast.Tuple)):
+        return False
+    # (not `line.split(",")`, which splits a string)
+    return not (isinstance(size, ast.Constant) and (size.value == 1 or isinstance(size.value, str)))
 
 
 def _is_slicing(expr: ast.AST) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, positional_parameters
+from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -262,8 +262,25 @@ def _nothing_in_the_program_calls(model, method) -> bool:
     `reset()` by protocol: a metric's), nor for a method called by name on an object of
     unknown class anywhere in view."""
     info = model.class_of(method)
-    if info is None or not _drives_itself(model):
+    return info is not None and drives_itself(model.tree) and _called_by_nothing_in_view(model, method, info)
+
+
+def _project_steps_without_it(model, method, func) -> bool:
+    """Is the loop that runs `func`'s steps in another module of the project, and does no
+    code of the project call `method`? `logger.log(name, loss)` in the project's training
+    loop, `reset()` called by nothing: the state grows over that loop."""
+    info = model.class_of(method)
+    if info is None or model.project is None:
         return False
+    steps = model.external_sites(func)
+    return bool(steps) and all(site["st"] or site["tr"] for site in steps) \
+        and _called_by_nothing_in_view(model, method, info)
+
+
+def _called_by_nothing_in_view(model, method, info) -> bool:
+    """No base of the class is out of view (a framework may call `reset()` by protocol), and
+    no call in view names the method (on this class or on an object of unknown class, in
+    this module or, from the summaries, in the project's others)."""
     for base in model.class_bases(info):
         if base.rsplit(".", 1)[-1] not in model.classes and base not in ("object", "torch.nn.Module", "nn.Module") \
                 and not (model.project is not None and model.project.is_first_party(base)):
@@ -271,36 +288,6 @@ def _nothing_in_the_program_calls(model, method) -> bool:
     if model.project is not None and model.project.named_calls(method.name)[0]:
         return False
     return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
-
-
-def _project_steps_without_it(model, method, func) -> bool:
-    """Is the loop that runs `func`'s steps in another module of the project, and does no
-    code of the project call `method` (by this class or by name on an object of unknown
-    class)? `logger.log(name, loss)` in the project's training loop, `reset()` called by
-    nothing: the state grows over that loop. Not for a class with a base out of view (a
-    framework may call `reset()` by protocol)."""
-    info = model.class_of(method)
-    if info is None or model.project is None:
-        return False
-    steps = model.external_sites(func)
-    if not steps or not all(site["st"] or site["tr"] for site in steps):
-        return False
-    for base in model.class_bases(info):
-        if base.rsplit(".", 1)[-1] not in model.classes and base not in ("object", "torch.nn.Module", "nn.Module") \
-                and not model.project.is_first_party(base):
-            return False
-    if model.project.named_calls(method.name)[0]:
-        return False
-    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
-
-
-def _drives_itself(model) -> bool:
-    """Does the module end in `if __name__ == "__main__":`?"""
-    for node in model.tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
-                isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__":
-            return True
-    return False
 
 
 def _conditional_in(model, node, loop) -> bool:

@@ -30,7 +30,7 @@ from typing import Optional, Set
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard
 
 # Reads of a tensor that use its shape, not its values.
 _SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device"})
@@ -67,8 +67,7 @@ def _in_main_block(model, call, unit) -> bool:
     """Module-level code under `if __name__ == "__main__":` (a model file's own smoke test)."""
     if not isinstance(unit, ast.Module):
         return False
-    return any(isinstance(anc, ast.If) and isinstance(anc.test, ast.Compare) and isinstance(anc.test.left, ast.Name)
-               and anc.test.left.id == "__name__" for anc in model.ancestors(call))
+    return any(is_main_guard(anc) for anc in model.ancestors(call))
 
 
 # ----------------------------------------------------------- an untrained network built here

@@ -16,6 +16,17 @@ INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__"
                           "init_hidden", "reset_state", "reset_states"})
 
 
+def is_main_guard(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` (the test's left side is `__name__`)."""
+    return isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and \
+        isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"
+
+
+def drives_itself(tree: ast.Module) -> bool:
+    """Does the module run as a script: a top-level `if __name__ == "__main__":` block?"""
+    return any(is_main_guard(node) for node in tree.body)
+
+
 def keyword_arg(call: ast.Call, name: str) -> Optional[ast.AST]:
     """The value passed as `name=` to `call`, or None."""
     for kw in call.keywords:

@@ -766,7 +766,7 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
     if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or) and depth < 4:
         # `n = n or DEFAULTS["n"]`: the first operand that is set
         for operand in expr.values:
-            if _none_valued(model, operand, depth + 1):
+            if _none_valued(model, operand):
                 continue
             return _int_value(model, operand, depth + 1)
         return None
@@ -795,7 +795,7 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
     return None
 
 
-def _none_valued(model, expr: ast.AST, depth: int) -> bool:
+def _none_valued(model, expr: ast.AST) -> bool:
     """`None`, or a parameter that every call site of this module leaves at (or passes) None."""
     if isinstance(expr, ast.Constant):
         return expr.value is None

@@ -29,7 +29,7 @@ from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
     tune_calls, unpacked_sources, _argument, _bindings_before, _update_entries,
 )
-from torchleaklint.semantic.syntax import keyword_arg as _keyword
+from torchleaklint.semantic.syntax import drives_itself, keyword_arg as _keyword
 
 # the key of a view's sites under which the Tune uses of this module's names are indexed
 TUNE_SITES = "@tune"
@@ -444,10 +444,8 @@ def global_captures(model) -> Iterator[GlobalRead]:
 
 
 def _runs_as_script(model) -> bool:
-    for stmt in model.tree.body:
-        if isinstance(stmt, ast.If) and isinstance(stmt.test, ast.Compare) and \
-                isinstance(stmt.test.left, ast.Name) and stmt.test.left.id == "__name__":
-            return True
+    if drives_itself(model.tree):
+        return True
     return any(isinstance(model.unit_of(call), ast.Module) for call, _ in _trainables(model))
 
 
