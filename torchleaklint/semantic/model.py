@@ -2368,7 +2368,7 @@ class SemanticModel:
         for pattern in self.per_step_patterns():
             if fnmatch.fnmatchcase(name, pattern):
                 return f"`{name}` runs once per step"
-        if name in HF_TRAINER_STEP_HOOKS and self.is_hf_trainer_class(self.class_of(func)):
+        if self.is_hf_trainer_step_hook(func):
             return f"`{name}` runs once per step (the HuggingFace Trainer calls it for every batch)"
         site = self.training_loop_call_site(func)
         if site is not None:
@@ -2399,6 +2399,12 @@ class SemanticModel:
         if self.is_hf_trainer_class(info):
             return name in HF_TRAINER_EVAL_HOOKS
         return False
+
+    def is_hf_trainer_step_hook(self, func: ast.AST) -> bool:
+        """`compute_loss` / `training_step` of a HuggingFace Trainer subclass: the Trainer
+        calls it for every training batch, with the model it trains."""
+        info = self.class_of(func)
+        return info is not None and func.name in HF_TRAINER_STEP_HOOKS and self.is_hf_trainer_class(info)
 
     def is_hf_trainer_class(self, info: ClassInfo) -> bool:
         return any(b.startswith("transformers.") and b.endswith("Trainer") for b in self.class_bases(info))
