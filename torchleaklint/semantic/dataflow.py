@@ -113,11 +113,10 @@ class Analyzer:
                     values[arg.arg] = Value(MODULE, name=self.cls.name)
                 continue
             values[arg.arg] = self._annotation_value(arg.annotation)
-        if index_of_model := self._framework_model_parameter(unit, params):
+        if self._hands_in_the_trained_model(unit, params) and values["model"].kind == UNKNOWN:
             # `compute_loss(self, model, inputs)` of a HuggingFace Trainer subclass: the Trainer
             # hands it the model it trains
-            if values[params[index_of_model].arg].kind == UNKNOWN:
-                values[params[index_of_model].arg] = Value(MODULE)
+            values["model"] = Value(MODULE)
         duck = self.m.cached(("duck_typed", unit), lambda: self._duck_typed_params(set(values)))
         for name, value in duck.items():
             if values.get(name, UNKNOWN_V).kind == UNKNOWN:
@@ -137,12 +136,10 @@ class Analyzer:
                     values[name] = join(own if own.kind != UNKNOWN else None, value)
         return values
 
-    def _framework_model_parameter(self, unit, params) -> int:
-        """The position of the `model` parameter of a training hook the HuggingFace Trainer
-        calls with the model it trains (`compute_loss`, `training_step`), or 0 (none)."""
-        if len(params) < 2 or params[1].arg != "model" or not self.m.is_hf_trainer_step_hook(unit):
-            return 0
-        return 1
+    def _hands_in_the_trained_model(self, unit, params) -> bool:
+        """Is the first parameter after `self` a `model` that the HuggingFace Trainer passes
+        to a training hook (`compute_loss`, `training_step`): the model it trains?"""
+        return len(params) >= 2 and params[1].arg == "model" and self.m.is_hf_trainer_step_hook(unit)
 
     def _annotation_value(self, annotation) -> Value:
         if annotation is None:
