@@ -250,7 +250,7 @@ def _readers(expr, key) -> Set[ast.AST]:
 
 
 def _is_scalar(model, operands) -> bool:
-    return all(model.value(o).scalar for o in operands)
+    return all(model.one_element(o) for o in operands)
 
 
 def _fix_method(model, stmt, key, operands) -> str:

@@ -329,9 +329,10 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     """Does a backward of the same step run through the stored graph? Then its activations
     are freed and only the latest step's nodes are kept until the next store: no leak.
     - another read of the attribute reaches a backward;
-    - the stored value is part of what the method returns (`x, self.attn = self.attention(q)`
-      then `return self.proj(x)`, `self.code = code` then `return head(code)`): whoever
-      back-propagates the output back-propagates it;
+    - the stored value is part of what the method returns, or a second output of a forward
+      the returned value comes from (`x, self.attn = self.attention(q)` then `return
+      self.proj(x)`, `self.code = code` then `return head(code)`): whoever back-propagates
+      the output back-propagates it, and frees the activations of that forward;
     - the stored value is an argument (`self.val = val` in `AverageMeter.update`) that the
       caller's step back-propagates (`meter.update(loss); loss.backward()`);
     - a read we cannot follow (a closure handed to a library) may consume it: unknown."""
@@ -346,8 +347,9 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     stored = _stored_expr(stmt, target)
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \
-                and model.feeds(stored, stmt, node.value):
-            return True
+                and (model.feeds(stored, stmt, node.value) or model.side_output_of(stored, node.value)):
+            return True  # `src2, attn = self.self_attn(...)`; `self.attn = attn`; `return src + src2`:
+            # the backward of the output frees the shared forward's activations
     for call in model.backward_calls_in(func):
         differentiated = model.backward_target(call)
         if differentiated is not None and (model.feeds(stored, stmt, differentiated) or

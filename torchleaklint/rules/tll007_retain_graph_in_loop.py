@@ -124,7 +124,8 @@ class RetainGraphInLoop(Rule):
         if not isinstance(unit, FUNCTION_TYPES):
             return
         why = model.is_per_step_method(unit) or (
-            f"`{unit.name}` is called in a training loop" if model.is_per_step_function(unit) else None)
+            f"`{unit.name}` is called in a training loop" if model.is_per_step_function(unit) else None) \
+            or _called_by_step_functions(model, unit)
         if why is None or not _builds_graph_each_iteration(model, unit) or \
                 _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit):
             return
@@ -132,12 +133,44 @@ class RetainGraphInLoop(Rule):
         shown = _short(target) if target is not None else "the loss"
         message = (f"`{shown}` is back-propagated with `retain_graph=True` in `{unit.name}` ({why}) and no "
                    f"later backward of the step goes through that graph: its saved activations are kept after "
-                   f"the backward until `{unit.name}` returns (a higher peak every step, not growth). "
-                   f"Drop `retain_graph=True`")
+                   f"the backward for as long as `{shown}` or its graph is referenced, at least until "
+                   f"`{unit.name}` returns (a higher peak every step, not growth). Drop `retain_graph=True`")
         evidence = [(unit, f"{why}; it builds a new graph each call"),
                     (call, "no later backward in the same call differentiates a value sharing this graph, so "
                            "retaining its saved activations serves nothing")]
         yield self.finding(call, message, severity=WARNING, evidence=evidence)
+
+
+def _called_by_step_functions(model, func) -> Optional[str]:
+    """Why `func` runs once per step through its callers: every call site is in view, in a
+    method or function that itself runs once per step (`optimize_parameters()`, called in the
+    training loop, calling `backward_G()`), and no backward follows the call there (directly or
+    in a function the caller runs after it), so nothing later in the step can need the graph."""
+    sites = model.call_sites(func)
+    if not sites or model.external_sites(func) or model.handed_out(func) or model.calls_by_method_name(func)[0]:
+        return None
+    for site in sites:
+        caller = model.unit_of(site)
+        if not isinstance(caller, FUNCTION_TYPES) or model.loops_around(site) or caller is func or \
+                not (model.is_per_step_method(caller) or model.is_per_step_function(caller)) or \
+                _backward_after(model, site, caller):
+            return None
+    return f"`{func.name}` is called once per step by `{model.unit_of(sites[0]).name}` at line {sites[0].lineno}"
+
+
+def _backward_after(model, site, caller) -> bool:
+    """A backward in `caller` after `site`, directly or in a function it calls (one in another
+    module or of unknown target counts when it may run one)."""
+    here = (site.lineno, site.col_offset)
+    for node in ast.walk(caller):
+        if not isinstance(node, ast.Call) or node is site or (node.lineno, node.col_offset) <= here:
+            continue
+        if model.backward_target(node) is not None:
+            return True
+        callee = model.resolve_call(node)
+        if model.has_backward_within(callee) if callee is not None else model.runs_backward_in_another_module(node):
+            return True
+    return False
 
 
 def _carried_into_next_iteration(model, call, target, loop) -> bool:

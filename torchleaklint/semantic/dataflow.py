@@ -37,6 +37,9 @@ _JOIN_BUILTINS = frozenset({"sum", "max", "min", "abs", "sorted", "reversed", "n
 _SEQUENCE_BUILTINS = frozenset({"list", "tuple", "set", "frozenset"})
 _DATA_PREFIXES = ("numpy.", "pandas.", "datasets.load_dataset", "h5py.", "scipy.", "PIL.")
 _LOAD_FUNCTIONS = ("torch.load",)
+# What a forward may return that no autograd graph can be in: numbers, None, the modules it
+# built (`rf = nn.Sequential(...)`), arrays, optimizers, loaders.
+_NEVER_A_GRAPH = frozenset({SCALAR, NONE, MODULE, DATA, OPTIMIZER, DATALOADER, DATASET})
 
 
 class FlowResult:
@@ -954,7 +957,7 @@ class Analyzer:
                         # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
                         graph = self.produced(Value(GRAPH))
                         return Value(SEQUENCE, items=tuple(
-                            item if item.kind in (SCALAR, NONE) or item.kind == SEQUENCE and not item.carries_graph
+                            item if item.kind in _NEVER_A_GRAPH or item.kind == SEQUENCE and not item.carries_graph
                             and item.items is None and item.elem is not None else
                             _trusted_entries(item, graph) if item.fields is not None else graph
                             for item in output.items))
@@ -1563,7 +1566,7 @@ def _forward_output(returned: Value) -> Value:
         return Value(SEQUENCE, items=tuple(_forward_output(item) for item in returned.items))
     if returned.kind == SEQUENCE and returned.elem is not None and returned.fields is None:
         return Value(SEQUENCE, elem=_forward_output(returned.elem))  # a list built of detached caches
-    if returned.kind in (SCALAR, NONE, TENSOR) or returned.carries_graph:
+    if returned.kind in _NEVER_A_GRAPH or returned.kind == TENSOR or returned.carries_graph:
         return returned  # TENSOR: proven graph-free (a parameterless module on graph-free inputs)
     return Value(GRAPH)
 

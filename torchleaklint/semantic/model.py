@@ -504,6 +504,9 @@ class SemanticModel:
         """`f()` of a module function, `Cls()` (its __init__), `self.method()`."""
         func = call.func
         if isinstance(func, ast.Name):
+            nested = self._nested_function(call, func.id)
+            if nested is not None:
+                return nested
             if func.id in self.module_functions:
                 return self.module_functions[func.id]
             if func.id in self.classes:
@@ -513,6 +516,43 @@ class SemanticModel:
             info = self.enclosing_class_info(call)
             return self.method(info.name, func.attr) if info is not None else None
         return None
+
+    def _nested_function(self, call: ast.Call, name: str) -> Optional[ast.AST]:
+        """The function `name` defined inside a function that encloses `call` (`def hvp(...)`
+        in the method that then calls `hvp(loss, w, v)`), when that scope binds the name
+        nowhere else."""
+        index = self.cached(("nested_functions",), self._index_nested_functions)
+        if not index:
+            return None
+        scope = self.unit_of(call)
+        while isinstance(scope, FUNCTION_TYPES):
+            if (scope, name) in index:
+                return index[(scope, name)]
+            scope = self.unit_of(scope)
+        return None
+
+    def _index_nested_functions(self) -> Dict[Tuple[ast.AST, str], Optional[ast.AST]]:
+        index: Dict[Tuple[ast.AST, str], Optional[ast.AST]] = {}
+        for func in self.functions:
+            scope = self.unit_of(func)
+            if isinstance(scope, FUNCTION_TYPES):
+                key = (scope, func.name)
+                index[key] = None if key in index else func  # defined twice: which one runs is unknown
+        for key, func in list(index.items()):
+            scope, name = key
+            if func is not None and self._binds_elsewhere(scope, name, func):
+                index[key] = None
+        return {key: func for key, func in index.items() if func is not None}
+
+    def _binds_elsewhere(self, scope: ast.AST, name: str, func: ast.AST) -> bool:
+        """Does `scope` bind `name` other than by the `def` of `func` (a parameter, an
+        assignment, a loop target)?"""
+        if any(a.arg == name for a in positional_parameters(scope)):
+            return True
+        for node in nodes_within(scope):
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+                return True
+        return False
 
     def self_calls(self, name: str) -> List[ast.Call]:
         """Every `self.<name>(...)` call of the module (indexed once)."""
@@ -567,6 +607,8 @@ class SemanticModel:
                 cls = self._instance_class_of_name(owner.id)
             elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
                 cls = self._instance_class_of_attr(call, owner.attr)
+            elif isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id in self.classes:
+                cls = owner.func.id  # `Trainer(cfg).fit(data)`: a method of the instance just made
             elif isinstance(owner, ast.Attribute):
                 # `model.l2.tensor_s.update(h)`: an attribute that one class of the module, and
                 # only one, binds to an instance of one class (`self.tensor_s = TensorStatistic()`)
@@ -650,7 +692,30 @@ class SemanticModel:
             expr = expr.func.value  # Net().to(device)
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in self.classes:
             return expr.func.id
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in self.module_functions:
+            # `quick_fit(TextClassifier())`, whose every return hands back the module it was given
+            position = self._returned_parameter(self.module_functions[expr.func.id])
+            if position is not None and position < len(expr.args) and not any(
+                    isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
+                return self._constructed_class(expr.args[position])
         return None
+
+    def _returned_parameter(self, func: ast.AST) -> Optional[int]:
+        """The position of the parameter every `return` of `func` returns as it is (a helper
+        that trains or moves the model it is handed and gives it back), else None."""
+        def compute() -> Optional[int]:
+            names = [a.arg for a in positional_parameters(func)]
+            returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
+            if not returns or not all(isinstance(r.value, ast.Name) for r in returns):
+                return None
+            returned = {r.value.id for r in returns}
+            if len(returned) != 1 or next(iter(returned)) not in names:
+                return None
+            name = next(iter(returned))
+            if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_within(func)):
+                return None  # rebound on the way: not what was handed in
+            return names.index(name)
+        return self.cached(("returned_parameter", func), compute)
 
     def _instance_class_of_name(self, name: str) -> Optional[str]:
         classes = self._instance_bindings()[0].get(name)
@@ -710,6 +775,30 @@ class SemanticModel:
         if qual in ("torch.autograd.grad",):
             return _first_arg(call, "outputs")
         return None
+
+    def one_element(self, expr: ast.AST) -> bool:
+        """Is the value of `expr` one number: a scalar by its data flow, or a name whose value
+        (the same reaching definitions) a `.backward()` with no gradient argument
+        differentiates (`loss = self.calculate_kd_loss(...)`; `loss.backward()`), which
+        raises on anything but a one-element tensor?"""
+        if self.value(expr).scalar:
+            return True
+        if not isinstance(expr, ast.Name):
+            return False
+        unit = self.unit_of(expr)
+        reaching = self.reaching(unit)
+        ours = set(reaching.definitions(expr))
+        if not ours:
+            return False
+        for call in self.backward_calls_in(unit):
+            func = call.func
+            if not (isinstance(func, ast.Attribute) and func.attr == "backward" and not call.args
+                    and not any(kw.arg in ("gradient", "tensors", None) for kw in call.keywords)):
+                continue
+            target = func.value
+            if isinstance(target, ast.Name) and target.id == expr.id and set(reaching.definitions(target)) == ours:
+                return True
+        return False
 
     def _graph_free(self, expr: ast.AST) -> bool:
         """Proven to carry no graph (computed under no-grad, detached, a number): no loss."""
@@ -1490,6 +1579,13 @@ class SemanticModel:
 
         return graphs_share(self, first, second)
 
+    def side_output_of(self, stored: ast.AST, other: ast.AST) -> bool:
+        """Is the name `stored` bound only by statements that also compute part of `other`'s
+        graph (a second output of the same forward), adding no forward of its own?"""
+        from torchleaklint.semantic.provenance import side_output_of
+
+        return side_output_of(self, stored, other)
+
     def runs_only_without_grad(self, stmt: ast.AST, seen_enabled: bool = False) -> bool:
         """Is `stmt` behind an opt-in flag (`if use_cache:`) that every call in view turning
         it on runs under no-grad? Then what it stores carries no graph. With `seen_enabled`,
@@ -1899,7 +1995,7 @@ class SemanticModel:
         # over the chunks of the batch, `scaler.step(opt)`), and lets `key` go when it returns
         unit = self.unit_of(stmt)
         return isinstance(unit, FUNCTION_TYPES) and "." not in key and self._bound_fresh_before(unit, stmt, key) and \
-            steps(nodes_within(unit, skip_loops=True)) and self._stays_in_call(unit, key)
+            steps(nodes_within(unit, skip_loops=True)) and self._stays_in_call(unit, key, reductions=True)
 
     def _kept_within_a_call_that_updates_nothing(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
         """A local container made fresh in a function that steps no optimizer (directly or in
@@ -1935,10 +2031,12 @@ class SemanticModel:
             node = self.parent(node)
         return False
 
-    def _stays_in_call(self, unit: ast.AST, key: str) -> bool:
+    def _stays_in_call(self, unit: ast.AST, key: str, reductions: bool = False) -> bool:
         """Is the local `key` a container only this call uses: every read of it indexes it,
         calls one of its methods, counts it or tests membership, never hands the object
-        itself on (returned, stored, passed to a call) nor declares it global?"""
+        itself on (returned, stored, passed to a call) nor declares it global? With
+        `reductions`, also when it is reduced to a new value (`torch.stack(losses).mean()`):
+        asked of one update's micro-steps, where that value holds one step's graphs at most."""
         if key in self._globals_of(unit):
             return False
         for node in nodes_within(unit):
@@ -1952,8 +2050,20 @@ class SemanticModel:
                 continue
             if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
                 continue
+            if reductions and isinstance(parent, ast.Call) and node in parent.args and \
+                    self._reduces_without_keeping(parent):
+                continue
             return False
         return True
+
+    def _reduces_without_keeping(self, call: ast.Call) -> bool:
+        """A call that reads a container and keeps nothing of the container itself:
+        `len(losses)`, `sum(losses)`, `torch.stack(losses)`, `torch.cat(outs)` (a new tensor
+        is made; whoever keeps that tensor is the one to report)."""
+        if isinstance(call.func, ast.Name) and call.func.id in _REDUCING_BUILTINS:
+            return True
+        qual = self.qualname(call.func)
+        return qual is not None and qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _TENSOR_BUILDERS
 
     def _persists_across_calls(self, unit: ast.AST, key: str) -> bool:
         """Is `key` state that outlives a call of `unit`: an attribute of the method's own
@@ -2096,12 +2206,30 @@ class SemanticModel:
         return isinstance(loop, (ast.For, ast.AsyncFor)) and self._fixed_collection(loop.iter)
 
     def _fixed_loop_target(self, definition: ast.AST) -> bool:
-        node = definition
+        """Is `definition` a loop variable that takes the same values on every call: bound
+        from a fixed collection, or from the fixed part of a `zip`/`enumerate` (`for (i, rnn),
+        s in zip(enumerate(self.rnns), state)`: `i` and `rnn` are fixed, `s` is not)?"""
+        node, path = definition, []
         parent = self.parents.get(node)
         while isinstance(parent, (ast.Tuple, ast.List)):
+            path.append(next(i for i, e in enumerate(parent.elts) if e is node))
             node, parent = parent, self.parents.get(parent)
         return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.target is node and \
-            self._fixed_collection(parent.iter)
+            self._fixed_part(parent.iter, path[::-1])
+
+    def _fixed_part(self, expr: ast.AST, path: List[int]) -> bool:
+        """Does the part at `path` of each item `expr` yields take fixed values?"""
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords \
+                and not any(isinstance(a, ast.Starred) for a in expr.args):
+            name, args = expr.func.id, expr.args
+            if name in ("list", "tuple", "reversed", "sorted") and len(args) == 1:
+                return self._fixed_part(args[0], path)
+            if path and name == "zip" and path[0] < len(args):
+                return self._fixed_part(args[path[0]], path[1:])
+            if path and name == "enumerate" and len(args) == 1 and path[0] in (0, 1):
+                # the counter counts the items: fixed when the collection is
+                return self._fixed_collection(args[0]) if path[0] == 0 else self._fixed_part(args[0], path[1:])
+        return self._fixed_collection(expr)
 
     def _fixed_count(self, expr: ast.AST, hops: int) -> bool:
         if isinstance(expr, ast.Constant):
@@ -2694,6 +2822,8 @@ def _counts(iterable: ast.AST) -> bool:
                for n in ast.walk(iterable))
 
 
+_REDUCING_BUILTINS = frozenset({"len", "sum", "min", "max", "any", "all"})
+_TENSOR_BUILDERS = frozenset({"stack", "cat", "concat", "concatenate", "hstack", "vstack", "mean", "sum"})
 _RESHAPING = frozenset({"reshape", "view", "swapaxes", "transpose", "permute", "movedim", "unflatten", "flip"})
 
 

@@ -42,6 +42,10 @@ _VIEW_METHODS = frozenset({"view", "reshape", "flatten", "transpose", "permute",
 # switches, printing.
 _MODE_METHODS = frozenset({"eval", "train", "to", "cuda", "cpu", "float", "half", "double"})
 _SHOWN_BY = frozenset({"print", "repr", "str", "len", "type"})
+# Element-wise ops and reductions that make a value to inspect (`torch.abs(a - b).sum()`).
+_REDUCTIONS = frozenset({"abs", "sum", "mean", "max", "min", "norm", "item", "tolist", "argmax", "square", "pow"})
+# Comparisons that answer with a bool.
+_COMPARERS = frozenset({"allclose", "equal", "assert_close", "assert_allclose", "isclose"})
 _COUNTED_BY = frozenset({"parameters", "named_parameters", "buffers", "modules", "children"})
 # Keywords of a constructor that may load trained weights.
 _WEIGHT_WORDS = ("pretrain", "weight", "ckpt", "checkpoint", "path", "load", "state", "resume")
@@ -202,8 +206,11 @@ def _made_up(model, expr) -> bool:
 
 
 def _only_shape_read(model, call, unit) -> bool:
-    """Is only the shape of the forward's result read (directly, or through names bound to
-    it or to view-like transforms of it)?"""
+    """Is the forward's result only checked: its shape read, or its values compared or
+    asserted (directly, through arithmetic and reductions of it, or through names bound to it
+    or to view-like transforms of it), printed at most along the way? A conversion check
+    (`fc_output - conv_output` printed and asserted small) measures nothing on data and keeps
+    nothing; a print of the output alone is a look at predictions."""
     reaching = model.reaching(unit)
     pending, seen, asked = [call], set(), False
     while pending:
@@ -211,9 +218,15 @@ def _only_shape_read(model, call, unit) -> bool:
         if len(seen) > MAX_DERIVED:
             return False
         use, parent = _past_views(model, expr)
-        if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES or \
-                isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        if _shown(parent, use):
+            continue  # printed along the way: allowed, but a print alone is a look at predictions
+        if _inspects(model, parent, use):
             asked = True
+            continue
+        derived = _derived(model, parent, use)
+        if derived is not None:
+            pending.append(derived)
+            seen.add(id(derived))
             continue
         targets = _bound_names(parent, use)
         if targets is None:
@@ -230,6 +243,42 @@ def _only_shape_read(model, call, unit) -> bool:
                     pending.append(read)
     # a result never read is no probe: it stays referenced (with its graph) until rebound
     return asked
+
+
+def _shown(parent, use) -> bool:
+    """Printed or formatted: `print(y)`, `f"{y}"`."""
+    return isinstance(parent, ast.FormattedValue) or isinstance(parent, ast.Call) and \
+        isinstance(parent.func, ast.Name) and parent.func.id in _SHOWN_BY and parent.func.id != "len" \
+        and use in parent.args
+
+
+def _inspects(model, parent, use) -> bool:
+    """A use that ends in a check of the value: its shape read, or its values compared or
+    asserted (`torch.allclose(a, b)`, `diff < 1e-6`)."""
+    if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES:
+        return True
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+        return True
+    if isinstance(parent, ast.Call) and use in parent.args and \
+            (model.qualname(parent.func) or "").rsplit(".", 1)[-1] in _COMPARERS:
+        return True  # `torch.allclose(a, b)`: a bool
+    return isinstance(parent, (ast.Compare, ast.Assert))
+
+
+def _derived(model, parent, use) -> Optional[ast.AST]:
+    """The new value a use makes from this one, when it is arithmetic with it, a reduction
+    or an element-wise op (`torch.abs(a - b).sum()`, `.item()`): it is followed in turn."""
+    if isinstance(parent, (ast.BinOp, ast.UnaryOp)):
+        return parent
+    if isinstance(parent, ast.Attribute) and parent.value is use and parent.attr in ("data", "T"):
+        return parent  # the same values
+    if isinstance(parent, ast.Attribute) and parent.value is use and parent.attr in _REDUCTIONS:
+        outer = model.parent(parent)
+        return outer if isinstance(outer, ast.Call) and outer.func is parent else None
+    if isinstance(parent, ast.Call) and use in parent.args:
+        qual = model.qualname(parent.func) or ""
+        return parent if qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _REDUCTIONS else None
+    return None
 
 
 def _past_views(model, expr):

@@ -481,6 +481,21 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
         _reads_object_state_set_per_call(model, second)
 
 
+def side_output_of(model, stored: ast.AST, other: ast.AST) -> bool:
+    """Is `stored` a name bound only by statements that also compute part of `other`'s graph
+    (`src2, attn = self.self_attn(q, k, v)`, then `return src + src2`)? It adds no forward of
+    its own: a backward through `other` frees the activations of the computation they share,
+    leaving only the side output's nodes. A value with a forward of its own on the way
+    (`self.norm(x).norm(dim=-1)`) is not one."""
+    if not isinstance(stored, ast.Name):
+        return False
+    definitions = [d for d in model.reaching(model.unit_of(stored)).definitions(stored) if not isinstance(d, ast.arg)]
+    if not definitions:
+        return False
+    theirs = {model.statement_of(d) for d in graph_dependencies(model, other)}
+    return all(model.statement_of(d) in theirs for d in definitions)
+
+
 def _reads_object_state_set_per_call(model, expr: ast.AST) -> bool:
     """Is the value of `expr` computed from an attribute that an object of a class of this
     file stores outside its init-like methods (`sl.loss` of a style-loss module, set by its
