@@ -96,6 +96,23 @@ class Project:
         path = os.path.abspath(path)
         return ProjectView(path, self.summaries, self.sites().get(path, {}))
 
+    def asked_sites(self, path: str, reads: Iterable[str]) -> Optional[str]:
+        """A digest of the call sites (and callers) of its own functions a file's analysis
+        asked about (`view.SITE_MARK` among its reads), as they are in this project: what a
+        summary read of other modules besides their summaries. None when there are none."""
+        path = os.path.abspath(path)
+        sites = self.sites().get(path) or {}
+        asked = {}
+        for read in reads:
+            if read == SITE_MARK + CALLERS:
+                asked[read] = has_external_callers(sites)
+            elif read.startswith(SITE_MARK):
+                asked[read] = sites.get(read[len(SITE_MARK):], [])
+        if not any(asked.values()):
+            return None
+        text = json.dumps(asked, sort_keys=True)
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
     def fingerprint(self, path: str, reads: Iterable[str]) -> Optional[str]:
         """What a file's check depended on: the summaries it read and the call sites other
         modules have of its functions that it asked about (`view.SITE_MARK` among its

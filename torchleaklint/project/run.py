@@ -35,6 +35,9 @@ from torchleaklint.source import INTERNAL_ERROR, read_regular_file
 # Summary rounds: the first without other modules' summaries, then again for the files whose
 # dependencies' summaries changed, until none did; chains deeper than this stop there.
 MAX_ROUNDS = 3
+# `_analyze(..., check=SUMMARY_WITH_SITES)`: summarize only, reading the call sites other
+# modules have of the file's functions
+SUMMARY_WITH_SITES = "sites"
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
@@ -62,6 +65,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     # summaries are (a list per file, read back for its fingerprint)
     reads: Dict[str, List[str]] = Packed()
     summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
+    sites_at: Dict[str, Optional[str]] = {}  # the call sites of its functions it was computed with (None: none)
     entries: Dict[str, list] = Packed()  # the entries of other summaries a file's summary read
     results: Dict[str, list] = Packed()  # each file's diagnostics, until the last check
     digests: Dict[str, Optional[bytes]] = {}
@@ -85,6 +89,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                     stored_partial.add(path)
             reads[path] = entry["reads"]
             summarized_at[path] = entry.get("fp")
+            sites_at[path] = entry.get("sfp")
             entries[path] = entry.get("entries") or []
     referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
     partial = {path for path in files if absolute[path] not in referenced}
@@ -94,6 +99,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             summaries.pop(absolute[path], None)
             reads.pop(path, None)
             summarized_at.pop(path, None)
+            sites_at.pop(path, None)
             entries.pop(path, None)
             todo.append(path)
     # A module no other imports that may import modules of the run waits for the check: no
@@ -191,6 +197,8 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # first the files no other module imports, checked and summarized in one pass (their
         # calls are call sites of the other files' functions), then the others
         first = unknown([p for p in files if p in partial])
+        library = [p for p in files if p not in partial and p not in late]
+        resummarized = set()
         for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, jobs, verbose, project,
                                                                          partial=partial):
             _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
@@ -198,6 +206,28 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             used[path] = project.fingerprint(path, reads[path])
         if first:
             project = Project(summaries)
+            # their calls are call sites of the other modules' functions (`train_online(pid_net,
+            # plant)` in the entry script types the parameters of a library module, whose calls
+            # then carry values into a third module): summaries that read those sites are
+            # computed again, as in the rounds above, before the others are checked
+            for _ in range(MAX_ROUNDS - 1):
+                # (only a summary with calls into the run's modules, resolved or by method name:
+                # what the sites type can travel on only through the values those calls pass)
+                now = {p: project.asked_sites(p, reads.get(p, ())) for p in library if _calls_into_run(summaries, p)}
+                again = [p for p in now if now[p] != sites_at.get(p) or
+                         summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
+                if not again:
+                    break
+                analyses += len(again)
+                if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+                    print(f"site round: {len(again)} files", file=sys.stderr)
+                for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
+                                                                       check=SUMMARY_WITH_SITES, partial=partial):
+                    _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                    entries[path], summarized_at[path] = inputs
+                    sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
+                    resummarized.add(path)
+                project = Project(summaries)
         pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
             print(f"round 1: {len(todo)} files; checked: {len(first) + len(pending)} files", file=sys.stderr)
@@ -219,6 +249,12 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # does not continue the iteration unless a file changes)
         for path in files if not settled else ():
             summarized_at[path] = entry_inputs(summaries, path, entries.get(path, ()))
+        # and the call sites of its functions a file's summary stands for are those it asked
+        # about by the end of the run (its check's questions too): the next run summarizes it
+        # again with the sites only when the entry modules' calls change them
+        for path in library if first or pending else ():
+            if path in fresh or path in resummarized or path in pending:
+                sites_at[path] = project.asked_sites(path, reads.get(path, ()))
     for path in files:
         diagnostics = results[path]
         # (a YAML or shell file is analyzed again every run: an entry would only be rewritten)
@@ -226,13 +262,20 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
             store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
-                      summarized_at.get(path), entries.get(path, ()), scans.get(path))
+                      summarized_at.get(path), entries.get(path, ()), scans.get(path), sites_at.get(path))
         yield path, diagnostics
     if cache is not None:
         if all(cache.recorded_deps(path) == (True, used.get(path)) for path in files if not _analyzed_every_run(path)):
             cache.claim_run(run_key)
         cache.save()
         store.save()
+
+
+def _calls_into_run(summaries: Dict[str, dict], path: str) -> bool:
+    """Does the summary record calls of the run's functions, or method names called on
+    objects of unknown class (which typed parameters may resolve)?"""
+    summary = summaries.get(os.path.abspath(path))
+    return bool(summary and (summary.get("calls") or summary.get("named")))
 
 
 def _analyzed_every_run(path: str) -> bool:
@@ -381,8 +424,11 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
 
         diagnostics = lint_source(raw, path, settings, verbose, project=view)
         return path, diagnostics, None, sorted(view.reads), content_hash(raw), None
-    if not check:  # a summary looks forward only: no call sites of other modules
-        forward = ProjectView(path, project.summaries)
+    if check is not True:
+        # a summary looks forward only (no call sites of other modules), but for the rounds
+        # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
+        # parameters of the library functions they call
+        forward = project.view(path) if check == SUMMARY_WITH_SITES else ProjectView(path, project.summaries)
         forward.callable_names = _CALLABLE_NAMES
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
         return path, None, summary, sorted(forward.reads), content_hash(raw), _inputs(forward)

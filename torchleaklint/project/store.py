@@ -106,9 +106,10 @@ class SummaryStore:
                 yield path, entry
 
     def put(self, path: str, stat, digest: Optional[bytes], summary, reads, fp=None, entries=(),
-            scan=None) -> None:
+            scan=None, sites=None) -> None:
         entry = {"stat": list(stat) if stat else None, "hash": digest.hex() if digest else None,
-                 "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries), "scan": scan}
+                 "summary": summary, "reads": list(reads), "fp": fp, "entries": list(entries), "scan": scan,
+                 "sfp": sites}
         try:  # the C encoder: json.dump is not
             line = (json.dumps([path, entry], separators=(",", ":")) + "\n").encode("utf-8")
         except (TypeError, ValueError):

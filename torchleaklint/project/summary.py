@@ -46,6 +46,7 @@ from torchleaklint.semantic.values import (
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
+from torchleaklint.semantic.syntax import positional_parameters
 
 SUMMARY_VERSION = 13
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
@@ -681,7 +682,15 @@ def _may_call_first_party(model, call) -> bool:
     qual = model.imports.aliases.get(func.id)
     if qual is not None:
         return model.project.is_first_party(qual)
-    return model.project.has_first_party_imports() and _names_and_items(call.func)
+    if not _names_and_items(call.func):
+        return False
+    if model.project.has_first_party_imports():
+        return True
+    # a parameter that other modules' calls pass first-party objects for (`plant.step(u)`
+    # in a loop whose `plant` the entry script constructs), though this module imports none
+    unit = model.unit_of(call)
+    return isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+        any(a.arg == func.id for a in positional_parameters(unit)) and bool(model.external_sites(unit))
 
 
 def _names_and_items(expr) -> bool:
