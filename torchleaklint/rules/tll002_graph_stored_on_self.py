@@ -347,9 +347,13 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     stored = _stored_expr(stmt, target)
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \
-                and (model.feeds(stored, stmt, node.value) or model.side_output_of(stored, node.value)):
-            return True  # `src2, attn = self.self_attn(...)`; `self.attn = attn`; `return src + src2`:
-            # the backward of the output frees the shared forward's activations
+                and (model.feeds(stored, stmt, node.value) or model.side_output_of(stored, node.value)) \
+                and not model.returned_graph_never_differentiated(func):
+            # `src2, attn = self.self_attn(...)`; `self.attn = attn`; `return src + src2`: the
+            # backward of the output frees the shared forward's activations (not when every
+            # caller, all in view, detaches or only logs what it returns: a teacher's features
+            # cached and handed out for a `.detach()`ed distillation target)
+            return True
     for call in model.backward_calls_in(func):
         differentiated = model.backward_target(call)
         if differentiated is not None and (model.feeds(stored, stmt, differentiated) or

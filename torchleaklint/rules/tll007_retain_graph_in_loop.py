@@ -126,10 +126,10 @@ class RetainGraphInLoop(Rule):
         why = model.is_per_step_method(unit) or (
             f"`{unit.name}` is called in a training loop" if model.is_per_step_function(unit) else None) \
             or _called_by_step_functions(model, unit)
-        if why is None or not _builds_graph_each_iteration(model, unit) or \
-                _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit):
-            return
         target = model.backward_target(call)
+        if why is None or not _builds_graph_each_iteration(model, unit) or \
+                _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit, target):
+            return
         shown = _short(target) if target is not None else "the loss"
         message = (f"`{shown}` is back-propagated with `retain_graph=True` in `{unit.name}` ({why}) and no "
                    f"later backward of the step goes through that graph: its saved activations are kept after "
@@ -185,22 +185,28 @@ def _carried_into_next_iteration(model, call, target, loop) -> bool:
     return False
 
 
-def _graph_leaves(model, func) -> bool:
-    """Does a graph of the function outlive the call: stored on `self` or in a global, or
-    returned? Then a backward after the call (another step method) may need the retained
-    graph, which cannot be told from here."""
+def _graph_leaves(model, func, retained) -> bool:
+    """Does a graph of the function that shares part of the retained one (`retained`, the
+    differentiated expression; None: any) outlive the call: stored on `self` or in a global,
+    or returned? Then a backward after the call (another step method) may need the retained
+    graph, which cannot be told from here. A graph of its own (a preview `self.G(fixed_z)`
+    stored after the update) needs nothing of it."""
     flow = model.flow(func)
     if flow is None:
         return True
+
+    def shares(value) -> bool:
+        return retained is None or model.graphs_share(value, retained)
     for node in ast.walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value) \
-                and not model.value_killed_at(node.value) and not model.returned_graph_never_differentiated(func):
+                and not model.value_killed_at(node.value) and not model.returned_graph_never_differentiated(func) \
+                and shares(node.value):
             return True
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             leaves = [leaf for t in targets for leaf in ast.walk(t) if isinstance(leaf, (ast.Attribute, ast.Subscript))
                       and isinstance(getattr(leaf, "ctx", None), ast.Store)]
-            if leaves and model.carries_graph(node.value):
+            if leaves and model.carries_graph(node.value) and shares(node.value):
                 return True  # `self.fake = G(z)`, `cache[k] = out`
     return False
 

@@ -16,7 +16,7 @@ from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
-    is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    empties, is_full_slice, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -1153,6 +1153,19 @@ class SemanticModel:
             self._memo[key] = answer
         return answer
 
+    def _batch_generator(self, iterable: ast.AST) -> bool:
+        """A call of a generator function of this module whose `yield`s are in a loop over
+        the batches of a tensor (`for i in range(0, x.size(0), bs): yield x[i:i + bs]`)."""
+        if not isinstance(iterable, ast.Call):
+            return False
+        func = self._resolve_call_cheap(iterable)
+        if not isinstance(func, FUNCTION_TYPES):
+            return False
+        return self.cached(("batch_generator", func), lambda: any(
+            isinstance(node, (ast.For, ast.AsyncFor)) and _strided_batch_loop(node)
+            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+            for node in nodes_within(func)))
+
     def _settled(self) -> bool:
         return not self._in_progress and not self._frames
 
@@ -1172,6 +1185,8 @@ class SemanticModel:
             return True
         if _strided_batch_loop(loop):
             return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
+        if self._batch_generator(iterable):
+            return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
             return False
         if self._inside_module_forward(loop):
@@ -1865,9 +1880,9 @@ class SemanticModel:
                     yield leaf, None
             elif isinstance(node, ast.Delete):
                 for target in node.targets:
-                    yield (target.value if _is_full_slice(target) else target), None
-            elif isinstance(node, ast.Expr) and _is_clear_call(node.value):
-                yield node.value.func.value, None  # `buf.clear()` empties it like `buf = []`
+                    yield (target.value if is_full_slice(target) else target), None
+            elif isinstance(node, ast.Expr) and empties(node) is not None and dotted(empties(node)) is not None:
+                yield empties(node), None  # `buf.clear()` empties it like `buf = []`
 
     def may_outlive_step(self, stmt: ast.AST, key: str) -> bool:
         """A cheap necessary condition of `outlives_step`, asked before any data flow: the
@@ -2601,6 +2616,28 @@ class SemanticModel:
                 return True
         return False
 
+    def _result_graph_differentiated(self, call: ast.Call) -> bool:
+        """`result_back_propagated` by graph provenance: a backward of the call's function
+        differentiates a graph the call's result is part of (a `.detach()` on the way cuts it:
+        `F.mse_loss(s_feat, t_feat.detach())`). Where a backward's graph cannot be traced,
+        data dependence decides, as `result_back_propagated` does."""
+        unit = self.unit_of(call)
+        stmt = self.statement_of(call)
+        for backward in self.backward_calls_in(unit):
+            target = self.backward_target(backward)
+            if target is None:
+                continue
+            if self.is_inside(call, target):
+                return True
+            dependencies = self.graph_dependencies(target)
+            if not dependencies:
+                if any(self.computed_from(unit, key, target) for key in self._bound_by_statement_of(call)):
+                    return True
+                continue
+            if any(self.statement_of(d) is stmt for d in dependencies):
+                return True
+        return False
+
     def _bound_by_statement_of(self, call: ast.Call) -> List[str]:
         """The names (and dotted targets) the statement holding `call` binds. Data dependence,
         not graph provenance: whether the result carries a graph may still be unknown while
@@ -2653,7 +2690,7 @@ class SemanticModel:
                 self.calls_by_method_name(func)[0]:
             return False
         for site in sites:
-            if self.result_back_propagated(site) or _bound_on_an_object(self, site):
+            if self._result_graph_differentiated(site) or _bound_on_an_object(self, site):
                 return False
             if self.result_returned(site):
                 caller = self.unit_of(site)
@@ -2723,15 +2760,7 @@ def _reads(expr: ast.AST) -> List[ast.AST]:
     return [n for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)]
 
 
-def _is_full_slice(target: ast.AST) -> bool:
-    """`x[:]` (as in `del x[:]`, which empties a list)."""
-    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
-        target.slice.lower is None and target.slice.upper is None and target.slice.step is None
 
-
-def _is_clear_call(expr: ast.AST) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
-        expr.func.attr == "clear" and not expr.args and dotted(expr.func.value) is not None
 
 
 def _container_key(expr: ast.AST) -> Optional[str]:
@@ -2995,12 +3024,19 @@ def _strided_batch_loop(loop: ast.AST) -> bool:
     name = loop.target.id
     for stmt in loop.body:
         for node in ast.walk(stmt):
-            if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and isinstance(node.slice, ast.Slice) \
-                    and isinstance(node.slice.lower, ast.Name) and node.slice.lower.id == name \
-                    and isinstance(node.slice.upper, ast.BinOp) and isinstance(node.slice.upper.op, ast.Add) \
-                    and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.slice.upper)):
-                return True
+            if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and \
+                    any(_strided_slice(part, name) for part in ast.walk(node.slice)):
+                return True  # `xs[i:i + bs]`, or through a permutation: `xs[idx[i:i + bs]]`
     return False
+
+
+def _strided_slice(node: ast.AST, name: str) -> bool:
+    """`[name:name + size]` (the slice node of a subscript)."""
+    if isinstance(node, ast.Subscript):
+        node = node.slice
+    return isinstance(node, ast.Slice) and isinstance(node.lower, ast.Name) and node.lower.id == name \
+        and isinstance(node.upper, ast.BinOp) and isinstance(node.upper.op, ast.Add) \
+        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.upper))
 
 
 def _rows_counted(expr: ast.AST) -> Optional[str]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, positional_parameters
+from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, empties, positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -207,7 +207,7 @@ def _is_detach(expr) -> bool:
 
 def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
     """Methods other than `func` that rebind `self.attr` to a fresh graph-free value (one
-    not computed from its previous value)."""
+    not computed from its previous value), or empty the container in place."""
     out = []
     for method in methods:
         if method is func:
@@ -217,6 +217,10 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
         if flow is None or receiver is None:
             continue
         for node in ast.walk(method):
+            emptied = empties(node)
+            if emptied is not None and is_self_attr(emptied, attr, receiver):
+                out.append(method)  # `del self.log_probs[:]`, `self.buffer.clear()`: emptied in place
+                break
             if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
                 statement = model.statement_of(node)
                 if isinstance(statement, ast.AugAssign):
@@ -391,7 +395,8 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
     `self.agent.prepare_training()`), up to three calls deep."""
     loops = model.loops_around(cut)
     if loops:
-        return model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0])
+        return model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0]) \
+            and not _stepped_in_backward_loop_within(model, func, loops[0])
     unit = model.unit_of(cut)
     if not isinstance(unit, FUNCTION_TYPES) or unit is func:
         return False
@@ -400,6 +405,21 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
     if depth >= 3:
         return False
     return any(_cut_runs_per_step(model, site, func, depth + 1) for site in model.method_call_sites(unit))
+
+
+def _stepped_in_backward_loop_within(model, func, loop) -> bool:
+    """Is `func` called in a loop nested in `loop` whose every iteration runs a backward
+    (`model.reset_state()` once per epoch, then `pred = model.step(chunk); loss.backward()` per
+    chunk)? Each of those backwards walks the state the previous chunks chained: a cut made
+    once per iteration of the outer loop does not cut between them."""
+    sites = list(model.method_call_sites(func))
+    sites += [call for call in model.calls if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
+              and call not in sites and model.resolve_call(call) is func]  # `model.step(x)` of a typed parameter
+    for site in sites:
+        around = model.loops_around(site)
+        if loop in around and around[0] is not loop and model.has_backward_within(around[0]):
+            return True
+    return False
 
 
 def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:

@@ -470,7 +470,10 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
     graph retained. Values bound by one statement (`ce, z = losses(model, x)`) count as one
     computation: what an opaque call shares between its results cannot be told apart."""
     def computations(expr):
-        return {model.statement_of(d) for d in graph_dependencies(model, expr)}
+        found = {model.statement_of(d) for d in graph_dependencies(model, expr)}
+        if any(isinstance(n, ast.Call) and model.carries_graph(n) for n in ast.walk(expr)):
+            found.add(model.statement_of(expr))  # `self.preview = self.G(self.fixed_z)`: a forward of its own
+        return found
 
     ours, theirs = computations(first), computations(second)
     if not ours or not theirs:

@@ -27,7 +27,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import every_parameter
+from torchleaklint.semantic.syntax import every_parameter, is_full_slice
 
 ENTRY = "<entry>"  # the definition a key has when the unit starts
 
@@ -448,7 +448,7 @@ class ReachingDefinitions:
             key = dotted(target)
             if key is not None:
                 state = self._kill(state, key)
-            elif _is_full_slice(target) and dotted(target.value) is not None:
+            elif is_full_slice(target) and dotted(target.value) is not None:
                 state = self._expr(target.value, state)
                 state = self._define(state, dotted(target.value), s)  # `del buf[:]` empties it
             else:
@@ -618,6 +618,3 @@ def _join_all(states: List[Optional[State]]) -> Optional[State]:
     return out
 
 
-def _is_full_slice(target: ast.AST) -> bool:
-    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
-        target.slice.lower is None and target.slice.upper is None and target.slice.step is None

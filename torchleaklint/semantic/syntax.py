@@ -120,3 +120,19 @@ def body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
     if isinstance(owner, LOOP_TYPES + FUNCTION_TYPES + (ast.Module,)):
         return list(owner.body)
     return [owner]
+
+
+def is_full_slice(target: ast.AST) -> bool:
+    """`x[:]` (as in `del x[:]`, which empties a list)."""
+    return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
+        target.slice.lower is None and target.slice.upper is None and target.slice.step is None
+
+
+def empties(stmt: ast.AST) -> Optional[ast.AST]:
+    """The container a statement empties in place (`del x[:]`, `x.clear()`), or None."""
+    if isinstance(stmt, ast.Delete) and len(stmt.targets) == 1 and is_full_slice(stmt.targets[0]):
+        return stmt.targets[0].value
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute) \
+            and stmt.value.func.attr == "clear" and not stmt.value.args:
+        return stmt.value.func.value
+    return None
