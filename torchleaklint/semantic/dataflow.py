@@ -37,6 +37,8 @@ _JOIN_BUILTINS = frozenset({"sum", "max", "min", "abs", "sorted", "reversed", "n
 _SEQUENCE_BUILTINS = frozenset({"list", "tuple", "set", "frozenset"})
 _DATA_PREFIXES = ("numpy.", "pandas.", "datasets.load_dataset", "h5py.", "scipy.", "PIL.")
 _LOAD_FUNCTIONS = ("torch.load",)
+# Functions that split a dataset into datasets (Subsets).
+_SPLITTING_FUNCTIONS = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 # What a forward may return that no autograd graph can be in: numbers, None, the modules it
 # built (`rf = nn.Sequential(...)`), arrays, optimizers, loaders.
 _NEVER_A_GRAPH = frozenset({SCALAR, NONE, MODULE, DATA, OPTIMIZER, DATALOADER, DATASET})
@@ -1119,6 +1121,8 @@ class Analyzer:
             return TENSOR_V
         if qual in _LOAD_FUNCTIONS or qual.startswith(_DATA_PREFIXES):
             return Value(DATA)
+        if qual in _SPLITTING_FUNCTIONS:
+            return sequence_of(Value(DATASET))  # `train_set, val_set = random_split(ds, [n, m])`
         if qual == "torch.autograd.grad":
             return self._autograd_grad_value(e)
         if qual.startswith("torch."):

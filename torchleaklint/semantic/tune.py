@@ -189,6 +189,8 @@ def _name_entries(model, name: ast.Name, depth: int) -> Iterator[ConfigEntry]:
                 yield from config_entries(model, passed, depth + 1)
         else:
             yield from config_entries(model, definition, depth + 1)
+    for source in unpacked_sources(model, name):  # `space, valid = build_space(data)`
+        yield from config_entries(model, source, depth + 1)
     for update in updates:
         yield from _update_entries(model, update, depth)
 

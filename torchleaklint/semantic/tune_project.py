@@ -27,7 +27,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
-    tune_calls, unpacked_sources, _argument, _bindings_before, _update_entries,
+    tune_calls, unpacked_sources, _argument, _bindings_before, _unpacking_of, _update_entries,
 )
 from torchleaklint.semantic.syntax import drives_itself, keyword_arg as _keyword
 
@@ -59,17 +59,33 @@ def tune_uses(model, module: str) -> List[dict]:
             qual = model.qualname(origin.func if is_call else origin)
             if not qual or qual.startswith(module + ".") or not view.is_first_party(qual):
                 continue
-            key = (qual, is_call, keys, tune_call.call.lineno, tune_call.call.col_offset)
+            key = (qual, is_call, keys, tune_call.call.lineno, tune_call.call.col_offset,
+                   getattr(origin, "index", None))
             if key in seen:
                 continue
             seen.add(key)
             record = {"t": qual, "call": is_call, "l": tune_call.call.lineno, "c": tune_call.call.col_offset,
                       "api": dotted(tune_call.call.func) or "tune.run", "p": tune_call.param,
                       "tr": trainable_text(model, tune_call.trainable)}
+            if isinstance(origin, UnpackedElement):
+                record["ix"], record["sz"] = origin.index, origin.size
             if keys:
                 record["k"] = [list(k) for k in keys]
             out.append(record)
     return out
+
+
+@dataclass(frozen=True)
+class UnpackedElement:
+    """The element `index` of the tuple a call returns (`space, valid = build_space(data)`)."""
+
+    call: ast.Call
+    index: int
+    size: int
+
+    @property
+    def func(self) -> ast.AST:
+        return self.call.func
 
 
 def nested_origins(model, config: ast.AST, keys: tuple = (), depth: int = 0):
@@ -122,6 +138,9 @@ def config_origins(model, expr: ast.AST, depth: int = 0) -> Iterator[Tuple[ast.A
                     yield from config_origins(model, arg, depth + 1)
         if not definitions and model.qualname(expr):
             yield expr, False
+        unpacked = _unpacking_of(model, expr)
+        if unpacked is not None and not definitions and model.qualname(unpacked[0].func):
+            yield UnpackedElement(*unpacked), True  # `space, valid = build_space(data)` of another module
     elif isinstance(expr, ast.Attribute) and model.qualname(expr):  # config_module.SPACE
         yield expr, False
 
@@ -307,7 +326,12 @@ def external_configs(model) -> Iterator[ExternalConfig]:
             if func is None:
                 continue
             for ret in _returns(model, func):
-                yield ExternalConfig(tuple(config_entries(model, ret.value)), ret,
+                value = ret.value
+                if "ix" in site:  # one element of the tuple it returns
+                    if not (isinstance(value, ast.Tuple) and len(value.elts) == site["sz"]):
+                        continue
+                    value = value.elts[site["ix"]]
+                yield ExternalConfig(tuple(config_entries(model, value)), ret,
                                      f"`{name}()` returns this dict", site)
         else:
             definitions, updates, _ = _bindings_before(model, model.tree, name, None)
