@@ -247,7 +247,11 @@ def _previous_row(previous: str, name: str) -> str:
 
 
 def _previous_section(previous: str, name: str) -> str:
-    start = previous.index(f"### {name}: current code")
+    """The set's section of the previous document; empty when it had none (a set shown then
+    from its triage only)."""
+    start = previous.find(f"### {name}: current code")
+    if start == -1:
+        return ""
     ends = [i for i in (previous.find("\n### ", start + 1), previous.find("\n## ", start + 1)) if i != -1]
     return previous[start:min(ends) if ends else len(previous)].rstrip("\n") + "\n"
 

@@ -488,7 +488,8 @@ def _calls(model, module: str, partial: bool = False):
             continue
         unit = model.unit_of(call)
         # a method name of the run called on a receiver of unknown class (`self.policy.act(x)`)
-        named = not self_call and isinstance(func, ast.Attribute) and names is not None and func.attr in names
+        named = not self_call and isinstance(func, ast.Attribute) and names is not None and func.attr in names \
+            and not model.receiver_of_another_kind(call)  # (`ep_log_probs.clear()` of a list)
         if not self_call and not _may_call_first_party(model, call):
             if named:
                 unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
@@ -595,6 +596,11 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
     consumed = _arguments_back_propagated(model, call, loops)
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)
+    if site["ps"] or site["st"] or site["tr"]:
+        from torchleaklint.semantic.object_state import runs_conditionally
+
+        if runs_conditionally(model, call):
+            site["cd"] = True  # under a test that varies from step to step (`if it % 10 == 9:`)
     return site
 
 

@@ -13,7 +13,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
-from torchleaklint.semantic.values import MODULE, UNKNOWN_V, Value
+from torchleaklint.semantic.values import DATA, GRAPH, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
     empties, is_full_slice, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
@@ -442,13 +442,20 @@ class SemanticModel:
         for call in self.calls:
             if isinstance(call.func, ast.Attribute) and call.func.attr == func.name and \
                     not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self") and \
-                    self.resolve_call(call) is None:
+                    self.resolve_call(call) is None and not self.receiver_of_another_kind(call):
                 calls += 1
                 no_grad += bool(self.grad_disabled_at(call))
         if self.project is not None:
             more, more_no_grad, _ = self.project.named_calls(func.name)
             calls, no_grad = calls + more, no_grad + more_no_grad
         return calls, no_grad
+
+    def receiver_of_another_kind(self, call: ast.Call) -> bool:
+        """Is the receiver of `x.m(...)` known to be no object of a class (a list, a dict, a
+        tensor, a number, an array: `self.states.clear()`), so the call runs no method of
+        this project whatever its name?"""
+        value = self.value(call.func.value)
+        return value.kind in (SEQUENCE, TENSOR, GRAPH, LEAF, SCALAR, NONE, DATA)
 
     def handed_out(self, func: ast.AST) -> bool:
         """Is the method referenced as a value, not called (`self.run_stage("evaluate",

@@ -248,13 +248,17 @@ def _cuts_between_steps(model, method, func) -> bool:
             # calls in other modules of the project: a cut in a step loop, or in a function that
             # runs one training step per call, cuts every step; `sim.reset()` once before the
             # training loop does not
-            return any(site["st"] or site["tr"] or site.get("ps") for site in external)
+            return any((site["st"] or site["tr"] or site.get("ps")) and not site.get("cd") for site in external)
         if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func):
             return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
-    if any(not _first_use_guard(model, site) for site in inside):
-        return True  # the stepping method restarts it itself (`if t == 0: self.init_...()`)
+    stepping = bool(inside) and model.steps_once_per_call(func)
+    if any(not _first_use_guard(model, site) and not (stepping and runs_conditionally(model, site))
+           for site in inside):
+        return True  # the stepping method restarts it itself (`if t == 0: self.init_attention()`
+        # at a sequence's first step); not when it is itself the training step and restarts only
+        # every few steps (`if (step + 1) % self.log_interval == 0: self._flush()`)
     return _restarts_before_steps(model, sites, func)
 
 
@@ -291,7 +295,34 @@ def _called_by_nothing_in_view(model, method, info) -> bool:
             return False
     if model.project is not None and model.project.named_calls(method.name)[0]:
         return False
-    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name for call in model.calls)
+    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name
+                   and not model.receiver_of_another_kind(call) for call in model.calls)  # (not `self.states.clear()`)
+
+
+def runs_conditionally(model, node) -> bool:
+    """Is `node` under a test that varies from one run of its loop body (or, outside loops,
+    of its function) to the next?"""
+    loops = model.loops_around(node)
+    if loops:
+        return _conditional_in(model, node, loops[0])
+    unit = model.unit_of(node)
+    return isinstance(unit, FUNCTION_TYPES) and conditional_per_call(model, node, unit)
+
+
+def conditional_per_call(model, node, func) -> bool:
+    """Is `node` under an `if` inside `func` whose test may differ from call to call: it
+    reads a parameter or a local of `func` (`if (step + 1) % self.log_interval == 0:`), or is
+    not fixed for the object's life (see `_conditional_in`)?"""
+    local = {a.arg for a in positional_parameters(func)} | {
+        n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for anc in model.ancestors(node):
+        if anc is func:
+            return False
+        if isinstance(anc, (ast.If, ast.IfExp)) and (
+                any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(anc.test))
+                or not _fixed_for_the_loop(model, anc.test, func)):
+            return True
+    return False
 
 
 def _conditional_in(model, node, loop) -> bool:
@@ -398,8 +429,8 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
         return model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0]) \
             and not _stepped_in_backward_loop_within(model, func, loops[0])
     unit = model.unit_of(cut)
-    if not isinstance(unit, FUNCTION_TYPES) or unit is func:
-        return False
+    if not isinstance(unit, FUNCTION_TYPES) or unit is func or conditional_per_call(model, cut, unit):
+        return False  # (`if (step + 1) % log_every == 0: self._reduce_losses()`: every few steps)
     if model.is_per_step_method(unit):
         return True
     if depth >= 3:
