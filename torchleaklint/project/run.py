@@ -428,10 +428,25 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         # a summary looks forward only (no call sites of other modules), but for the rounds
         # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
         # parameters of the library functions they call
-        forward = project.view(path) if check == SUMMARY_WITH_SITES else ProjectView(path, project.summaries)
+        forward = ProjectView(path, project.summaries)
         forward.callable_names = _CALLABLE_NAMES
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
-        return path, None, summary, sorted(forward.reads), content_hash(raw), _inputs(forward)
+        reads = set(forward.reads)
+        if check == SUMMARY_WITH_SITES and summary is not None:
+            # only the calls it makes take the typing: what its functions return stays what
+            # they return for any caller (a helper's return summarized with the join of its
+            # callers' arguments would hand one caller's graph to every other)
+            typed = project.view(path)
+            typed.callable_names = _CALLABLE_NAMES
+            with_sites, _ = summarize_file(path, raw, settings, typed, partial=partial)
+            if with_sites is not None:
+                for key in ("calls", "named"):
+                    if with_sites.get(key):
+                        summary[key] = with_sites[key]
+                    else:
+                        summary.pop(key, None)
+                reads |= set(typed.reads)
+        return path, None, summary, sorted(reads), content_hash(raw), _inputs(forward)
     diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None,
                                               partial=partial)
     return path, diagnostics, summary, read, content_hash(raw), _inputs(view)

@@ -103,8 +103,8 @@ class GraphInContainer(Rule):
         caller_loop = model.grows_across_calls(node, key) if why is None else None
         if caller_loop is not None:
             why = "calls"
-        if why is None or _consumed_by_backward(model, node, key):
-            return None
+        if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
+            return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
         kept = KeptGraph(model, values[0], _short(container), caller_loop, None) if caller_loop is not None \
             else kept_graph(model, node, values[0], _short(container), why, key)
         if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):

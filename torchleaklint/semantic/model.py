@@ -2669,7 +2669,7 @@ class SemanticModel:
         return any(self._graph_result_back_propagated(site) for site in self.call_sites(unit)) or \
             any(site.get("bp") and not site["ng"] for site in self.external_sites(unit))
 
-    def _graph_result_back_propagated(self, call: ast.Call) -> bool:
+    def _graph_result_back_propagated(self, call: ast.Call, depth: int = 0) -> bool:
         """A part of the call's result that carries a graph feeds a backward of the caller
         (`protos = build(...)` in the loss); not one that only feeds it data (`labels, conf =
         pseudo_label(...)`, the argmax labels used as targets)."""
@@ -2677,6 +2677,11 @@ class SemanticModel:
             return False
         stmt = self.statement_of(call)
         caller = self.unit_of(call)
+        if isinstance(caller, FUNCTION_TYPES) and self.result_returned(call) and (
+                self._framework_back_propagates(caller) or depth < 2 and any(
+                    self._graph_result_back_propagated(site, depth + 1) for site in self.call_sites(caller))):
+            return True  # `compute_loss` returns the loss built from it to the Trainer, which back-propagates
+            # it (also through a helper: `compute_loss` returning `self._compute_loss(...)`)
         if not isinstance(stmt, ast.Assign):
             return self.result_back_propagated(call)  # not bound by a plain assignment: data dependence
         targets = {leaf for t in getattr(stmt, "targets", []) for leaf in ast.walk(t)
@@ -2686,6 +2691,14 @@ class SemanticModel:
             if differentiated is not None and targets & set(self.graph_dependencies(differentiated)):
                 return True  # graph provenance, not data: `conf > t` used as an index carries no graph
         return False
+
+    def _framework_back_propagates(self, func: ast.AST) -> bool:
+        """A step hook whose returned loss the framework back-propagates: a HuggingFace
+        Trainer subclass's `compute_loss` / `training_step`, a LightningModule's `training_step`."""
+        if self.is_hf_trainer_step_hook(func):
+            return True
+        info = self.class_of(func)
+        return info is not None and func.name == "training_step" and self.class_is(info, *LIGHTNING_BASES)
 
     def returned_graph_never_differentiated(self, func: ast.AST, depth: int = 0) -> bool:
         """Every caller of `func` is in view (this module; no call from another module, by name on
