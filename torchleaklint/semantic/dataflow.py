@@ -1769,7 +1769,10 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
 
 def _items_put_by_methods(model, class_name: str, attr: str) -> Optional[Value]:
     """Join of what the class's methods put into the container `self.<attr>` (`self.attr[k] =
-    v`, `self.attr.append(v)`), None when none does or one puts in what cannot be told."""
+    v`, `self.attr.append(v)`), when every such value is an object of a class of this file
+    built there (`self.meters[name] = HistoryMeter(name)`), read from the syntax alone: the
+    methods' data flows may read this attribute, and a cycle would leave it unknown. None
+    otherwise."""
     info = model.classes.get(class_name)
     if info is None:
         return None
@@ -1780,13 +1783,11 @@ def _items_put_by_methods(model, class_name: str, attr: str) -> Optional[Value]:
             added = _item_put_into(node, attr, receiver)
             if added is None:
                 continue
-            flow = model.flow(method)
-            if flow is None and model.in_progress(method):
-                flow = _flow_without_callers(model, method)
-            value = flow.values.get(added) if flow is not None else None
-            if value is None or value.kind == UNKNOWN:
+            cls = model.constructed_class(added)
+            if cls is None:
                 return None
-            out = join(out, value)
+            out = join(out, Value(MODULE, name=cls) if model.is_module_class(model.classes[cls])
+                       else Value(INSTANCE, name=cls))
     return out
 
 

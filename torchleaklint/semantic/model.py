@@ -524,6 +524,17 @@ class SemanticModel:
             return self.method(info.name, func.attr) if info is not None else None
         return None
 
+    def _element_class(self, node: ast.AST, attr: str) -> Optional[str]:
+        """The class of the objects the enclosing class's methods put into its container
+        `self.<attr>` (`self.meters[name] = HistoryMeter(name)`), when there is one."""
+        from torchleaklint.semantic.dataflow import _items_put_by_methods
+
+        owner = self.enclosing_class_info(node)
+        if owner is None:
+            return None
+        put = self.cached(("element_class", owner.name, attr), lambda: _items_put_by_methods(self, owner.name, attr))
+        return put.name if put is not None and put.name in self.classes else None
+
     def _nested_function(self, call: ast.Call, name: str) -> Optional[ast.AST]:
         """The function `name` defined inside a function that encloses `call` (`def hvp(...)`
         in the method that then calls `hvp(loss, w, v)`), when that scope binds the name
@@ -616,6 +627,8 @@ class SemanticModel:
                 cls = self._instance_class_of_attr(call, owner.attr)
             elif isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id in self.classes:
                 cls = owner.func.id  # `Trainer(cfg).fit(data)`: a method of the instance just made
+            elif isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) and _on_self(owner.value):
+                cls = self._element_class(call, owner.value.attr)  # `self.meters[name].update(v)`
             elif isinstance(owner, ast.Attribute):
                 # `model.l2.tensor_s.update(h)`: an attribute that one class of the module, and
                 # only one, binds to an instance of one class (`self.tensor_s = TensorStatistic()`)
