@@ -438,13 +438,16 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
             # callers' arguments would hand one caller's graph to every other)
             typed = project.view(path)
             typed.callable_names = _CALLABLE_NAMES
-            with_sites, _ = summarize_file(path, raw, settings, typed, partial=partial)
+            # (partial: no per-function entries, only what is needed here, its calls)
+            with_sites, _ = summarize_file(path, raw, settings, typed, partial=True)
             if with_sites is not None:
-                for key in ("calls", "named"):
-                    if with_sites.get(key):
-                        summary[key] = with_sites[key]
-                    else:
-                        summary.pop(key, None)
+                # (the partial pass records no self-calls: the forward pass's are kept)
+                summary["calls"] = [c for c in summary.get("calls", ()) if c.get("self")] + \
+                    [c for c in with_sites.get("calls", ()) if not c.get("self")]
+                if with_sites.get("named"):
+                    summary["named"] = with_sites["named"]
+                else:
+                    summary.pop("named", None)
                 reads |= set(typed.reads)
         return path, None, summary, sorted(reads), content_hash(raw), _inputs(forward)
     diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None,
