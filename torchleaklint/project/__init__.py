@@ -100,7 +100,15 @@ class Project:
         """A digest of the call sites (and callers) of its own functions a file's analysis
         asked about (`view.SITE_MARK` among its reads), as they are in this project: what a
         summary read of other modules besides their summaries. None when there are none."""
-        path = os.path.abspath(path)
+        asked = self._asked(os.path.abspath(path), reads)
+        if not any(asked.values()):
+            return None
+        text = json.dumps(asked, sort_keys=True)
+        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+    def _asked(self, path: str, reads: Iterable[str]) -> dict:
+        """The call sites of the file's functions (and whether other modules call into it) for
+        each `view.SITE_MARK` key among its reads."""
         sites = self.sites().get(path) or {}
         asked = {}
         for read in reads:
@@ -108,25 +116,16 @@ class Project:
                 asked[read] = has_external_callers(sites)
             elif read.startswith(SITE_MARK):
                 asked[read] = sites.get(read[len(SITE_MARK):], [])
-        if not any(asked.values()):
-            return None
-        text = json.dumps(asked, sort_keys=True)
-        return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+        return asked
 
     def fingerprint(self, path: str, reads: Iterable[str]) -> Optional[str]:
         """What a file's check depended on: the summaries it read and the call sites other
         modules have of its functions that it asked about (`view.SITE_MARK` among its
         reads). Part of the file's cache key."""
         path = os.path.abspath(path)
-        sites = self.sites().get(path) or {}
-        parts, asked = [], {}
-        for read in sorted(set(reads)):
-            if read == SITE_MARK + CALLERS:
-                asked[read] = has_external_callers(sites)
-            elif read.startswith(SITE_MARK):
-                asked[read] = sites.get(read[len(SITE_MARK):], [])
-            elif read != path:
-                parts.append(f"{read}={self.digest(read)}")
+        reads = sorted(set(reads))
+        asked = self._asked(path, reads)
+        parts = [f"{read}={self.digest(read)}" for read in reads if not read.startswith(SITE_MARK) and read != path]
         if not parts and not any(asked.values()):
             # the check depended on nothing outside the file: a plain cache entry (should
             # another module start calling what it asked about, the fingerprint is no longer None)

@@ -252,8 +252,9 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # and the call sites of its functions a file's summary stands for are those it asked
         # about by the end of the run (its check's questions too): the next run summarizes it
         # again with the sites only when the entry modules' calls change them
+        checked = set(pending)
         for path in library if first or pending else ():
-            if path in fresh or path in resummarized or path in pending:
+            if path in fresh or path in resummarized or path in checked:
                 sites_at[path] = project.asked_sites(path, reads.get(path, ()))
     for path in files:
         diagnostics = results[path]

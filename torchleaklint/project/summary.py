@@ -46,7 +46,7 @@ from torchleaklint.semantic.values import (
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
-from torchleaklint.semantic.syntax import positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
 SUMMARY_VERSION = 13
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
@@ -103,8 +103,6 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     """The summary of the module `model` describes (its view resolves first-party names).
     `partial` (a module no other module imports): no per-function entries nor class
     attributes, which only importers read; names, classes, calls and imports as in full."""
-    from torchleaklint.semantic.syntax import FUNCTION_TYPES
-
     view = model.project
     summary: Dict[str, object] = {
         "v": SUMMARY_VERSION, "module": module,
@@ -468,8 +466,6 @@ def _calls(model, module: str, partial: bool = False):
     """Calls of first-party functions of other modules, and self-calls in loops (not in a
     module no other module imports: no subclass elsewhere can override its methods); and
     the counts of calls of the run's method names on receivers of unknown class (`named`)."""
-    from torchleaklint.semantic.syntax import FUNCTION_TYPES
-
     view = model.project
     names = getattr(view, "callable_names", None)
     out = []
@@ -623,8 +619,6 @@ def _arguments_back_propagated(model, call, loops) -> list:
 def _in_per_step_function(model, call) -> bool:
     """Is the call made, outside loops, by a method or function that runs once per training
     step (`train_step` calling `self.bag.update_loss(...)`)? Then the callee runs once per step."""
-    from torchleaklint.semantic.syntax import FUNCTION_TYPES
-
     caller = model.unit_of(call)
     if not isinstance(caller, FUNCTION_TYPES) or model.loops_around(call):
         return False
@@ -695,7 +689,7 @@ def _may_call_first_party(model, call) -> bool:
     # a parameter that other modules' calls pass first-party objects for (`plant.step(u)`
     # in a loop whose `plant` the entry script constructs), though this module imports none
     unit = model.unit_of(call)
-    return isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+    return isinstance(unit, FUNCTION_TYPES) and \
         any(a.arg == func.id for a in positional_parameters(unit)) and bool(model.external_sites(unit))
 
 

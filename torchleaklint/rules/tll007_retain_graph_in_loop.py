@@ -165,12 +165,16 @@ def _backward_after(model, site, caller) -> bool:
     for node in ast.walk(caller):
         if not isinstance(node, ast.Call) or node is site or (node.lineno, node.col_offset) <= here:
             continue
-        if model.backward_target(node) is not None:
-            return True
-        callee = model.resolve_call(node)
-        if model.has_backward_within(callee) if callee is not None else model.runs_backward_in_another_module(node):
+        if model.backward_target(node) is not None or _callee_runs_backward(model, node):
             return True
     return False
+
+
+def _callee_runs_backward(model, call) -> bool:
+    """Does the function `call` runs back-propagate: one of this module that has a backward,
+    or one of another module (or of unknown target) that may run one?"""
+    callee = model.resolve_call(call)
+    return model.has_backward_within(callee) if callee is not None else model.runs_backward_in_another_module(call)
 
 
 def _carried_into_next_iteration(model, call, target, loop) -> bool:
@@ -250,10 +254,8 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
                         model.graphs_share(retained, target):
                     return True
                 continue
-            callee = model.resolve_call(node)
-            runs_backward = model.has_backward_within(callee) if callee is not None else \
-                model.runs_backward_in_another_module(node)
-            if runs_backward and not (retained is not None and _hands_nothing_retained(model, node, retained)):
+            if _callee_runs_backward(model, node) and not (
+                    retained is not None and _hands_nothing_retained(model, node, retained)):
                 return True
     return False
 

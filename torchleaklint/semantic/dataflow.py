@@ -1767,44 +1767,6 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
     return out
 
 
-def _items_put_by_methods(model, class_name: str, attr: str) -> Optional[Value]:
-    """Join of what the class's methods put into the container `self.<attr>` (`self.attr[k] =
-    v`, `self.attr.append(v)`), when every such value is an object of a class of this file
-    built there (`self.meters[name] = HistoryMeter(name)`), read from the syntax alone: the
-    methods' data flows may read this attribute, and a cycle would leave it unknown. None
-    otherwise."""
-    info = model.classes.get(class_name)
-    if info is None:
-        return None
-    out = None
-    for method in info.methods.values():
-        receiver = method.args.args[0].arg if method.args.args else None
-        for node in ast.walk(method):
-            added = _item_put_into(node, attr, receiver)
-            if added is None:
-                continue
-            cls = model.constructed_class(added)
-            if cls is None:
-                return None
-            out = join(out, Value(MODULE, name=cls) if model.is_module_class(model.classes[cls])
-                       else Value(INSTANCE, name=cls))
-    return out
-
-
-def _item_put_into(node: ast.AST, attr: str, receiver: Optional[str]) -> Optional[ast.AST]:
-    """The value `node` puts into the container `<receiver>.<attr>`, if it does."""
-    def is_container(expr) -> bool:
-        return isinstance(expr, ast.Attribute) and expr.attr == attr and isinstance(expr.value, ast.Name) \
-            and expr.value.id == receiver
-    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
-            and is_container(node.targets[0].value):
-        return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-            and len(node.args) == 1 and is_container(node.func.value):
-        return node.args[0]
-    return None
-
-
 def _flow_without_callers(model, method) -> FlowResult:
     """The method's data flow with its parameters typed by annotations and duck typing only,
     not by its call sites: what `__init__` stores on `self` while its own analysis is running
@@ -1833,7 +1795,7 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
             (out.elem is None or out.elem.kind == UNKNOWN):
         # an empty dict or list made in `__init__` and filled by other methods (`self.meters[name]
         # = HistoryMeter(name)` on first use): its elements are what those methods put in
-        put = _items_put_by_methods(model, class_name, attr)
+        put = model.container_elements(class_name, attr)
         if put is not None:
             out = sequence_of(put)
     result = out or UNKNOWN_V

@@ -13,7 +13,8 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
-from torchleaklint.semantic.values import DATA, GRAPH, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value
+from torchleaklint.semantic.values import (
+    DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
     empties, is_full_slice, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
@@ -527,13 +528,36 @@ class SemanticModel:
     def _element_class(self, node: ast.AST, attr: str) -> Optional[str]:
         """The class of the objects the enclosing class's methods put into its container
         `self.<attr>` (`self.meters[name] = HistoryMeter(name)`), when there is one."""
-        from torchleaklint.semantic.dataflow import _items_put_by_methods
-
         owner = self.enclosing_class_info(node)
-        if owner is None:
-            return None
-        put = self.cached(("element_class", owner.name, attr), lambda: _items_put_by_methods(self, owner.name, attr))
+        put = self.container_elements(owner.name, attr) if owner is not None else None
         return put.name if put is not None and put.name in self.classes else None
+
+    def container_elements(self, class_name: str, attr: str) -> Optional[Value]:
+        """Join of what the class's methods put into the container `self.<attr>` (`self.attr[k]
+        = v`, `self.attr.append(v)`), when every such value is an object of a class of this file
+        built there (`self.meters[name] = HistoryMeter(name)`), read from the syntax alone: the
+        methods' data flows may read this attribute, and a cycle would leave it unknown. None
+        otherwise."""
+        return self.cached(("container_elements", class_name, attr),
+                           lambda: self._container_elements(class_name, attr))
+
+    def _container_elements(self, class_name: str, attr: str) -> Optional[Value]:
+        info = self.classes.get(class_name)
+        if info is None:
+            return None
+        out = None
+        for method in info.methods.values():
+            receiver = method.args.args[0].arg if method.args.args else None
+            for node in ast.walk(method):
+                added = _item_put_into(node, attr, receiver)
+                if added is None:
+                    continue
+                cls = self.constructed_class(added)
+                if cls is None:
+                    return None
+                out = join(out, Value(MODULE, name=cls) if self.is_module_class(self.classes[cls])
+                           else Value(INSTANCE, name=cls))
+        return out
 
     def _nested_function(self, call: ast.Call, name: str) -> Optional[ast.AST]:
         """The function `name` defined inside a function that encloses `call` (`def hvp(...)`
@@ -558,13 +582,13 @@ class SemanticModel:
                 index[key] = None if key in index else func  # defined twice: which one runs is unknown
         for key, func in list(index.items()):
             scope, name = key
-            if func is not None and self._binds_elsewhere(scope, name, func):
+            if func is not None and self._binds_elsewhere(scope, name):
                 index[key] = None
         return {key: func for key, func in index.items() if func is not None}
 
-    def _binds_elsewhere(self, scope: ast.AST, name: str, func: ast.AST) -> bool:
-        """Does `scope` bind `name` other than by the `def` of `func` (a parameter, an
-        assignment, a loop target)?"""
+    def _binds_elsewhere(self, scope: ast.AST, name: str) -> bool:
+        """Does `scope` bind `name` other than by a `def` (a parameter, an assignment, a loop
+        target)?"""
         if any(a.arg == name for a in positional_parameters(scope)):
             return True
         for node in nodes_within(scope):
@@ -2793,7 +2817,19 @@ def _reads(expr: ast.AST) -> List[ast.AST]:
     return [n for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)]
 
 
-
+def _item_put_into(node: ast.AST, attr: str, receiver: Optional[str]) -> Optional[ast.AST]:
+    """The value `node` puts into the container `<receiver>.<attr>` (`self.attr[k] = v`,
+    `self.attr.append(v)`), if it does."""
+    def is_container(expr) -> bool:
+        return isinstance(expr, ast.Attribute) and expr.attr == attr and isinstance(expr.value, ast.Name) \
+            and expr.value.id == receiver
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+            and is_container(node.targets[0].value):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+            and len(node.args) == 1 and is_container(node.func.value):
+        return node.args[0]
+    return None
 
 
 def _container_key(expr: ast.AST) -> Optional[str]:
@@ -3065,8 +3101,6 @@ def _strided_batch_loop(loop: ast.AST) -> bool:
 
 def _strided_slice(node: ast.AST, name: str) -> bool:
     """`[name:name + size]` (the slice node of a subscript)."""
-    if isinstance(node, ast.Subscript):
-        node = node.slice
     return isinstance(node, ast.Slice) and isinstance(node.lower, ast.Name) and node.lower.id == name \
         and isinstance(node.upper, ast.BinOp) and isinstance(node.upper.op, ast.Add) \
         and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.upper))
