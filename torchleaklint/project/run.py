@@ -38,6 +38,9 @@ MAX_ROUNDS = 3
 # `_analyze(..., check=SUMMARY_WITH_SITES)`: summarize only, reading the call sites other
 # modules have of the file's functions
 SUMMARY_WITH_SITES = "sites"
+# `_analyze(..., check=SITES_ONLY)`: only the calls of that summary (the file's forward summary
+# is unchanged since it was computed: the parent merges the calls into it)
+SITES_ONLY = "sites-only"
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
@@ -221,12 +224,23 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                 analyses += len(again)
                 if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
                     print(f"site round: {len(again)} files", file=sys.stderr)
-                for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
-                                                                       check=SUMMARY_WITH_SITES, partial=partial):
-                    _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
-                    entries[path], summarized_at[path] = inputs
-                    sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
-                    resummarized.add(path)
+                # a file whose forward summary still stands (only the sites changed) needs
+                # only the calls of its summary with the sites: one analysis, not two
+                settled_forward = {p for p in again if absolute[p] in summaries and
+                                   summarized_at.get(p) == entry_inputs(summaries, p, entries.get(p, ()))}
+                for mode, paths in ((SITES_ONLY, [p for p in again if p in settled_forward]),
+                                    (SUMMARY_WITH_SITES, [p for p in again if p not in settled_forward])):
+                    for path, _, summary, read, digest, inputs in _analyze(paths, settings, jobs, verbose, project,
+                                                                           check=mode, partial=partial):
+                        if mode == SITES_ONLY:
+                            if summary is not None:
+                                summary = with_calls_of(summaries[absolute[path]], summary)
+                            read = sorted(set(reads.get(path, ())) | set(read))
+                        _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                        if inputs is not None:
+                            entries[path], summarized_at[path] = inputs
+                        sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
+                        resummarized.add(path)
                 project = Project(summaries)
         pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
@@ -425,6 +439,9 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
 
         diagnostics = lint_source(raw, path, settings, verbose, project=view)
         return path, diagnostics, None, sorted(view.reads), content_hash(raw), None
+    if check == SITES_ONLY:
+        with_sites, reads = _calls_with_sites(path, raw, settings, project)
+        return path, None, with_sites, sorted(reads), content_hash(raw), None
     if check is not True:
         # a summary looks forward only (no call sites of other modules), but for the rounds
         # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
@@ -434,26 +451,39 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
         reads = set(forward.reads)
         if check == SUMMARY_WITH_SITES and summary is not None:
-            # only the calls it makes take the typing: what its functions return stays what
-            # they return for any caller (a helper's return summarized with the join of its
-            # callers' arguments would hand one caller's graph to every other)
-            typed = project.view(path)
-            typed.callable_names = _CALLABLE_NAMES
-            # (partial: no per-function entries, only what is needed here, its calls)
-            with_sites, _ = summarize_file(path, raw, settings, typed, partial=True)
+            with_sites, typed_reads = _calls_with_sites(path, raw, settings, project)
             if with_sites is not None:
-                # (the partial pass records no self-calls: the forward pass's are kept)
-                summary["calls"] = [c for c in summary.get("calls", ()) if c.get("self")] + \
-                    [c for c in with_sites.get("calls", ()) if not c.get("self")]
-                if with_sites.get("named"):
-                    summary["named"] = with_sites["named"]
-                else:
-                    summary.pop("named", None)
-                reads |= set(typed.reads)
+                summary = with_calls_of(summary, with_sites)
+                reads |= typed_reads
         return path, None, summary, sorted(reads), content_hash(raw), _inputs(forward)
     diagnostics, summary, read = analyze_file(path, raw, settings, view, verbose, provisional=project is None,
                                               partial=partial)
     return path, diagnostics, summary, read, content_hash(raw), _inputs(view)
+
+
+def _calls_with_sites(path: str, raw: bytes, settings, project: Project):
+    """(summary, reads) of the file's calls with the call sites other modules have of its
+    functions: only the calls it makes take the typing; what its functions return stays
+    what they return for any caller (a helper's return summarized with the join of its
+    callers' arguments would hand one caller's graph to every other). A partial summary: no
+    per-function entries, only what is needed here, its calls."""
+    typed = project.view(path)
+    typed.callable_names = _CALLABLE_NAMES
+    with_sites, _ = summarize_file(path, raw, settings, typed, partial=True)
+    return with_sites, set(typed.reads)
+
+
+def with_calls_of(summary: dict, with_sites: dict) -> dict:
+    """`summary` with the calls of `with_sites` (the partial pass records no self-calls: the
+    forward summary's are kept)."""
+    merged = dict(summary)
+    merged["calls"] = [c for c in summary.get("calls", ()) if c.get("self")] + \
+        [c for c in with_sites.get("calls", ()) if not c.get("self")]
+    if with_sites.get("named"):
+        merged["named"] = with_sites["named"]
+    else:
+        merged.pop("named", None)
+    return merged
 
 
 def _inputs(view: ProjectView):
