@@ -67,6 +67,17 @@ def test_ipython_syntax_is_masked_and_the_rest_analyzed():
     assert _positions(found) == [("TLL001", 6, 8, 5), ("TLL001", 8, 8, 5)]
 
 
+def test_automagic_lines_are_masked_but_python_of_the_same_name_is_analyzed():
+    # IPython runs `cd ..` and `pip install x` without their `%` (automagic): no parse error;
+    # `ls = 3` or `time.sleep(1)` are Python and stay as they are
+    automagic = "cd ..\npip install -q torch\nls -la data"
+    python = "import time\ncd = 3\ntime.sleep(0)\nprint(cd)"
+    found = _lint(_notebook(automagic, python, IMPORTS, TRAIN))
+    assert _positions(found) == [("TLL001", 8, 7, 5)]
+    [broken] = _lint(_notebook("cd = (", IMPORTS))
+    assert broken.code == "TLL900"
+
+
 def test_a_cell_that_does_not_parse_is_one_tll900_and_the_others_are_analyzed():
     found = _lint(_notebook(IMPORTS, "def broken(:\n    pass", TRAIN))
     assert _positions(found) == [("TLL900", 4, 1, 12), ("TLL001", 6, 7, 5)]

@@ -40,6 +40,15 @@ _PLACEHOLDER = re.compile(r"^([ \t]*).*# torchleaklint-magic-(\d+)$")
 # `%%html`) makes the cell something else than Python, so it is skipped.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "memit", "mprun", "py"})
 _ASSIGN_MAGIC = re.compile(r"^\s*[\w.,\s]+=\s*[!%]")
+# Line magics and shell aliases IPython runs without their `%` (automagic, on by default):
+# `cd ..`, `pip install x`, `ls -la`. Only a line that is no Python statement is taken for one.
+AUTOMAGICS = frozenset({
+    "cd", "ls", "ll", "pwd", "pip", "conda", "mamba", "env", "set_env", "load_ext", "reload_ext",
+    "autoreload", "matplotlib", "run", "time", "timeit", "who", "whos", "history", "mkdir", "rmdir",
+    "cat", "cp", "mv", "rm", "less", "more", "man", "clear", "pushd", "popd", "dhist", "bookmark",
+    "alias", "unalias", "store", "config", "prun", "pdb", "xmode", "load", "save", "pycat", "reset",
+    "lsmagic", "tensorboard", "memit", "mprun", "sx", "system", "rehashx",
+})
 _LINE = re.compile(r"\bline (\d+)\b")
 
 
@@ -192,7 +201,16 @@ def _is_ipython_line(line: str) -> bool:
     stripped = line.strip()
     if not stripped or stripped.startswith("#"):
         return False
-    return stripped[0] in "%!?" or stripped.endswith("?") or bool(_ASSIGN_MAGIC.match(line))
+    return stripped[0] in "%!?" or stripped.endswith("?") or bool(_ASSIGN_MAGIC.match(line)) \
+        or _is_automagic(stripped)
+
+
+def _is_automagic(stripped: str) -> bool:
+    """`cd ..`, `pip install -q x`: a magic's name, then words that make no Python statement."""
+    name, _, rest = stripped.partition(" ")
+    rest = rest.lstrip()
+    # (IPython's own test: a line going on with `=` or `,` is an assignment, never a magic)
+    return name in AUTOMAGICS and bool(rest) and rest[0] not in "=," and _parse_error(stripped) is not None
 
 
 def _placeholder(cell: Cell, line: str, counter: List[int], indent: Optional[str] = None) -> str:
