@@ -18,6 +18,7 @@ import sys
 from typing import Dict, Iterable, Optional, Set
 
 from torchleaklint.project import modules
+from torchleaklint.project.packed import Packed
 from torchleaklint.kinds import max_bytes
 from torchleaklint.source import read_regular_file
 
@@ -76,7 +77,9 @@ def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
         stem = os.path.splitext(os.path.basename(path))[0]
         names.add(os.path.basename(os.path.dirname(os.path.abspath(path))) if stem == "__init__" else stem)
     out: Set[str] = set()
-    per_file: Dict[str, list] = {}
+    # packed (on the run's spill file): a list per file, kept for the whole run
+    per_file: Dict[str, list] = Packed()
+    defined: Dict[str, list] = {}  # the names of the files nobody is known yet to import
     for path in paths:
         found = known.get(path)
         if found is None:
@@ -85,8 +88,10 @@ def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
             continue
         per_file[path] = found
         out.update(found[0])
+        if found[1]:
+            defined[os.path.abspath(path)] = found[1]
     # only a module some file imports can be called from another module
-    defs = {name for path, found in per_file.items() if os.path.abspath(path) in out for name in found[1]}
+    defs = {name for path, found in defined.items() if path in out for name in found}
     return out, frozenset(defs), per_file
 
 

@@ -62,7 +62,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     absolute = {path: sys.intern(os.path.abspath(path)) for path in files}
     run_key = hashlib.blake2b("\n".join(sorted(absolute.values())).encode("utf-8", "surrogateescape"),
                               digest_size=16).hexdigest()
-    stats = {path: file_stat(path) for path in files}
+    stats = Packed({path: file_stat(path) for path in files})  # on the run's spill file, as the summaries
     summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
     # files whose summaries (and call sites) a file's summary or check read: packed, as the
     # summaries are (a list per file, read back for its fingerprint)
@@ -95,6 +95,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             sites_at[path] = entry.get("sfp")
             entries[path] = entry.get("entries") or []
     referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
+    del known  # (the scans are kept, packed, in `scans`)
     partial = {path for path in files if absolute[path] not in referenced}
     for path in files:
         if path not in reads or (path in stored_partial and path not in partial):
