@@ -48,7 +48,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 13
+SUMMARY_VERSION = 15
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -65,7 +65,7 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
     elif kind in _NAMED_LOCAL and name and "." not in name:
         name = f"{module}.{name}"
     if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off \
-            and value.fields is None:
+            and value.fields is None and not value.frozen:
         return kind
     out: Dict[str, object] = {"k": kind}
     if name:
@@ -74,6 +74,8 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
         out["s"] = 1
     if value.grad_off:
         out["g"] = 1
+    if value.frozen:
+        out["z"] = 1  # a module whose parameters are all frozen (pytorch-fid's InceptionV3)
     if depth < 3:
         if value.items is not None:
             out["i"] = [encode(item, module, depth + 1) for item in value.items]
@@ -95,7 +97,7 @@ def decode(data) -> Value:
     return Value(data.get("k", UNKNOWN), name=data.get("n"),
                  items=tuple(decode(i) for i in items) if items is not None else None,
                  elem=decode(elem) if elem is not None else None,
-                 scalar=bool(data.get("s")), grad_off=bool(data.get("g")),
+                 scalar=bool(data.get("s")), grad_off=bool(data.get("g")), frozen=bool(data.get("z")),
                  fields=tuple((key, decode(item)) for key, item in fields) if fields is not None else None)
 
 
@@ -589,6 +591,12 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         "ps": _in_per_step_function(model, call),  # made once per step by the caller's own step
     }
+    literal = [i for i, a in enumerate(call.args) if isinstance(a, ast.Constant)] + \
+        [kw.arg for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)]
+    if literal:
+        site["lit"] = literal  # the arguments given a literal (positions, keyword names)
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     consumed = _arguments_back_propagated(model, call, loops)
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)

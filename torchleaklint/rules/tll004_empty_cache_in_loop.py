@@ -303,6 +303,11 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     sites = model.call_sites(func)
     external = model.external_sites(func)  # call sites in other modules of the project
     if not sites and not external:
+        # a method only called by its name on objects of unknown class (`cb.on_before_step(...)`
+        # over a list of callbacks), none of them in another module: those calls run it
+        sites = [] if model.calls_by_method_name(func)[0] != len(model.calls_of_method_name(func)) \
+            else model.calls_of_method_name(func)
+    if not sites and not external:
         return None
     if _guarded_by_passed_counter(model, call, func, sites):
         return None

@@ -103,6 +103,7 @@ class Analyzer:
         # parameters a summarized call passes as literals (`model(x, mode="inference")`):
         # a test on them (`if mode == "inference":`) selects its branch
         self.constants: Dict[str, object] = {}
+        self._global_binds: Dict[str, Value] = {}  # what this unit bound so far to names it declares global
 
     # ------------------------------------------------------------ parameters
     def parameter_values(self) -> Dict[str, Value]:
@@ -246,7 +247,18 @@ class Analyzer:
                     out[kw.arg] = join(out.get(kw.arg), flow.values.get(kw.value, UNKNOWN_V))
                 elif kw.arg is not None and unit.args.kwarg is not None:
                     _collect(out, unit.args.kwarg.arg, flow.values.get(kw.value, UNKNOWN_V))
+            passed = {kw.arg for kw in site.keywords}
+            if not any(isinstance(a, ast.Starred) for a in site.args) and None not in passed:
+                self._left_to_defaults(unit, names, offset + len(site.args), passed, out)
         return out
+
+    def _left_to_defaults(self, unit, names, given: int, passed, out) -> None:
+        """The parameters a call leaves to their literal defaults (`book=None`, then `book =
+        book if book is not None else LossBook()`): that call binds the default's value."""
+        defaults = _literal_defaults(unit)
+        for index, name in enumerate(names):
+            if index >= given and name not in passed and name in defaults:
+                out[name] = join(out.get(name), defaults[name])
 
     def _constructed_site_values(self, site, names, offset, out) -> None:
         pairs = [(names[i + offset], a) for i, a in enumerate(site.args)
@@ -288,6 +300,8 @@ class Analyzer:
                     out[name] = join(out.get(name), local(decode(arg)))
                 elif unit.args.kwarg is not None:
                     _collect(out, unit.args.kwarg.arg, local(decode(arg)))
+            if not site.get("spread"):
+                self._left_to_defaults(unit, names, offset + len(site["a"]), set(site["kw"]), out)
         return out
 
     # ------------------------------------------------------------ statements
@@ -489,6 +503,8 @@ class Analyzer:
                 value = Value(GRAPH)
             self.env[target.id] = value
             self.result.values[target] = value
+            if target.id in self.m._globals_of(self.unit):
+                self._global_binds[target.id] = join(self._global_binds.get(target.id), value)
         elif isinstance(target, (ast.Tuple, ast.List)):
             elts = target.elts
             starred = any(isinstance(e, ast.Starred) for e in elts)
@@ -569,8 +585,38 @@ class Analyzer:
         if not isinstance(self.unit, ast.Module):
             flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
             if flow is not None:
-                return flow_env_value(flow, name)
+                return self._with_global_writes(name, flow_env_value(flow, name), flow)
         return UNKNOWN_V
+
+    def _with_global_writes(self, name: str, top: Value, module_flow: FlowResult) -> Value:
+        """A module global that functions bind under `global name` (`FID_MODEL = model`, a
+        model kept for the next call): the join of what top-level code and every such
+        function bind to it. Unknown when one of those functions is being analyzed (other
+        than this one, whose bindings so far count) or binds it otherwise than by `=`."""
+        writers = self.m.global_writers(name)
+        if not writers:
+            return top
+        out = top if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                         for n in module_flow.values) else None
+        for unit in writers:
+            if unit is self.unit:
+                found = self._global_binds.get(name)
+                if found is None:
+                    return UNKNOWN_V
+                out = join(out, found)
+                continue
+            if self.m.in_progress(unit):
+                return UNKNOWN_V
+            flow = self.m.flow(unit)
+            if flow is None:
+                return UNKNOWN_V
+            bound = [v for n, v in flow.values.items() if isinstance(n, ast.Name) and n.id == name
+                     and isinstance(n.ctx, ast.Store)]
+            if not bound:
+                return UNKNOWN_V
+            for value in bound:
+                out = join(out, value)
+        return out if out is not None else UNKNOWN_V
 
     def expr_Attribute(self, e: ast.Attribute) -> Value:
         key = dotted(e)
@@ -1016,6 +1062,8 @@ class Analyzer:
             return TENSOR_V
         if method == "numpy":
             return Value(DATA)
+        if receiver.kind == DATA and method in _ARRAY_MAKING_METHODS:
+            return Value(DATA)  # `rng.random((n, d)).astype(np.float32)`: an array, as large as asked
         kind = receiver.kind
         if receiver.fields is not None and method in ("pop", "get", "__getitem__") and e.args and \
                 isinstance(e.args[0], ast.Constant) and receiver.field(e.args[0].value) is not None:
@@ -1362,6 +1410,11 @@ def _kind_tests(model) -> List[ast.Call]:
             and isinstance(node.args[0], ast.Name)]
 
 
+# methods of numpy arrays, random generators and data frames that make another array of the
+# same or of a requested size (not reductions: `arr.mean()` is a number)
+_ARRAY_MAKING_METHODS = frozenset({"astype", "reshape", "copy", "transpose", "flatten", "ravel", "to_numpy",
+                                   "random", "normal", "uniform", "standard_normal", "integers", "permutation",
+                                   "rand", "randn", "randint"})
 _TEMPLATE_ARGUMENT_METHODS = frozenset({"to", "type_as", "view_as", "expand_as", "reshape_as", "cuda", "cpu", "type"})
 _SHAPE_KEEPING = frozenset({"cpu", "cuda", "to", "float", "double", "half", "clone", "contiguous",
                             "squeeze", "view", "reshape", "abs"})
@@ -1679,6 +1732,14 @@ def _strip_graph(value: Value) -> Value:
         fields = tuple((k, _strip_graph(v)) for k, v in value.fields) if value.fields is not None else None
         return Value(SEQUENCE, elem=_strip_graph(value.elem), fields=fields)
     return value
+
+
+def _literal_defaults(unit) -> Dict[str, Value]:
+    """Parameter -> the value of its literal default (`None`, a number, a string)."""
+    positional = unit.args.posonlyargs + unit.args.args
+    pairs = list(zip(positional[len(positional) - len(unit.args.defaults):], unit.args.defaults))
+    pairs += [(a, d) for a, d in zip(unit.args.kwonlyargs, unit.args.kw_defaults) if d is not None]
+    return {a.arg: (NONE_V if d.value is None else SCALAR_V) for a, d in pairs if isinstance(d, ast.Constant)}
 
 
 def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:

@@ -17,7 +17,7 @@ from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
-    empties, is_full_slice, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -438,14 +438,23 @@ class SemanticModel:
             return 0, 0
         return self.cached(("calls_by_method_name", func), lambda: self._calls_by_method_name(func))
 
+    def calls_of_method_name(self, func: ast.AST) -> List[ast.Call]:
+        """The calls in this module of a method's name on receivers of unknown class, which
+        nothing resolves (`cb.on_before_step(self, i, x)` for each callback of a list): calls
+        that may run it."""
+        if self.class_of(func) is None:
+            return []
+        return self.cached(("calls_of_method_name", func), lambda: [
+            call for call in self.calls
+            if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
+            and not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
+            and self.resolve_call(call) is None and not self.receiver_of_another_kind(call)])
+
     def _calls_by_method_name(self, func: ast.AST) -> Tuple[int, int]:
         calls = no_grad = 0
-        for call in self.calls:
-            if isinstance(call.func, ast.Attribute) and call.func.attr == func.name and \
-                    not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self") and \
-                    self.resolve_call(call) is None and not self.receiver_of_another_kind(call):
-                calls += 1
-                no_grad += bool(self.grad_disabled_at(call))
+        for call in self.calls_of_method_name(func):
+            calls += 1
+            no_grad += bool(self.grad_disabled_at(call))
         if self.project is not None:
             more, more_no_grad, _ = self.project.named_calls(func.name)
             calls, no_grad = calls + more, no_grad + more_no_grad
@@ -1294,9 +1303,14 @@ class SemanticModel:
             return set()
         return _moved_batch_names(loop, {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)})
 
-    def _hands_item_to_a_forward(self, call: ast.Call, targets: Set[str]) -> bool:
+    def _hands_item_to_a_forward(self, call: ast.Call, targets: Set[str], depth: int = 0,
+                                 modules: Set[str] = frozenset()) -> bool:
         """`self.iter_one_batch(batch)`: a function or method of this module handed the item,
-        whose body feeds that parameter (or what it computes from it) to a model as its input."""
+        whose body feeds that parameter (or what it computes from it) to a model as its input,
+        itself or through functions of this module it hands it to in turn (`batch_loss(model,
+        images, ...)` calling `_batch_loss`, which runs `model(images)`), a few calls deep. A
+        model is a module by its value, or a parameter this chain of calls hands a module
+        (`modules`: the caller's names that hold one)."""
         if not any(isinstance(n, ast.Name) and n.id in targets for a in call.args for n in ast.walk(a)):
             return False
         func = self.resolve_call(call)
@@ -1309,12 +1323,19 @@ class SemanticModel:
                   if any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(a))}
         if not handed:
             return False
+
+        def holds_a_module(arg: ast.AST) -> bool:
+            return isinstance(arg, ast.Name) and arg.id in modules or self.value(arg).kind == MODULE
+        given = {p.arg for p, a in zip(params, call.args) if holds_a_module(a)} | \
+            {kw.arg for kw in call.keywords if kw.arg and holds_a_module(kw.value)}
         derived = _derived_names(func, handed, self._data_reads)
         for inner in self._calls_within(func, skip_loops=False):
-            if self.value(inner.func).kind == MODULE and _input_args(inner) and \
+            model = self.value(inner.func).kind == MODULE or isinstance(inner.func, ast.Name) and inner.func.id in given
+            if model and _input_args(inner) and \
                     {n.id for a in _input_args(inner) for n in ast.walk(a) if isinstance(n, ast.Name)} & derived:
                 return True
-        return False
+        return depth < 2 and any(self._hands_item_to_a_forward(inner, derived, depth + 1, given)
+                                 for inner in self._calls_within(func, skip_loops=False))
 
     def is_data_comprehension(self, comp: ast.AST) -> bool:
         """A comprehension over batches: one of its generators walks a DataLoader/Dataset, or
@@ -1562,6 +1583,13 @@ class SemanticModel:
         """Names of the attributes read in computing what this module's training backwards
         differentiate (`loss = ce + model.aux.loss; loss.backward()`: `aux`, `loss`): a class of
         another module that stores such an attribute may have it consumed here."""
+        return self.cached(("backpropagated_attributes", None),
+                           lambda: self.attributes_read_by_backwards() | self._attributes_returned_in_graphs())
+
+    def attributes_read_by_backwards(self, other_objects: bool = False) -> Set[str]:
+        """Names of the attributes read in computing what this module's own training backwards
+        differentiate; with `other_objects`, only those read through another object than
+        `self` (`torch.stack(agent.saved_log_probs)` in `finish_episode`)."""
         def compute() -> Set[str]:
             out: Set[str] = set()
             if "backward" in self.source:  # no training backward can be spelled without the word
@@ -1571,9 +1599,10 @@ class SemanticModel:
                         continue
                     parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
                     out |= {n.attr for part in parts for n in ast.walk(part)
-                            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)}
-            return out | self._attributes_returned_in_graphs()
-        return self.cached(("backpropagated_attributes", None), compute)
+                            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and not (
+                                other_objects and isinstance(n.value, ast.Name) and n.value.id == "self")}
+            return out
+        return self.cached(("attributes_read_by_backwards", other_objects), compute)
 
     def _attributes_returned_in_graphs(self) -> Set[str]:
         """Attributes of other objects a function reads into the graph it returns (a KL helper's
@@ -1606,7 +1635,11 @@ class SemanticModel:
 
     def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
-        summaries: `model.aux.loss` in train.py for `self.loss` stored here)?"""
+        summaries: `model.aux.loss` in train.py for `self.loss` stored here), or a function of
+        this module a read of it through another object (`torch.stack(agent.saved_log_probs)`
+        in `finish_episode`, for `self.saved_log_probs` filled by the agent's `remember`)?"""
+        if attr in self.attributes_read_by_backwards(other_objects=True):
+            return True
         return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr)
 
     def inner_update_of(self, expr: ast.AST, key: str) -> bool:
@@ -2065,9 +2098,14 @@ class SemanticModel:
         loops (`for i in range(n_steps)`; over batches an update may hide in a call out of
         view), and not when a step of another module or an abstract method's override runs."""
         unit = self.unit_of(stmt)
-        counted = all(isinstance(loop, (ast.For, ast.AsyncFor)) and _counts(loop.iter) for loop in carried)
+        counted = all(isinstance(loop, (ast.For, ast.AsyncFor)) and _counts(loop.iter) for loop in carried) \
+            and any(self.runs_training_step(loop) for loop in carried)  # (over rows of the data: an evaluation)
+        # (reduced, `sum(losses)`, or handed back, `return outputs, loss_dict`: what leaves the
+        # call holds the graphs of that one call, a part of one step; whoever keeps it across
+        # steps is the one to report)
         if not (isinstance(unit, FUNCTION_TYPES) and "." not in key and counted
-                and self._bound_fresh_before(unit, stmt, key) and self._stays_in_call(unit, key)
+                and self._bound_fresh_before(unit, stmt, key)
+                and self._stays_in_call(unit, key, reductions=True, returned=True)
                 and not self._updates_within(unit)):
             return False
         # the backward in view: no step of another module nor an abstract method's override
@@ -2090,12 +2128,14 @@ class SemanticModel:
             node = self.parent(node)
         return False
 
-    def _stays_in_call(self, unit: ast.AST, key: str, reductions: bool = False) -> bool:
+    def _stays_in_call(self, unit: ast.AST, key: str, reductions: bool = False, returned: bool = False) -> bool:
         """Is the local `key` a container only this call uses: every read of it indexes it,
         calls one of its methods, counts it or tests membership, never hands the object
         itself on (returned, stored, passed to a call) nor declares it global? With
         `reductions`, also when it is reduced to a new value (`torch.stack(losses).mean()`):
-        asked of one update's micro-steps, where that value holds one step's graphs at most."""
+        asked of one update's micro-steps, where that value holds one step's graphs at most.
+        With `returned`, also when the call hands it back to its caller (`return y_hats,
+        loss_dict`): a new container each call, which the caller keeps or drops."""
         if key in self._globals_of(unit):
             return False
         for node in nodes_within(unit):
@@ -2112,7 +2152,32 @@ class SemanticModel:
             if reductions and isinstance(parent, ast.Call) and node in parent.args and \
                     self._reduces_without_keeping(parent):
                 continue
+            if returned and (isinstance(parent, ast.Return) or isinstance(parent, ast.Tuple)
+                             and isinstance(self.parent(parent), ast.Return)) and self._results_kept_in_locals(unit):
+                continue
             return False
+        return True
+
+    def _results_kept_in_locals(self, unit: ast.AST) -> bool:
+        """Is every call of `unit` in view, one at least, and none in another module, a
+        statement that binds its result to plain local names (`y_hats, loss_dict =
+        self.refine(x, y)`) or drops it? Then each caller rebinds what a call hands back on
+        its next call: it lives one call of the caller's loop. (With no caller in view,
+        nothing says how long the caller keeps it.)"""
+        sites = self.call_sites(unit)
+        if not sites or self.external_sites(unit):
+            return False
+        for call in sites:
+            stmt = self.parent(call)
+            if isinstance(stmt, ast.Expr):
+                continue
+            if not (isinstance(stmt, ast.Assign) and stmt.value is call and all(
+                    isinstance(n, ast.Name) for target in stmt.targets for n in (
+                        target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))):
+                return False
+            if any(target.id in self._globals_of(self.unit_of(call)) for target in ast.walk(stmt)
+                   if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)):
+                return False
         return True
 
     def _reduces_without_keeping(self, call: ast.Call) -> bool:
@@ -2237,7 +2302,39 @@ class SemanticModel:
             return False
         definitions = self.reaching(self.unit_of(key)).definitions(key)
         return bool(definitions) and all(self._fixed_loop_target(d) or self._computed_from_fixed_targets(d)
-                                         for d in definitions)
+                                         or self._literal_at_every_call(d) for d in definitions)
+
+    def _literal_at_every_call(self, definition: ast.AST) -> bool:
+        """Is `definition` a parameter every call in view gives a literal, or leaves to a
+        literal default (`tracker.track(x, "token_embeddings")`)? Calls exist in view and
+        none spreads its arguments (`f(*args)`)."""
+        if not isinstance(definition, ast.arg):
+            return False
+        unit = self.unit_of(definition)
+        if not isinstance(unit, FUNCTION_TYPES) or definition in (unit.args.vararg, unit.args.kwarg):
+            return False
+        positional = unit.args.posonlyargs + unit.args.args
+        index = next((i for i, a in enumerate(positional) if a is definition), None)
+        if index is not None and self.class_of(unit) is not None and not is_staticmethod(unit):
+            index -= 1  # `obj.m(a)` binds `a` to the parameter after `self`
+        default = _literal_default(unit, definition)
+        local, external = self.call_sites(unit), self.external_sites(unit)
+        if not local and not external:
+            return False
+        for call in local:
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+                return False
+            given = next((kw.value for kw in call.keywords if kw.arg == definition.arg), None)
+            if given is None and index is not None and 0 <= index < len(call.args):
+                given = call.args[index]
+            if not (isinstance(given, ast.Constant) or given is None and default):
+                return False
+        for site in external:
+            literal = site.get("lit", ())
+            passed = definition.arg in site.get("kw", {}) or index is not None and 0 <= index < len(site.get("a", ()))
+            if site.get("spread") or not (definition.arg in literal or index in literal if passed else default):
+                return False
+        return True
 
     def _computed_from_fixed_targets(self, definition: ast.AST) -> bool:
         """`loss_name = type(loss_layer).__name__` in a loop over the object's fixed list of
@@ -2526,6 +2623,25 @@ class SemanticModel:
             if any(self.is_step_loop(loop) for loop in self.loops_around(site)):
                 return True
         return any(site["st"] for site in self.external_sites(func))
+
+    def global_writers(self, name: str) -> List[ast.AST]:
+        """The functions that declare `name` global and bind it (`global FID_MODEL` then
+        `FID_MODEL = model`), from one index of the module's `global` statements."""
+        index = self.cached(("global_writers",), self._index_global_writers)
+        return index.get(name, [])
+
+    def _index_global_writers(self) -> Dict[str, List[ast.AST]]:
+        index: Dict[str, List[ast.AST]] = {}
+        for node in self.nodes(ast.Global):
+            unit = self.unit_of(node)
+            if not isinstance(unit, FUNCTION_TYPES):
+                continue
+            for name in node.names:
+                if unit not in index.get(name, ()) and any(
+                        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                        for n in nodes_within(unit)):
+                    index.setdefault(name, []).append(unit)
+        return index
 
     def _globals_of(self, unit: ast.AST) -> Set[str]:
         """The names the function declares `global` or `nonlocal` (one walk per function)."""
@@ -2914,9 +3030,18 @@ def _data_items(value: Value) -> bool:
     return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
 
 
+def _literal_default(unit: ast.AST, param: ast.arg) -> bool:
+    """Does the parameter have a literal default value (`name="x"`, `retain=False`)?"""
+    positional = unit.args.posonlyargs + unit.args.args
+    defaults = dict(zip(positional[len(positional) - len(unit.args.defaults):], unit.args.defaults))
+    defaults.update((a, d) for a, d in zip(unit.args.kwonlyargs, unit.args.kw_defaults) if d is not None)
+    return isinstance(defaults.get(param), ast.Constant)
+
+
 def _counts(iterable: ast.AST) -> bool:
     """`range(self.epochs)`, `tqdm(range(n))`, `trange(...)`: a counted loop, wrapped or not."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("range", "trange")
+    return any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id in ("range", "trange")
+                                            or isinstance(n.func, ast.Attribute) and n.func.attr == "trange")
                for n in ast.walk(iterable))
 
 

@@ -286,6 +286,11 @@ def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]
                 yield target.id, "define", stmt.value
             elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and len(stmt.targets) == 1:
                 yield target.value.id, "update", None
+            elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List)) \
+                    and len(target.elts) == len(stmt.value.elts) and all(isinstance(e, ast.Name) for e in target.elts):
+                # `N_SAMPLES, N_FEATURES = 2000, 32`: each name its element
+                for elt, part in zip(target.elts, stmt.value.elts):
+                    yield elt.id, "define", part
             else:
                 for leaf in ast.walk(target):
                     if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
@@ -375,6 +380,34 @@ def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
         if passed is not None:
             out.append(passed)
     return out
+
+
+def _passed_by_other_modules(model, param: ast.arg) -> Optional[Weight]:
+    """A model, dataset or DataLoader that a call site in another module of the project passes
+    for the parameter (`build_param_space(train_ds)` in the driver, from its summary)."""
+    from torchleaklint.project.summary import decode
+
+    func = model.unit_of(param)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.project is None:
+        return None
+    positional = positional_parameters(func)
+    index = next((i for i, a in enumerate(positional) if a is param), None)
+    if index is not None and model.class_of(func) is not None and not _is_static(func):
+        index -= 1
+    for site in model.external_sites(func):
+        encoded = site["kw"].get(param.arg)
+        if encoded is None and index is not None and 0 <= index < len(site["a"]) and not site.get("spread"):
+            encoded = site["a"][index]
+        value = decode(encoded) if encoded is not None else None
+        if value is None:
+            continue
+        if value.kind == MODULE and not value.frozen:
+            return Weight(f"an `nn.Module` instance (passed at {model.project.label(site)})", MODULE)
+        if value.kind == DATASET:
+            return Weight(f"a dataset (passed at {model.project.label(site)})", DATASET)
+        if value.kind == DATALOADER:
+            return Weight(f"a `DataLoader` (passed at {model.project.label(site)})", DATALOADER)
+    return None
 
 
 def _default_of(func, param: ast.arg) -> Optional[ast.expr]:
@@ -488,6 +521,10 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
             sources = passed_arguments(model, definition) if isinstance(definition, ast.arg) else [definition]
             for source in sources:
                 found = weight_of(model, source, depth + 1)
+                if found is not None:
+                    return found
+            if isinstance(definition, ast.arg):
+                found = _passed_by_other_modules(model, definition)
                 if found is not None:
                     return found
         if not definitions:

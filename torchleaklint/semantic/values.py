@@ -125,11 +125,18 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a.kind == b.kind == MODULE:
         # one of them has parameters; of two different (or unnamed) classes, still a module
         return Value(MODULE, name=a.name if a.name == b.name else None)
+    if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
+        # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
+        return Value(a.kind, name=a.name if a.name == b.name else None)
     if a.kind == NONE:
         return b
     if b.kind == NONE:
         return a
     return UNKNOWN_V
+
+
+# kinds whose values of different names are still of that kind (a join keeps the kind)
+_KINDS_KEPT_BY_A_JOIN = frozenset({LOSS_FN, OPTIMIZER, DATALOADER, DATASET, DATA})
 
 
 def _empty_list(value: Value) -> bool:
