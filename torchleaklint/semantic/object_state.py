@@ -242,16 +242,17 @@ def _cuts_between_steps(model, method, func) -> bool:
     external = model.external_sites(method)
     # calls in other modules of the project: a cut in a step loop, or in a function that runs
     # one training step per call, cuts every step; `sim.reset()` once before the training loop
-    # does not (and they count beside the calls of this module: `o.detach_state()` in a bank
-    # of observers here, `observer.detach_state()` in the training loop of another module)
-    if any((site["st"] or site["tr"] or site.get("ps")) and not site.get("cd") for site in external):
+    # does not. They count beside the calls of this module (`o.detach_state()` in a bank of
+    # observers here, `observer.detach_state()` in the training loop of another module); not
+    # one in an epoch loop that trains in a loop of its own (`meter.reset()` once per epoch)
+    if any((site["st"] or site.get("ps")) and not site.get("cd") for site in external):
         return True
     if not sites:
         if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
             return False  # the start value, set once when the object is built; or a framework
             # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
         if external:
-            return False
+            return any(site["tr"] and not site.get("cd") for site in external)
         if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func):
             return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown
