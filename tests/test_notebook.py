@@ -78,6 +78,14 @@ def test_automagic_lines_are_masked_but_python_of_the_same_name_is_analyzed():
     assert broken.code == "TLL900"
 
 
+def test_a_cell_indented_throughout_runs_in_ipython_and_is_no_parse_error():
+    # IPython's leading_indent transform strips the first line's indent from every line
+    indented = " x = 1\n for i in range(3):\n     x += i\n print(x)"
+    assert _positions(_lint(_notebook(indented, IMPORTS, TRAIN))) == [("TLL001", 6, 7, 5)]
+    [broken] = _lint(_notebook(" x = (\n y", IMPORTS))
+    assert broken.code == "TLL900"
+
+
 def test_a_cell_that_does_not_parse_is_one_tll900_and_the_others_are_analyzed():
     found = _lint(_notebook(IMPORTS, "def broken(:\n    pass", TRAIN))
     assert _positions(found) == [("TLL900", 4, 1, 12), ("TLL001", 6, 7, 5)]

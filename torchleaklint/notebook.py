@@ -194,7 +194,21 @@ def _prepare(cell: Cell) -> Cell:
                 indent = line[: len(line) - len(line.lstrip())]
     cell.masked = "\n".join(masked)
     cell.error = _parse_error(cell.masked)
+    if cell.error is not None and first is not None and _runs_dedented(cell.masked.split("\n"), first):
+        # IPython strips a cell's leading indent (its `leading_indent` transform): the cell
+        # runs. Not analyzed (positions would move), and no parse error either
+        cell.error, cell.skipped = None, True
     return cell
+
+
+def _runs_dedented(lines: List[str], first: int) -> bool:
+    """Does the cell parse once the indent of its first line is taken off every line that
+    starts with it, as IPython does before running it?"""
+    indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+    if not indent:
+        return False
+    dedented = [line[len(indent):] if line.startswith(indent) else line for line in lines]
+    return _parse_error("\n".join(dedented)) is None
 
 
 def _is_ipython_line(line: str) -> bool:

@@ -48,7 +48,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 15
+SUMMARY_VERSION = 16
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -278,6 +278,11 @@ def _function(model, func, module: str, info) -> dict:
     cuts = parameters_cut_on_entry(model, func)
     if cuts:
         out["cuts"] = sorted(cuts)
+    from torchleaklint.semantic.dataflow import frozen_parameters
+
+    frozen = frozen_parameters(func)
+    if frozen:
+        out["frz"] = frozen  # positions of the modules it freezes (`freeze_model(model)`)
     if model.grad_off_decorated(func) or model.framework_runs_without_grad(func):
         out["nograd"] = True
     elif not model.may_run_forward(func):

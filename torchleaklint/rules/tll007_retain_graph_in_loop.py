@@ -58,7 +58,8 @@ class RetainGraphInLoop(Rule):
     Not reported: a second backward through the same graph later in the same iteration
     (`d_loss.backward(retain_graph=True)` then `g_loss.backward()`), `retain_graph=False`,
     computed values (`retain_graph=i < n - 1`), `torch.autograd.grad(...,
-    retain_graph=True)` (higher-order and Jacobian code needs it), and loops that build no
+    retain_graph=True)` (higher-order and Jacobian code needs it), `backward(create_graph=True)`
+    (gradients differentiated again, by a Hessian-based optimizer's `step()`), and loops that build no
     new graph (no forward, no optimizer step) but back-propagate several outputs of one
     graph computed before the loop. A later backward counts only when its graph shares a
     computation with the retained one (graph provenance): a backward of a separate forward,
@@ -222,6 +223,11 @@ def _retains_graph(model, call) -> bool:
     # Positionally only for torch.autograd.backward: `x.backward(a, b)` may be
     # `accelerator.backward(loss, ...)`, whose second parameter is something else.
     flag = _retain_argument(call, _AUTOGRAD_BACKWARD_POSITION if qual == "torch.autograd.backward" else None)
+    if any(kw.arg == "create_graph" and not (isinstance(kw.value, ast.Constant) and not kw.value.value)
+           for kw in call.keywords):
+        return False  # `backward(create_graph=True)`: gradients with their own graph, for a second
+        # differentiation (Hessian-based optimizers' `step()`); the graph is kept on purpose, and
+        # `retain_graph` defaults to `create_graph` anyway
     return isinstance(flag, ast.Constant) and flag.value is True
 
 

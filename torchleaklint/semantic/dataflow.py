@@ -136,8 +136,9 @@ class Analyzer:
                 own = values.get(name, UNKNOWN_V)
                 if own is DECLARED_NUMBERS:
                     continue  # a container the signature declares as numbers: callers' guesses do not override it
-                if own.kind == MODULE and not own.name and value.kind == MODULE and value.name:
-                    values[name] = value  # duck-typed a module here; the callers say which class
+                if own.kind == MODULE and not own.name and value.kind == MODULE and (value.name or value.frozen):
+                    values[name] = value  # duck-typed a module here; the callers say which class (or
+                    # that every module they hand is frozen)
                 elif value.carries_graph or own.kind == UNKNOWN:
                     values[name] = join(own if own.kind != UNKNOWN else None, value)
         return values
@@ -324,6 +325,7 @@ class Analyzer:
         value = s.value
         self.expr(value)
         self._note_frozen(value)
+        self._note_frozen_by_helper(value)
         # torch.set_grad_enabled(False) as a statement switches grad mode until switched back
         if isinstance(value, ast.Call):
             qual = self.m.qualname(value.func) or ""
@@ -525,7 +527,9 @@ class Analyzer:
             if key is not None:
                 self.env[key] = value
             self.result.values[target] = value
+            self._thaw_holder(target, value)
         elif isinstance(target, ast.Subscript):
+            self._thaw_holder(target, value)
             container = self.expr(target.value)
             self.expr(target.slice)
             self.result.values[target] = value
@@ -1037,6 +1041,37 @@ class Analyzer:
             if current.kind in (MODULE, UNKNOWN, INSTANCE):
                 self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
 
+    def _thaw_holder(self, target: ast.AST, value: Value) -> None:
+        """`alex.classifier[6] = nn.Linear(4096, 3)` into a module frozen before: the new part
+        has trainable parameters, so the module as a whole is frozen no more."""
+        root = target
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        key = dotted(root)
+        holder = self.env.get(key) if key is not None else None
+        if holder is not None and holder.frozen and value.kind in (MODULE, UNKNOWN) and not value.frozen:
+            self.env[key] = replace(holder, frozen=False)
+
+    def _note_frozen_by_helper(self, call: ast.AST) -> None:
+        """`freeze_model(alex)` of a function (of this module, or another's from its summary)
+        that freezes the module handed to it: from here on, `alex` records no graph of its own."""
+        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+            return
+        positions: List[int] = []
+        if isinstance(call.func, ast.Name) and call.func.id in self.m.module_functions:
+            func = self.m.module_functions[call.func.id]
+            positions = self.m.cached(("frozen_parameters", func), lambda: frozen_parameters(func))
+        elif self.m.project is not None:
+            # (the callee's value from this flow: asking the model would re-enter this analysis)
+            entry = self.m.project_function_entry_of(self.result.values.get(call.func, UNKNOWN_V))
+            positions = list((entry or {}).get("frz", ()))
+        for index in positions:
+            key = dotted(call.args[index]) if index < len(call.args) else None
+            if key is not None:
+                current = self.env.get(key, self.result.values.get(call.args[index], UNKNOWN_V))
+                if current.kind in (MODULE, UNKNOWN, INSTANCE):
+                    self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+
     def _parameterless_output(self, all_args) -> Value:
         """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
         unknown result (no finding may rest on it being a graph)."""
@@ -1148,7 +1183,8 @@ class Analyzer:
             if wrapped.kind == MODULE:
                 return wrapped  # `nn.DataParallel(model)`: its forward is the wrapped module's
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
-            return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual))
+            return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual)
+                         or _norm_without_affine(qual, e))
         if torch_api.is_optimizer(qual):
             return Value(OPTIMIZER)
         if torch_api.is_lr_scheduler(qual):
@@ -1919,14 +1955,40 @@ def _calls_freezing_method(stmt, methods) -> bool:
     return construction_freeze(method) == ("", -1)
 
 
-def _freezing_flag(stmt) -> Optional[ast.AST]:
+def _norm_without_affine(qual: str, call: ast.Call) -> bool:
+    """`nn.BatchNorm1d(n, affine=False)`, `nn.LayerNorm(d, elementwise_affine=False)`,
+    `nn.InstanceNorm2d(c)` (affine off by default): a normalization layer with no parameters."""
+    name = torch_api.nn_class(qual) or ""
+    flag = "elementwise_affine" if name == "LayerNorm" else "affine"
+    given = _kw(call, flag)
+    if name.startswith("InstanceNorm"):
+        return given is None or isinstance(given, ast.Constant) and given.value is False
+    if name.startswith(("BatchNorm", "GroupNorm", "LayerNorm", "SyncBatchNorm")):
+        return isinstance(given, ast.Constant) and given.value is False
+    return False
+
+
+def frozen_parameters(func) -> List[int]:
+    """The positions of the parameters a function freezes on every path (`def
+    freeze_model(model): for p in model.parameters(): p.requires_grad = False`): calling it
+    leaves the module handed there frozen."""
+    out = []
+    for index, param in enumerate(positional_parameters(func)):
+        flags = [_freezing_flag(stmt, param.arg) for stmt in func.body]
+        if any(isinstance(f, ast.Constant) and f.value is False for f in flags if f is not None) and \
+                not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags):
+            out.append(index)
+    return out
+
+
+def _freezing_flag(stmt, owner: str = "self") -> Optional[ast.AST]:
     """FLAG of `for p in self.parameters(): p.requires_grad = FLAG` / `p.requires_grad_(FLAG)`
-    or of `self.requires_grad_(FLAG)`."""
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "self.requires_grad_" \
+    or of `self.requires_grad_(FLAG)` (`owner` for `self`)."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == f"{owner}.requires_grad_" \
             and len(stmt.value.args) == 1:
         return stmt.value.args[0]
     if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Call)
-            and dotted(stmt.iter.func) == "self.parameters" and len(stmt.body) == 1):
+            and dotted(stmt.iter.func) == f"{owner}.parameters" and len(stmt.body) == 1):
         return None
     only, var = stmt.body[0], stmt.target.id
     if isinstance(only, ast.Assign) and len(only.targets) == 1 and dotted(only.targets[0]) == f"{var}.requires_grad":

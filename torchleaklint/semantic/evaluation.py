@@ -326,6 +326,9 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
         # back-propagates nothing it returns (`val = [m.validation_step(b, i) for b in loader]`)
     if owner is not None and _run_by_own_forward(model, owner, sites):
         return False  # the module's own forward runs it: part of the training forward
+    if owner is not None and _run_by_a_holders_forward(model, owner, sites):
+        return False  # the forward of a module holding this one runs it (`self.m_back_end.inference`
+        # in the eval branch of the model's forward): part of a forward, whose callers decide
     if any(_feeds_a_loss(model, site) for site in sites):
         return False  # a training path runs it too (`loss()` calling `self.inference()`): what it
         # computes is part of that loss, whatever another caller does with it
@@ -349,14 +352,32 @@ def _run_by_own_forward(model, owner, sites, depth: int = 0) -> bool:
     return False
 
 
+def _run_by_a_holders_forward(model, owner, sites) -> bool:
+    """Is one of the calls `sites` made by a method of another nn.Module class that its own
+    forward runs (directly or through its other methods): `Model.forward` -> `__inference` ->
+    `self.m_back_end.inference(x)`? Then the method is part of that forward."""
+    for site in sites:
+        caller = model.unit_of(site)
+        holder = model.class_of(caller) if isinstance(caller, FUNCTION_TYPES) else None
+        if holder is None or holder is owner or not model.is_module_class(holder):
+            continue
+        if _inside_forward(model, site) or _run_by_own_forward(
+                model, holder, [s for s in _sites_including_self_calls(model, caller) if not model.grad_disabled_at(s)]):
+            return True
+    return False
+
+
 def _caller_evaluates(model, owner, site, depth: int) -> bool:
-    """A helper of an evaluation-named method of the same class (`predict_parallel` calling
-    `_predict_parallel`) evaluates when its caller does: judged at the caller, whose own
-    callers (trackers under no_grad, in other modules) decide."""
+    """A helper of an evaluation-named method of a class (`predict_parallel` calling
+    `_predict_parallel`, a model's `inference` calling its block's) evaluates when its caller
+    does: judged at the caller, whose own callers (trackers under no_grad, in other modules)
+    decide."""
     caller = model.unit_of(site)
-    if owner is None or not isinstance(caller, FUNCTION_TYPES) or model.class_of(caller) is not owner \
+    if owner is None or not isinstance(caller, FUNCTION_TYPES) or model.class_of(caller) is None \
             or not eval_name(caller.name) or depth >= MAX_HELPER_DEPTH:
         return True
+    # (also an evaluation-named method of a module holding this one: WaveNet's `inference`
+    # calling its output block's `inference`)
     if any(isinstance(call.func, ast.Attribute) and call.func.attr == "eval" and not call.args
            for call in _calls_by_unit(model).get(caller, [])):
         return True  # the caller switches to evaluation itself (`_eval_epoch` calling `_eval_step`,
@@ -489,15 +510,22 @@ def _inside_forward(model, site) -> bool:
     return unit.name == "forward" or unit.name.startswith("forward_")
 
 
-def _result_back_propagated(model, unit, handed_on: bool = True) -> bool:
+def _result_back_propagated(model, unit, handed_on: bool = True, depth: int = 0) -> bool:
     """Does a training path back-propagate what `unit` returns? A call site (in this module,
     through `self.` in any class too, or in another module) in a function that runs a training
-    backward, outside no-grad, whose result feeds that backward. `@torch.no_grad()` there would silently stop
-    training, so this is no evaluation."""
+    backward, outside no-grad, whose result feeds that backward; or one whose function hands
+    the result back to a training step (`train_step` returning `self._general_forward(...)`,
+    which returns the loss `self.predict(...)` computed: the trainer back-propagates what a
+    training step returns). `@torch.no_grad()` there would silently stop training, so this
+    is no evaluation."""
     if not isinstance(unit, FUNCTION_TYPES):
         return False
     for site in _sites_including_self_calls(model, unit):
         caller = model.unit_of(site)
+        if handed_on and depth < 3 and not model.grad_disabled_at(site) and isinstance(caller, FUNCTION_TYPES) \
+                and model.result_returned(site) and (
+                    _training_step_name(caller.name) or _result_back_propagated(model, caller, handed_on, depth + 1)):
+            return True
         if model.grad_disabled_at(site) or not any(
                 model.is_training_backward(c) for c in model.backward_calls_in(caller)):
             continue
@@ -516,6 +544,12 @@ def _result_back_propagated(model, unit, handed_on: bool = True) -> bool:
     # (`handed_on=False`: only a caller that back-propagates it)
     return any((site.get("bp") or handed_on and site.get("rt")) and not site["ng"]
                for site in model.external_sites(unit))
+
+
+def _training_step_name(name: str) -> bool:
+    """`train_step`, `training_step`, `train_batch_step`: a method a trainer runs for each
+    training batch and back-propagates what it returns (not `validation_step`)."""
+    return name.startswith("train") and name.endswith("_step")
 
 
 def _sites_including_self_calls(model, unit) -> List[ast.Call]:
@@ -978,6 +1012,9 @@ def _inside_unknown_context_of(model, call) -> bool:
             continue
         for item in anc.items:
             expr = item.context_expr
+            if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Subscript, ast.Name)) \
+                    and _grad_contexts_chosen_in(model, model.unit_of(anc)):
+                return True  # `with contexts[mode]():` of `{EVAL: torch.no_grad, TRAIN: nullcontext}`
             if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
                 continue
             qual = model.qualname(expr.func) or ""
@@ -986,6 +1023,26 @@ def _inside_unknown_context_of(model, call) -> bool:
             if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
                 return True
     return False
+
+
+def _grad_contexts_chosen_in(model, unit) -> bool:
+    """Does `unit` hold a grad-mode context manager as a value, not entered at once
+    (`contexts = {EVAL: torch.no_grad, TRAIN: contextlib.nullcontext}`, `ctx = torch.no_grad if
+    evaluating else nullcontext`)? A `with` entering a context chosen at run time may then
+    turn autograd off: which one runs cannot be told from here."""
+    def compute() -> bool:
+        for node in nodes_within(unit):
+            if isinstance(node, (ast.Attribute, ast.Name)) and not (
+                    isinstance(model.parent(node), ast.Call) and model.parent(node).func is node):
+                qual = model.qualname(node) or ""
+                if qual in _GRAD_CONTEXT_FACTORIES:
+                    return True
+        return False
+    return model.cached(("grad_contexts_chosen_in", unit), compute)
+
+
+_GRAD_CONTEXT_FACTORIES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad",
+                                     "torch.autograd.no_grad", "torch.autograd.grad_mode.no_grad"})
 
 
 def volatile_input(model, call) -> bool:

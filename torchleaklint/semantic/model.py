@@ -678,6 +678,9 @@ class SemanticModel:
         same for a method called on such a name or `self` attribute (`ema.update(model)` with
         `ema = BufferEMA(model) if buffered else ShadowEMA(model)`)."""
         func = call.func
+        held = self._module_container_call_targets(call)
+        if held:
+            return held
         if isinstance(func, ast.Name):
             classes = self._instance_bindings()[0].get(func.id) or ()
             if len(classes) < 2:
@@ -696,6 +699,60 @@ class SemanticModel:
             return []
         targets = (self.method(cls, func.attr) for cls in sorted(classes))
         return list({id(t): t for t in targets if t is not None}.values())
+
+    def _module_container_call_targets(self, call: ast.Call) -> List[ast.AST]:
+        """The `forward`s a call runs through a module of this file, or a container of them,
+        that the object holds: `self.norm(x)` of `self.norm = BatchNorm(dim)`, `self.blocks(h)`
+        of `self.blocks = nn.Sequential(Block(d), Block(d))` (each block's forward: the first
+        gets `h`, the others what the one before returned), and `blk(h)` in `for blk in
+        self.blocks:` over such an `nn.ModuleList`. A may-call edge, read from the syntax alone."""
+        func = call.func
+        info = self.enclosing_class_info(call)
+        if info is None:
+            return []
+        attr = None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+            attr = func.attr
+        elif isinstance(func, ast.Name):
+            for loop in self.loops_around(call):
+                iterable = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
+                if isinstance(iterable, ast.Attribute) and isinstance(iterable.value, ast.Name) \
+                        and iterable.value.id == "self" and isinstance(loop.target, ast.Name) \
+                        and loop.target.id == func.id:
+                    attr = iterable.attr
+                    break
+        classes = self._module_containers().get((info.name, attr)) if attr is not None else None
+        if not classes and attr is not None and isinstance(func, ast.Attribute):
+            # `self.norm(x)` of `self.norm = BatchNorm(dim)`: the module's own forward
+            classes = {cls for cls in self._instance_bindings()[1].get((info.name, attr)) or ()
+                       if self.is_module_class(self.classes[cls])}
+        if not classes:
+            return []
+        targets = (self.method(cls, "forward") for cls in sorted(classes))
+        return list({id(t): t for t in targets if t is not None}.values())
+
+    def _module_containers(self) -> Dict[Tuple[str, str], Set[str]]:
+        """(class, attribute) -> the classes of this file whose modules the attribute holds,
+        when the class binds it to `nn.Sequential(...)` / `nn.ModuleList([...])` of them
+        (also `*[Block(d) for _ in range(n)]`)."""
+        key = ("module_containers", None)
+        if key not in self._memo:
+            found: Dict[Tuple[str, str], Set[str]] = {}
+            for node in self.by_type.get(ast.Assign, []):
+                if len(node.targets) != 1 or not isinstance(node.value, ast.Call):
+                    continue
+                target = node.targets[0]
+                qual = self.qualname(node.value.func) or ""
+                if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                        and target.value.id == "self" and qual.rsplit(".", 1)[-1] in ("Sequential", "ModuleList")):
+                    continue
+                owner = self.enclosing_class_info(node)
+                elements = [e for arg in node.value.args for e in _listed_elements(arg)]
+                classes = {self._constructed_class(e) for e in elements}
+                if owner is not None and elements and None not in classes:
+                    found.setdefault((owner.name, target.attr), set()).update(classes)
+            self._memo[key] = found
+        return self._memo[key]
 
     def _unique_attribute_class(self, attr: str) -> Optional[str]:
         key = ("unique_attribute_classes", None)
@@ -1062,8 +1119,12 @@ class SemanticModel:
         that `call` runs, or None."""
         if self.project is None:
             return None
-        callee = self.value(call.func)
-        if callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
+        return self.project_function_entry_of(self.value(call.func))
+
+    def project_function_entry_of(self, callee: Value) -> Optional[dict]:
+        """The summary entry of the function (or method) of another module of the project
+        that the callee value (`ref` to a first-party name) names, or None."""
+        if self.project is None or callee.kind != "ref" or not callee.name or not self.project.is_first_party(callee.name):
             return None
         found = self.project.imported_summary(callee.name)
         if found is None and "." in callee.name:
@@ -1114,10 +1175,15 @@ class SemanticModel:
     def _call_may_run_forward(self, call: ast.Call, func: ast.AST, depth: int) -> bool:
         if self.value(call).kind == MODULE:
             return False  # a constructor: `nn.GRUCell(...)`
+        if isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
+                call.func.id not in self.module_functions and not self.imports.aliases.get(call.func.id):
+            return False  # `hasattr(self, "scores")`, `len(self.layers)`: handed the module, runs no forward
         if self.value(call.func).kind == MODULE:
             return True
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         target = self._resolve_call_cheap(call)
+        if target is func:
+            return False  # a recursive call runs what the function's other calls run
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and target is not None \
                 and target is not func and getattr(target, "name", "") not in ("forward", "__call__"):
             receiver = None  # `self.get_predicted_antecedents(...)`: what that method does is in view
@@ -3028,6 +3094,23 @@ def _data_items(value: Value) -> bool:
         return False
     parts = elem.items if elem.items is not None else (elem,)
     return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
+
+
+# builtins that read an object without calling it: handed `self` or a module, they run no forward
+_INERT_BUILTINS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "setattr", "delattr", "len",
+                             "print", "str", "repr", "type", "id", "callable", "format"})
+
+
+def _listed_elements(arg: ast.AST) -> List[ast.AST]:
+    """The element expressions an argument of `nn.Sequential(...)` / `nn.ModuleList(...)`
+    spells out: itself, a list's items, a starred list or comprehension's element."""
+    if isinstance(arg, ast.Starred):
+        arg = arg.value
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return [e.value if isinstance(e, ast.Starred) else e for e in arg.elts]
+    if isinstance(arg, (ast.ListComp, ast.GeneratorExp)):
+        return [arg.elt]
+    return [arg]
 
 
 def _literal_default(unit: ast.AST, param: ast.arg) -> bool:

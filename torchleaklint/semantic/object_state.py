@@ -182,6 +182,12 @@ def _detaches(model, attr: str, method) -> bool:
         return False
     receiver = self_name(method)
     for node in ast.walk(method):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
+                and len(node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver \
+                and not isinstance(node.args[1], ast.Constant) and _is_detach(node.args[2]):
+            # `for name, buf in self.named_buffers(): setattr(self, name, buf.detach())`: which
+            # attributes it detaches is decided at run time; it may be this one (not proven kept)
+            return True
         if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
             value = flow.values.get(node)
             source = getattr(model.statement_of(node), "value", None)
@@ -322,11 +328,17 @@ def conditional_per_call(model, node, func) -> bool:
     for anc in model.ancestors(node):
         if anc is func:
             return False
-        if isinstance(anc, (ast.If, ast.IfExp)) and (
+        if isinstance(anc, (ast.If, ast.IfExp)) and not _selects_a_kind(anc.test) and (
                 any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(anc.test))
                 or not _fixed_for_the_loop(model, anc.test, func)):
             return True
     return False
+
+
+def _selects_a_kind(test) -> bool:
+    """`isinstance(m, LIFNode)`, `hasattr(m, "reset_state")`: a test of what an object is (in
+    a walk over the model's modules), the same at every call, not one that varies by step."""
+    return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id in ("isinstance", "hasattr")
 
 
 def _conditional_in(model, node, loop) -> bool:
@@ -429,9 +441,14 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
     runs per step itself or is called by one (`forward_train` -> `prepare_for_train()` ->
     `self.agent.prepare_training()`), up to three calls deep."""
     loops = model.loops_around(cut)
-    if loops:
-        return model.is_step_loop(loops[0]) and not _conditional_in(model, cut, loops[0]) \
-            and not _stepped_in_backward_loop_within(model, func, loops[0])
+    stepping = [loop for loop in loops if model.is_step_loop(loop)]
+    if stepping:
+        return not _conditional_in(model, cut, stepping[0]) \
+            and not _stepped_in_backward_loop_within(model, func, stepping[0])
+    if any(model.is_epoch_loop(loop) or model.has_backward_within(loop) for loop in loops):
+        return False  # once per epoch, or around steps of its own: not between the steps
+    # (in a loop over the parts of the model, `for m in net.modules(): m.detach()`: as often
+    # as the function it is in runs)
     unit = model.unit_of(cut)
     if not isinstance(unit, FUNCTION_TYPES) or unit is func or conditional_per_call(model, cut, unit):
         return False  # (`if (step + 1) % log_every == 0: self._reduce_losses()`: every few steps)
