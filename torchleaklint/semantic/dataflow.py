@@ -911,7 +911,27 @@ class Analyzer:
                for node in nodes_within(self.unit)):
             return False  # `loss_tuple = loss_fn(...)`, then `loss_tuple[0]` is the loss: a container
             # of unknown layout, whose other items (detached parts for logging) prove nothing
+        if self._container_handed_round(name, stmt):
+            return False  # `loss, records = self.upstream(data, records=records)`: a dict of logs handed
+            # in and back, which feeds the loss's call only as its input: no graph proven
         return self.m.feeds_backward(self.unit, name)
+
+    def _container_handed_round(self, name: str, stmt: ast.Assign) -> bool:
+        """Is `name` handed to the call `stmt` binds it from, and is every other binding of it
+        that reaches there a container or number (`records = defaultdict(list)` before the loop)?"""
+        call = stmt.value
+        handed = [a for a in list(call.args) + [k.value for k in call.keywords] if isinstance(a, ast.Name) and a.id == name]
+        if not handed:
+            return False
+        own = {id(n) for t in stmt.targets for n in ast.walk(t)}
+        others = [d for d in self.m.reaching(self.unit).definitions(handed[0]) if id(d) not in own]
+        def container(d) -> bool:  # a dict made fresh (not a tuple of state tensors)
+            bound = self.m.parent(d)
+            made = bound.value if isinstance(bound, ast.Assign) and bound.targets == [d] else None
+            if isinstance(made, (ast.Dict, ast.DictComp)):
+                return True
+            return isinstance(made, ast.Call) and (self.m.qualname(made.func) or getattr(made.func, "id", "")) in _EMPTY_CONTAINERS
+        return bool(others) and all(isinstance(d, ast.Name) and container(d) for d in others)
 
     def _track_growth(self, e: ast.Call, receiver: Value, args) -> None:
         """`lst.append(v)` and friends: the container now (also) holds v."""
@@ -1953,6 +1973,11 @@ def _calls_freezing_method(stmt, methods) -> bool:
             or method.args.vararg or method.args.kwarg or method.args.kwonlyargs:
         return False
     return construction_freeze(method) == ("", -1)
+
+
+# what makes a fresh dict (the start of a dict of logs handed round a training loop)
+_EMPTY_CONTAINERS = frozenset({"dict", "collections.defaultdict", "collections.OrderedDict", "defaultdict",
+                               "OrderedDict"})
 
 
 def _norm_without_affine(qual: str, call: ast.Call) -> bool:
