@@ -39,6 +39,10 @@ _DATA_PREFIXES = ("numpy.", "pandas.", "datasets.load_dataset", "h5py.", "scipy.
 _LOAD_FUNCTIONS = ("torch.load",)
 # Functions that split a dataset into datasets (Subsets).
 _SPLITTING_FUNCTIONS = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
+_LEGACY_TENSOR_TYPES = frozenset(f"torch.{prefix}{kind}Tensor" for prefix in ("", "cuda.")
+                                  for kind in ("Long", "Float", "Int", "Bool", "Double", "Byte", "Half", "Short"))
+_COMBINING_FUNCTIONS = frozenset({"itertools.permutations", "itertools.combinations",
+                                  "itertools.combinations_with_replacement"})
 # What a forward may return that no autograd graph can be in: numbers, None, the modules it
 # built (`rf = nn.Sequential(...)`), arrays, optimizers, loaders.
 _NEVER_A_GRAPH = frozenset({SCALAR, NONE, MODULE, DATA, OPTIMIZER, DATALOADER, DATASET})
@@ -1227,6 +1231,11 @@ class Analyzer:
             return Value(DATA)
         if qual in _SPLITTING_FUNCTIONS:
             return sequence_of(Value(DATASET))  # `train_set, val_set = random_split(ds, [n, m])`
+        if qual in _LEGACY_TENSOR_TYPES:
+            return TENSOR_V  # `torch.LongTensor(perms)`: a new tensor, no graph, no parameter
+        if qual in _COMBINING_FUNCTIONS and all_args:
+            # `itertools.permutations(torch.arange(n))`: tuples of the iterable's items
+            return sequence_of(sequence_of(element_of(all_args[0])))
         if qual == "torch.autograd.grad":
             return self._autograd_grad_value(e)
         if qual.startswith("torch."):
