@@ -2011,7 +2011,10 @@ class SemanticModel:
         return False
 
     def _stores_within(self, owner: ast.AST):
-        for node in nodes_within(owner):
+        return self._stores_of(nodes_within(owner))
+
+    def _stores_of(self, nodes):
+        for node in nodes:
             if isinstance(node, ast.Assign):
                 for target in node.targets:
                     for leaf in _target_leaves(target):
@@ -2320,10 +2323,26 @@ class SemanticModel:
             names: Set[str] = set()
             if isinstance(unit, FUNCTION_TYPES):
                 names.update(a.arg for a in every_parameter(unit))
-            for target, _ in self._stores_within(unit):
+            for target, _ in self._stores_of(self._binding_statements().get(unit, ())):
                 if isinstance(target, ast.Name):
                     names.add(target.id)
             self._memo[key] = names
+        return self._memo[key]
+
+    def _binding_statements(self) -> Dict[ast.AST, List[ast.AST]]:
+        """Unit -> the statements of its body that may bind names (what `_stores_within` of the
+        unit reads), from the index by type: one pass over those statements for the module, not
+        a walk of every function."""
+        key = ("binding_statements", None)
+        if key not in self._memo:
+            index: Dict[ast.AST, List[ast.AST]] = {}
+            for kind in (ast.Assign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.Delete, ast.Expr):
+                for node in self.by_type.get(kind, ()):
+                    owner = next((a for a in self.ancestors(node) if isinstance(a, SCOPE_TYPES)), self.tree)
+                    if isinstance(owner, (ast.Lambda, ast.ClassDef)):
+                        continue  # a class body is no unit's (as `nodes_within` skips it)
+                    index.setdefault(owner, []).append(node)
+            self._memo[key] = index
         return self._memo[key]
 
     def feeds_backward(self, unit: ast.AST, key: str) -> bool:
