@@ -20,7 +20,7 @@ from torchleaklint.config import Settings
 from torchleaklint.diagnostics import Diagnostic, Evidence, Finding, Span
 from torchleaklint.environment import PYTHON, environment_kind
 from torchleaklint.kinds import NOTEBOOK, NOTEBOOK_MAX_BYTES, file_kind, max_bytes, not_python_message
-from torchleaklint.noqa import NoqaLines, suppressed
+from torchleaklint.noqa import NoqaLines
 from torchleaklint.notebook import is_notebook_json, lint_notebook
 from torchleaklint.rules import all_rules
 from torchleaklint.semantic import SemanticModel

@@ -237,7 +237,6 @@ def _overriding_methods(info, view) -> Set[str]:
 
 
 def _function(model, func, module: str, info) -> dict:
-    from torchleaklint.semantic.dataflow import analyze_unit
     from torchleaklint.semantic.syntax import is_staticmethod, is_stub, named_parameters
 
     params = [a.arg for a in named_parameters(func)]
