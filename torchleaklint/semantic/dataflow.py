@@ -25,8 +25,8 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    INIT_METHODS, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within,
-    positional_parameters)
+    INIT_METHODS, default_of, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters,
+    nodes_within, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -1801,9 +1801,7 @@ def _strip_graph(value: Value) -> Value:
 
 def _literal_defaults(unit) -> Dict[str, Value]:
     """Parameter -> the value of its literal default (`None`, a number, a string)."""
-    positional = unit.args.posonlyargs + unit.args.args
-    pairs = list(zip(positional[len(positional) - len(unit.args.defaults):], unit.args.defaults))
-    pairs += [(a, d) for a, d in zip(unit.args.kwonlyargs, unit.args.kw_defaults) if d is not None]
+    pairs = [(a, default_of(unit, a)) for a in named_parameters(unit)]
     return {a.arg: (NONE_V if d.value is None else SCALAR_V) for a, d in pairs if isinstance(d, ast.Constant)}
 
 

@@ -17,7 +17,7 @@ from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
-    empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -3134,10 +3134,7 @@ def _listed_elements(arg: ast.AST) -> List[ast.AST]:
 
 def _literal_default(unit: ast.AST, param: ast.arg) -> bool:
     """Does the parameter have a literal default value (`name="x"`, `retain=False`)?"""
-    positional = unit.args.posonlyargs + unit.args.args
-    defaults = dict(zip(positional[len(positional) - len(unit.args.defaults):], unit.args.defaults))
-    defaults.update((a, d) for a, d in zip(unit.args.kwonlyargs, unit.args.kw_defaults) if d is not None)
-    return isinstance(defaults.get(param), ast.Constant)
+    return isinstance(default_of(unit, param), ast.Constant)
 
 
 def _counts(iterable: ast.AST) -> bool:

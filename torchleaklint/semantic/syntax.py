@@ -77,6 +77,18 @@ def positional_parameters(func: ast.AST) -> List[ast.arg]:
     return list(func.args.posonlyargs) + list(func.args.args)
 
 
+def default_of(func: ast.AST, param: ast.arg) -> Optional[ast.expr]:
+    """The default value expression of a parameter of `func`, or None."""
+    args = func.args
+    positional = positional_parameters(func)
+    if param in positional:
+        index = positional.index(param) - (len(positional) - len(args.defaults))
+        return args.defaults[index] if index >= 0 else None
+    if param in args.kwonlyargs:
+        return args.kw_defaults[args.kwonlyargs.index(param)]
+    return None
+
+
 def named_parameters(func: ast.AST) -> List[ast.arg]:
     """Positional then keyword-only parameters (no `*args` / `**kwargs`)."""
     return positional_parameters(func) + list(func.args.kwonlyargs)

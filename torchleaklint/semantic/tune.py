@@ -13,8 +13,8 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
-from torchleaklint.semantic.syntax import is_staticmethod as _is_static, keyword_arg as _keyword, named_parameters, \
-    positional_parameters
+from torchleaklint.semantic.syntax import default_of, is_staticmethod as _is_static, keyword_arg as _keyword, \
+    named_parameters, positional_parameters
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
@@ -367,7 +367,7 @@ def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
     index = next((i for i, a in enumerate(positional) if a is param), None)
     if index is not None and model.class_of(func) is not None and not _is_static(func):
         index -= 1  # self / cls
-    default = _default_of(func, param)
+    default = default_of(func, param)
     out: List[ast.expr] = []
     for site in model.call_sites(func):
         passed = _keyword(site, param.arg)
@@ -407,18 +407,6 @@ def _passed_by_other_modules(model, param: ast.arg) -> Optional[Weight]:
             return Weight(f"a dataset (passed at {model.project.label(site)})", DATASET)
         if value.kind == DATALOADER:
             return Weight(f"a `DataLoader` (passed at {model.project.label(site)})", DATALOADER)
-    return None
-
-
-def _default_of(func, param: ast.arg) -> Optional[ast.expr]:
-    args = func.args
-    positional = positional_parameters(func)
-    if param in positional:
-        offset = len(positional) - len(args.defaults)
-        index = positional.index(param) - offset
-        return args.defaults[index] if index >= 0 else None
-    if param in args.kwonlyargs:
-        return args.kw_defaults[args.kwonlyargs.index(param)]
     return None
 
 
@@ -858,7 +846,7 @@ def _default_of_parameter(model, param: ast.arg) -> Optional[ast.expr]:
     func = model.parent(param)
     while func is not None and not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
         func = model.parent(func)
-    return _default_of(func, param) if func is not None else None
+    return default_of(func, param) if func is not None else None
 
 
 def _product(shape: List[int]) -> int:
