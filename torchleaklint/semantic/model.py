@@ -2389,6 +2389,14 @@ class SemanticModel:
         return bool(definitions) and all(self._fixed_loop_target(d) or self._computed_from_fixed_targets(d)
                                          or self._literal_at_every_call(d) for d in definitions)
 
+    def argument_position(self, func: ast.AST, param: ast.arg) -> Optional[int]:
+        """The position of the argument a call passes for `param` (`obj.m(a)` binds `a` to the
+        parameter after `self`), or None for a keyword-only parameter."""
+        index = next((i for i, a in enumerate(positional_parameters(func)) if a is param), None)
+        if index is not None and self.class_of(func) is not None and not is_staticmethod(func):
+            index -= 1
+        return index
+
     def _literal_at_every_call(self, definition: ast.AST) -> bool:
         """Is `definition` a parameter every call in view gives a literal, or leaves to a
         literal default (`tracker.track(x, "token_embeddings")`)? Calls exist in view and
@@ -2398,10 +2406,7 @@ class SemanticModel:
         unit = self.unit_of(definition)
         if not isinstance(unit, FUNCTION_TYPES) or definition in (unit.args.vararg, unit.args.kwarg):
             return False
-        positional = unit.args.posonlyargs + unit.args.args
-        index = next((i for i, a in enumerate(positional) if a is definition), None)
-        if index is not None and self.class_of(unit) is not None and not is_staticmethod(unit):
-            index -= 1  # `obj.m(a)` binds `a` to the parameter after `self`
+        index = self.argument_position(unit, definition)
         default = _literal_default(unit, definition)
         local, external = self.call_sites(unit), self.external_sites(unit)
         if not local and not external:

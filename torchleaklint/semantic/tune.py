@@ -13,8 +13,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
-from torchleaklint.semantic.syntax import default_of, is_staticmethod as _is_static, keyword_arg as _keyword, \
-    named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import default_of, keyword_arg as _keyword, named_parameters
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
@@ -363,10 +362,7 @@ def passed_arguments(model, param: ast.arg) -> List[ast.expr]:
         func = model.parent(func)
     if func is None:
         return []
-    positional = positional_parameters(func)
-    index = next((i for i, a in enumerate(positional) if a is param), None)
-    if index is not None and model.class_of(func) is not None and not _is_static(func):
-        index -= 1  # self / cls
+    index = model.argument_position(func, param)
     default = default_of(func, param)
     out: List[ast.expr] = []
     for site in model.call_sites(func):
@@ -390,10 +386,7 @@ def _passed_by_other_modules(model, param: ast.arg) -> Optional[Weight]:
     func = model.unit_of(param)
     if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.project is None:
         return None
-    positional = positional_parameters(func)
-    index = next((i for i, a in enumerate(positional) if a is param), None)
-    if index is not None and model.class_of(func) is not None and not _is_static(func):
-        index -= 1
+    index = model.argument_position(func, param)
     for site in model.external_sites(func):
         encoded = site["kw"].get(param.arg)
         if encoded is None and index is not None and 0 <= index < len(site["a"]) and not site.get("spread"):
