@@ -118,6 +118,29 @@ def test_line_numbers_in_messages_are_cell_relative():
     assert "after `model.eval()` at line 1)" in d.message, d.message
 
 
+CALLBACK = textwrap.dedent("""\
+    from transformers import TrainerCallback
+
+
+    class EmptyCacheCallback(TrainerCallback):
+        def on_step_begin(self, args, state, control, **kwargs):
+            torch.cuda.empty_cache()
+
+
+    eccb = EmptyCacheCallback()""")
+
+
+@pytest.mark.parametrize("registered, found", [
+    ("trainer = Trainer(model=model, args=args)  # callbacks=[eccb]", []),
+    ("trainer = Trainer(model=model, args=args, callbacks=[eccb])", ["TLL004"]),
+])
+def test_a_callback_class_a_notebook_never_registers_runs_no_hook(registered, found):
+    # set29 (zero_nlp): no other file can import a notebook, so an object nothing reads is never
+    # handed to the trainer; the same class registered is a per-step hook
+    text = _notebook(IMPORTS, CALLBACK, registered + "\ntrainer.train()")
+    assert [d.code for d in _lint(text)] == found
+
+
 def test_noqa_works_per_cell_line():
     silenced = TRAIN.replace("total_loss += loss", "total_loss += loss  # noqa: TLL001")
     assert _positions(_lint(_notebook(IMPORTS, silenced, TRAIN))) == [("TLL001", 6, 7, 5)]

@@ -104,6 +104,29 @@ def module_name(path: str) -> Optional[str]:
     return None
 
 
+def name_from(path: str, importer: str) -> Optional[str]:
+    """A module name under which `importer` finds `path`: its name from the source root, or,
+    for a module outside any importable package (`deq-zoo/deq-lm/models/net.py`, imported as
+    `models.net` by the script beside it), its name from one of the importer's directories."""
+    name = module_name(path)
+    if name is not None:
+        return name
+    path = os.path.abspath(path)
+    directory = os.path.dirname(os.path.abspath(importer))
+    for _ in range(6):
+        if path.startswith(directory + os.sep):
+            parts = os.path.relpath(path, directory)[:-3].split(os.sep) if path.endswith(".py") else []
+            if parts and parts[-1] == "__init__":
+                parts = parts[:-1]
+            if parts and all(p.isidentifier() for p in parts) and find_module(".".join(parts), importer) == path:
+                return ".".join(parts)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return None
+
+
 def is_package_init(path: str) -> bool:
     return os.path.basename(path) == "__init__.py"
 

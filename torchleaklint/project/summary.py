@@ -10,7 +10,8 @@ the per-file semantic layer:
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph; `ret_m` when modules
   are handed for the parameters `mp` it calls), whether it runs with
-  autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad), back-propagates (`bw`; `bwp` the parameters whose values it
+  autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad; `fwd_if` the flags,
+  name and position, without which it runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
@@ -288,6 +289,10 @@ def _function(model, func, module: str, info) -> dict:
         out["nofwd"] = True  # no module is called in it (`update_evaluator` on lists): no forward
     elif model.forwards_only_without_grad(func):
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
+    else:
+        flags = model.forwards_with_grad_only_if(func)
+        if flags:
+            out["fwd_if"] = [list(f) for f in flags]  # the flags (name, position) its forwards with grad need
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
     if info is not None:
@@ -605,10 +610,13 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)
     if site["ps"] or site["st"] or site["tr"]:
+        from torchleaklint.semantic.gating import under_one_off_guard
         from torchleaklint.semantic.object_state import runs_conditionally
 
         if runs_conditionally(model, call):
             site["cd"] = True  # under a test that varies from step to step (`if it % 10 == 9:`)
+            if under_one_off_guard(model, call):
+                site["once"] = 1  # ... that holds on one step (`if self.step == self.start_step:`)
     return site
 
 

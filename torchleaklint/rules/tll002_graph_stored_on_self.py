@@ -235,7 +235,11 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
                 or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr) \
                 or called_after_store(model, method, stmt):
             continue
-        if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) for r in _self_reads(method, attr)):
+        # (a read whose graph reaches that method's backward consumes the stored value in the
+        # step it was stored: `actor_loss = -self.log_prob * delta; actor_loss.backward()` in
+        # `learn`, after `choose_action` stored it; nothing of it goes on into a later step)
+        if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and not model.read_reaches_backward(r)
+               for r in _self_reads(method, attr)):
             return True
     return False
 

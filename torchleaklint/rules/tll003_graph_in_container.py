@@ -189,8 +189,9 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
         holder = model.value(target.value)
         if holder.kind == TENSOR and not holder.carries_graph:
             # `buf[t] = h` into a preallocated graph-free tensor: the in-place copy makes the
-            # buffer part of h's graph, and it keeps every write's history (CopySlices)
-            return _keyed(target.value, [node.value])
+            # buffer part of h's graph, and it keeps every write's history (CopySlices); not
+            # when the buffer is the function's result, filled in pieces
+            return None if model.fills_returned_buffer(node) else _keyed(target.value, [node.value])
         if holder.kind != SEQUENCE or isinstance(target.slice, ast.Slice):
             return None
         if model.key_repeats_every_call(target.slice):

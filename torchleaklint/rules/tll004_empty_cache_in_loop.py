@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.gating import equality_on_a_counter, names_changing_in, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
@@ -163,7 +164,7 @@ def _under_one_off_condition(model, call, loop) -> bool:
             return False
         if isinstance(anc, ast.If) and model.is_inside(call, anc) and not any(call is n for n in ast.walk(anc.test)) \
                 and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
-                and _equality_on_a_counter(anc.test, _names_changing_in(loop)):
+                and equality_on_a_counter(anc.test, names_changing_in(loop)):
             return True
     return False
 
@@ -183,13 +184,13 @@ def _guarded_by_passed_counter(model, call, func, sites) -> bool:
         if anc is func:
             return False
         if isinstance(anc, ast.If) and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
-                and _equality_on_a_counter(anc.test, counters):
+                and equality_on_a_counter(anc.test, counters):
             return True
     return False
 
 
 def _passes_a_loop_counter(model, site: ast.Call, argument: Optional[ast.AST]) -> bool:
-    return isinstance(argument, ast.Name) and any(argument.id in _names_changing_in(loop)
+    return isinstance(argument, ast.Name) and any(argument.id in names_changing_in(loop)
                                                   for loop in model.loops_around(site))
 
 
@@ -253,42 +254,10 @@ def _cadence(model, call, loop) -> Optional[str]:
     return None
 
 
-def _names_changing_in(loop) -> set:
-    """Names bound by the loop's target or rebound in its body (a step counter)."""
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if hasattr(loop, "target") else set()
-    for node in ast.walk(loop):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return names
-
-
-def _equality_on_a_counter(test, changing: set) -> bool:
-    """`counter == value` on a name the loop changes: true on one iteration. An equality on
-    loop-invariant values is a configuration switch (every step when on), and `%` makes a
-    cadence."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return False  # one branch of an `or` may hold every step
-    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
-        return False
-    return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in ast.walk(test))
-
-
-def _one_off_comparison(compare: ast.Compare, changing: set) -> bool:
-    """`step == n` (either side the counter), or `step in eval_steps` (the counter listed
-    among a few iterations)."""
-    if all(isinstance(op, ast.Eq) for op in compare.ops):
-        return bool({n.id for n in ast.walk(compare) if isinstance(n, ast.Name)} & changing)
-    # a named list (`testing_iterations`) or a literal one; not `range(...)`, a window of steps
-    return len(compare.ops) == 1 and isinstance(compare.ops[0], ast.In) \
-        and isinstance(compare.left, ast.Name) and compare.left.id in changing \
-        and isinstance(compare.comparators[0], (ast.Name, ast.Attribute, ast.List, ast.Tuple, ast.Set))
-
-
 def _per_step_hook(model, func) -> Optional[str]:
     info = model.class_of(func)
-    if info is None:
-        return None
+    if info is None or model.class_never_used(info):
+        return None  # (a callback class a notebook defines and never registers: its hooks never run)
     if model.is_per_batch_hook(func):
         return f"every step (`{func.name}` is called once per batch)"
     for base, hooks in _CLASS_HOOKS:
@@ -317,9 +286,11 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     conditional = model.conditional_within(call, func)
     in_step_loop = [any(model.is_step_loop(l) for l in model.loops_around(site)) for site in sites]
     for site, stepped in zip(sites, in_step_loop):
-        if model.in_except_handler(site) or not (stepped or not conditional and model.in_module_forward(site)):
+        if model.in_except_handler(site) or under_one_off_guard(model, site) or \
+                not (stepped or not conditional and model.in_module_forward(site)):
             return None
-    if any(site["ex"] or not (site["st"] or site.get("ps") or site.get("fw") and not conditional) for site in external):
+    if any(site["ex"] or site.get("once") or not (site["st"] or site.get("ps") or site.get("fw") and not conditional)
+           for site in external):
         return None
     where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
     guard = _guard_in(model, call, func)

@@ -704,9 +704,12 @@ class Analyzer:
                 return owner.items[index.value]
             return element_of(owner)
         if owner.kind == GRAPH:
-            return Value(GRAPH)  # indexing a graph tensor (or a model output dict)
+            # indexing a graph tensor (or a model output dict); slicing is a tensor op, which
+            # records nothing under no-grad (a dict's item is the same tensor, graph and all)
+            return self.produced(Value(GRAPH)) if _slices(e.slice) else Value(GRAPH)
         if owner.kind in TENSORISH:
-            return Value(owner.kind if owner.kind != LEAF else GRAPH)
+            value = Value(owner.kind if owner.kind != LEAF else GRAPH)
+            return self.produced(value) if _slices(e.slice) else value
         if owner.kind == UNKNOWN and self._differentiated_item(e):
             return Value(GRAPH, scalar=True)  # `output["loss"]` where `output["loss"].backward()` runs
         return element_of(owner) if owner.kind == SEQUENCE else UNKNOWN_V
@@ -745,6 +748,8 @@ class Analyzer:
             out = join(out, value)
         # entries by constant key, when every key is one (`**other` or a computed key: unknown)
         fields = tuple(entries) if entries and all(k is not None for k, _ in entries) else None
+        if not e.keys:
+            return Value(SEQUENCE)  # `{}`: nothing in it yet; what `d[k] = v` stores is what it holds
         return Value(SEQUENCE, elem=out or UNKNOWN_V, fields=fields)
 
     def expr_ListComp(self, e) -> Value:
@@ -885,7 +890,8 @@ class Analyzer:
 
     def _parts_beside_the_loss(self, elts, value: Value, stmt: ast.AST) -> List[ast.AST]:
         """`self.loss, self.loss_items = self.model(batch)`: a result of unknown layout one part
-        of which is the loss this function back-propagates as it is (the model computed it).
+        of which is the loss this function back-propagates, as it is or as a term of an
+        arithmetic combination of losses (the model computed it).
         The other parts are what the author kept beside the loss (logged items, often detached
         by the callee): the backward proves nothing of them. Not so for predictions (`logits,
         feats = student(x)`, a loss computed here from `logits`: `feats` is an output of the
@@ -893,7 +899,7 @@ class Analyzer:
         if value.kind != GRAPH or value.items is not None or len(elts) < 2 or self.nograd:
             return []
         keys = {elt: dotted(elt) for elt in elts if isinstance(elt, (ast.Name, ast.Attribute))}
-        operands = self.m.backward_operands(self.unit)
+        operands = self.m.loss_terms(self.unit)  # `loss, acc = model(x)`; `((loss + l2) / 2).backward()`
         if not any(key in operands for key in keys.values()):
             return []
         return [elt for elt, key in keys.items() if key is None or not self.m.feeds_backward(self.unit, key)]
@@ -1253,7 +1259,8 @@ class Analyzer:
             if any(a.requires_grad for a in all_args):
                 scalar = name in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
                 return self.produced(Value(GRAPH, scalar=scalar))
-            return TENSOR_V if any(a.kind in TENSORISH for a in all_args) else UNKNOWN_V
+            # (under no-grad a torch op makes a tensor without graph, whatever its inputs are)
+            return TENSOR_V if self.nograd or any(a.kind in TENSORISH for a in all_args) else UNKNOWN_V
         if qual.startswith(("tqdm.", "rich.progress.")) and args:
             return args[0]
         if qual.startswith("math."):
@@ -1278,9 +1285,9 @@ class Analyzer:
         if entry is None:
             return UNKNOWN_V
         if kind == "class":
-            from torchleaklint.project.modules import module_name
+            from torchleaklint.project.modules import name_from
 
-            name = f"{module_name(found[2]) or ''}.{objpath}"
+            name = f"{name_from(found[2], self.m.path) or ''}.{objpath}"
             # a module class of another module proven to hold no parameter (its summary's
             # `noparams`) records a graph only from its input, like `nn.ReLU`
             frozen = bool(entry.get("noparams")) or built_frozen(entry.get("freeze"), call)
@@ -1691,6 +1698,12 @@ def _forward_output(returned: Value) -> Value:
     if returned.kind in _NEVER_A_GRAPH or returned.kind == TENSOR or returned.carries_graph:
         return returned  # TENSOR: proven graph-free (a parameterless module on graph-free inputs)
     return Value(GRAPH)
+
+
+def _slices(index: ast.AST) -> bool:
+    """`x[:, a:b]`, `x[..., 0]`, `x[1:]`: an index that slices a tensor (not a dict's key)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts)
 
 
 def _unpacked_part(value: Value) -> Value:

@@ -425,6 +425,8 @@ def _only_called_without_grad(model, func, depth: int = 0) -> bool:
         # a method nothing resolves to: the calls of its name on receivers of unknown class
         # (`self.policy.get_log_probs_ref_model(...)` in a rollout under no_grad) are all there is
         calls, no_grad = model.calls_by_method_name(func)
+        if model.method_name_shared(func):
+            calls = no_grad  # a call with grad on may run another class's method of the name
         answer = calls > 0 and no_grad == calls or _closure_only_without_grad(model, func, depth)
     else:
         answer = all(model.grad_disabled_at(site) or _caller_only_without_grad(model, site, func, depth)
@@ -745,7 +747,7 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     value = model.value(call.func.value)
     if value.kind != MODULE:
         return False
-    runs = model.method_runs_forward(value, call.func.attr)
+    runs = model.method_runs_forward(value, call.func.attr, call)
     if runs is not None:
         return runs
     if value.name and (value.name in model.classes or "." in value.name and model.project is not None):
@@ -924,7 +926,7 @@ def _is_model_call(model, call) -> bool:
     # is in view too; another module's `model.attack(...)` may differentiate inside)
     return func.attr == "forward" or bool(call.args or call.keywords) and func.attr not in _NOT_A_FORWARD \
         and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES) and "." not in (receiver.name or "") \
-        and model.method_runs_forward(receiver, func.attr) is True
+        and model.method_runs_forward(receiver, func.attr, call) is True
 
 
 def _is_test_file(path: str) -> bool:
@@ -951,14 +953,36 @@ def _helper_of_tests(model, func, depth: int) -> bool:
     `test_*` functions), directly or through such helpers: test code too. Not one that
     code outside the tests calls, nor one nobody here calls."""
     sites = model.call_sites(func)
-    if not sites or depth > 2 or model.external_sites(func):
+    if depth > 2 or model.external_sites(func):
         return False
+    if not sites:
+        return _handed_only_by_tests(model, func)
     for site in sites:
         caller = model.unit_of(site)
         if not isinstance(caller, FUNCTION_TYPES) or caller is func:
             return False
         if not (caller.name.startswith("test") and _collected_as_test(model, caller)) \
                 and not _helper_of_tests(model, caller, depth + 1):
+            return False
+    return True
+
+
+def _handed_only_by_tests(model, func) -> bool:
+    """A module-level function of a test file that only tests hand on, not call
+    (`init_distributed(tp=2)(_test_loss)(...)`, `spawn(_run_test, ...)`): the body of a test run
+    by a launcher, test code too."""
+    if model.class_of(func) is not None or model.unit_of(func) is not None and \
+            isinstance(model.unit_of(func), FUNCTION_TYPES):
+        return False
+    refs = [n for n in model.nodes(ast.Name) if n.id == func.name and isinstance(n.ctx, ast.Load)]
+    if not refs:
+        return False
+    for ref in refs:
+        caller = model.unit_of(ref)
+        parent = model.parent(ref)
+        if isinstance(parent, ast.Call) and parent.func is ref:
+            return False  # a call the call sites would have seen: not handed on
+        if not isinstance(caller, FUNCTION_TYPES) or not (caller.name.startswith("test") and _collected_as_test(model, caller)):
             return False
     return True
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 from typing import Optional
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import positional_parameters
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -245,3 +246,75 @@ def _tested_flag(test, flags: set) -> Optional[str]:
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return next((n for n in (_tested_flag(v, flags) for v in test.values) if n is not None), None)
     return None
+
+
+# ---------------------------------------------------------------- one-off tests
+# `if i == len(loader) - 1:`, `if self.iteration_step == self.initial_iter_step:`: code in a
+# loop or a per-step method that runs on one step, not every step.
+
+def names_changing_in(loop) -> set:
+    """Names bound by the loop's target or rebound in its body (a step counter)."""
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if hasattr(loop, "target") else set()
+    for node in ast.walk(loop):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def equality_on_a_counter(test, changing: set) -> bool:
+    """`counter == value` on a name the loop changes: true on one iteration. An equality on
+    loop-invariant values is a configuration switch (every step when on), and `%` makes a
+    cadence."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        return False  # one branch of an `or` may hold every step
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+        return False
+    return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in ast.walk(test))
+
+
+def _one_off_comparison(compare: ast.Compare, changing: set) -> bool:
+    """`step == n` (either side the counter), or `step in eval_steps` (the counter listed
+    among a few iterations)."""
+    if all(isinstance(op, ast.Eq) for op in compare.ops):
+        return bool({dotted(n) for n in ast.walk(compare) if isinstance(n, (ast.Name, ast.Attribute))} & changing)
+    # a named list (`testing_iterations`) or a literal one; not `range(...)`, a window of steps
+    return len(compare.ops) == 1 and isinstance(compare.ops[0], ast.In) \
+        and isinstance(compare.left, ast.Name) and compare.left.id in changing \
+        and isinstance(compare.comparators[0], (ast.Name, ast.Attribute, ast.List, ast.Tuple, ast.Set))
+
+
+def under_one_off_guard(model, node) -> bool:
+    """Is `node` in the body of an `if` that holds on one step: inside a loop, an equality on
+    a name the loop changes (`if i == len(loader) - 1:`); outside loops in its function, an
+    equality on an attribute of `self` that its class steps (`if self.iteration_step ==
+    self.initial_iter_step:` in a per-step method, where a loop binds `for self.iteration_step
+    in range(...)` or a method increments it: the set-up of the first step after resuming)?"""
+    func = model.unit_of(node)
+    if not isinstance(func, FUNCTION_TYPES):
+        return False
+    loops = model.loops_around(node)
+    stop = loops[0] if loops else func
+    counters = names_changing_in(loops[0]) if loops else _stepped_attributes(model)
+    if not counters:
+        return False
+    for anc in model.ancestors(node):
+        if anc is stop:
+            return False
+        if isinstance(anc, ast.If) and any(model.is_inside(node, stmt) or node is stmt for stmt in anc.body) \
+                and equality_on_a_counter(anc.test, counters):
+            return True
+    return False
+
+
+def _stepped_attributes(model) -> set:
+    """`self.x` attributes the module steps: bound as a loop's target or incremented."""
+    def compute() -> set:
+        out = set()
+        for node in ast.walk(model.tree):
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                out |= {dotted(t) for t in ast.walk(node.target) if isinstance(t, ast.Attribute)}
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Attribute):
+                out.add(dotted(node.target))
+        return {key for key in out if key and key.startswith("self.")}
+    return model.cached(("stepped_attributes",), compute)

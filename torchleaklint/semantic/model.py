@@ -438,6 +438,36 @@ class SemanticModel:
             return 0, 0
         return self.cached(("calls_by_method_name", func), lambda: self._calls_by_method_name(func))
 
+    def class_never_used(self, info) -> bool:
+        """Is `info` a class of a notebook whose objects nothing uses: no cell refers to it,
+        or only to build an object bound to a name no cell reads (`eccb = EmptyCacheCallback()`
+        with `# callbacks=[eccb]` commented out)? No other file can import a notebook: its
+        methods never run, whatever framework hook they override."""
+        if not self.path.endswith(".ipynb"):
+            return False
+
+        def compute() -> bool:
+            loads = {}
+            for node in self.nodes(ast.Name):
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.id, []).append(node)
+            for ref in loads.get(info.name, ()):
+                call, stmt = self.parent(ref), self.statement_of(ref)
+                if not (isinstance(call, ast.Call) and call.func is ref and isinstance(stmt, ast.Assign)
+                        and stmt.value is call and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+                        and stmt.targets[0].id not in loads):
+                    return False
+            return True
+        return self.cached(("class_never_used", info.name), compute)
+
+    def method_name_shared(self, func: ast.AST) -> bool:
+        """Do other classes of this module define a method of the same name (`predict` of a
+        model and of its head)? Then a call of the name on a receiver of unknown class may run
+        any of them: it proves nothing of this one."""
+        info = self.class_of(func)
+        return info is not None and any(other is not info and func.name in other.methods
+                                        for other in self.classes.values())
+
     def calls_of_method_name(self, func: ast.AST) -> List[ast.Call]:
         """The calls in this module of a method's name on receivers of unknown class, which
         nothing resolves (`cb.on_before_step(self, i, x)` for each callback of a list): calls
@@ -1198,12 +1228,13 @@ class SemanticModel:
             return depth >= 3 or self.may_run_forward(target, depth + 1)
         return False
 
-    def method_runs_forward(self, receiver: Value, attr: str) -> Optional[bool]:
+    def method_runs_forward(self, receiver: Value, attr: str, call: Optional[ast.Call] = None) -> Optional[bool]:
         """Does calling method `attr` of the module `receiver` run a forward with autograd
         on? Known when the method is in view: a method of a class of this file (not when it
-        is decorated `@torch.no_grad()` or provably runs no forward), or of a class of
-        another module of the project (from its summary). None when it is not in view: a
-        third-party `inference()` or `generate()` may turn autograd off itself."""
+        is decorated `@torch.no_grad()` or provably runs no forward, nor when `call` leaves off
+        the flags its forwards with autograd on need), or of a class of another module of the
+        project (from its summary). None when it is not in view: a third-party `inference()`
+        or `generate()` may turn autograd off itself."""
         if not receiver.name:
             if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
                 return None  # every module has it: the one class of this file defining it says nothing
@@ -1216,11 +1247,59 @@ class SemanticModel:
             if method is None:
                 return None
             return not self.grad_off_decorated(method) and self.may_run_forward(method) \
-                and not self.forwards_only_without_grad(method)
+                and not self.forwards_only_without_grad(method) \
+                and not (call is not None and leaves_flags_off(call, self.forwards_with_grad_only_if(method)))
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
-                return not found[1].get("nograd") and not found[1].get("fwd_off") and not found[1].get("nofwd")
+                return not found[1].get("nograd") and not found[1].get("fwd_off") and not found[1].get("nofwd") \
+                    and not (call is not None and leaves_flags_off(call, [tuple(f) for f in found[1].get("fwd_if", ())]))
+        return None
+
+    def forwards_with_grad_only_if(self, func: ast.AST) -> List[Tuple[str, Optional[int]]]:
+        """The flags (parameters with a falsy literal default: name, argument position) on
+        which every forward of `func` that runs with autograd on depends (`if train: out =
+        self.forward(x)` / `else: with torch.no_grad(): ...`); empty when some such forward
+        runs whatever the flags say, or none does."""
+        def compute() -> List[Tuple[str, Optional[int]]]:
+            flags = {a.arg: a for a in named_parameters(func)
+                     if isinstance(default_of(func, a), ast.Constant) and not default_of(func, a).value}
+            if not flags:
+                return []
+            needed: Dict[str, ast.arg] = {}
+            for call in self._calls_within(func, skip_loops=False):
+                if not self._call_runs_parameters(call, func) or self.grad_disabled_at(call):
+                    continue  # (an op on what a forward returned records nothing more when that forward ran without grad)
+                flag = self._flag_guarding(call, func, flags)
+                if flag is None:
+                    return []
+                needed[flag] = flags[flag]
+            return sorted((name, self.argument_position(func, param)) for name, param in needed.items())
+        return self.cached(("forwards_with_grad_only_if", func), compute)
+
+    def _call_runs_parameters(self, call: ast.Call, func: ast.AST) -> bool:
+        """Does the call run a module's parameters (`self.forward(x)`, `self.head(h)`,
+        `F.linear(x, self.weight)`, a function of this module that may run a forward), not
+        only ops on values computed before (`F.softmax(logits)`)?"""
+        if self.value(call).kind == MODULE:
+            return False
+        if self.value(call.func).kind == MODULE:
+            return True
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        for expr in ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]:
+            if isinstance(expr, ast.Name) and expr.id in ("self", "cls") or self.value(expr).kind in (MODULE, LEAF):
+                return True
+        target = self._resolve_call_cheap(call)
+        return target is not None and target is not func and self.may_run_forward(target)
+
+    def _flag_guarding(self, node: ast.AST, func: ast.AST, flags) -> Optional[str]:
+        """The flag `node` runs only when true: the test of an `if flag:` whose body holds it."""
+        for anc in self.ancestors(node):
+            if anc is func:
+                return None
+            if isinstance(anc, ast.If) and isinstance(anc.test, ast.Name) and anc.test.id in flags \
+                    and any(self.is_inside(node, stmt) or node is stmt for stmt in anc.body):
+                return anc.test.id
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
@@ -2595,6 +2674,37 @@ class SemanticModel:
         return self.cached(("backward_operands", unit), lambda: set().union(
             *(_read_keys(self.backward_target(call)) for call in self.backward_calls_in(unit))))
 
+    def loss_terms(self, unit: ast.AST) -> Set[str]:
+        """The names and dotted attributes a backward of the unit differentiates as they are
+        or as terms of an arithmetic combination (`loss = (l1 + l2) / 2 * alpha + aux`;
+        `loss.backward()`): each is a loss itself, not a prediction a criterion turns into one."""
+        def arithmetic(expr) -> bool:
+            if isinstance(expr, (ast.Name, ast.Attribute, ast.Constant)):
+                return True
+            if isinstance(expr, ast.BinOp):
+                return arithmetic(expr.left) and arithmetic(expr.right)
+            if isinstance(expr, ast.UnaryOp):
+                return arithmetic(expr.operand)
+            return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+                and expr.func.attr in _REDUCTIONS and not expr.keywords \
+                and all(isinstance(a, ast.Constant) for a in expr.args) and arithmetic(expr.func.value)
+
+        def build() -> Set[str]:
+            terms = set(self.backward_operands(unit))
+            bindings = [node for node in nodes_within(unit) if isinstance(node, (ast.Assign, ast.AugAssign))
+                        and arithmetic(node.value)]
+            changed = True
+            while changed:
+                changed = False
+                for node in bindings:
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    if len(targets) == 1 and dotted(targets[0]) in terms and not _read_keys(node.value) <= terms:
+                        terms |= _read_keys(node.value)
+                        changed = True
+            return terms
+
+        return self.cached(("loss_terms", unit), build)
+
     def _backward_sources(self, unit: ast.AST) -> Set[str]:
         memo_key = ("backward_sources", unit)
         if memo_key in self._memo:
@@ -2972,6 +3082,24 @@ class SemanticModel:
                    and (self.is_inside(call, node) or any(self.computed_from(unit, key, node.value) for key in bound))
                    for node in nodes_within(unit))
 
+    def fills_returned_buffer(self, store: ast.Assign) -> bool:
+        """Is `store` a write into a preallocated tensor (`scores[i:i + n] = head(x[i:i + n])`)
+        that its function, which back-propagates nothing and steps no optimizer, returns as its
+        result? The writes are the parts of one output computed in pieces (a forward chunked to
+        fit memory): whoever calls the function keeps or consumes that output, as any forward's."""
+        unit = self.unit_of(store)
+        if not isinstance(unit, FUNCTION_TYPES) or not isinstance(store, ast.Assign) \
+                or not isinstance(store.targets[0], ast.Subscript):
+            return False
+        key = dotted(store.targets[0].value)
+        if key is None or "." in key or self.backward_calls_in(unit) or self.step_ops_in(unit) \
+                or any(self.runs_training_step(loop) for loop in self.loops_around(store)):
+            return False  # (each write of a loop that back-propagates keeps a freed graph's nodes)
+        return any(isinstance(node, ast.Return) and node.value is not None and self.unit_of(node) is unit
+                   and any(isinstance(part, ast.Name) and part.id == key
+                           for part in (node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]))
+                   for node in nodes_within(unit))
+
     def in_module_forward(self, node: ast.AST) -> bool:
         """Is `node` in the `forward` (`forward_*`, `__call__`) of an nn.Module class?"""
         unit = self.unit_of(node)
@@ -3063,6 +3191,24 @@ def _value_reads(expr: ast.AST) -> List[ast.AST]:
                 visit(child)
     visit(expr)
     return out
+
+
+def leaves_flags_off(call: ast.Call, flags: List[Tuple[str, Optional[int]]]) -> bool:
+    """Does `call` leave every flag (name, argument position) at its falsy default, or pass
+    it a falsy literal? Not when it spreads its arguments (`m(*args, **kw)`)."""
+    if not flags or any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return False
+    for name, position in flags:
+        given = next((kw.value for kw in call.keywords if kw.arg == name), None)
+        if given is None and position is not None and position < len(call.args):
+            given = call.args[position]
+        if given is not None and not (isinstance(given, ast.Constant) and not given.value):
+            return False
+    return True
+
+
+# Methods that reduce or convert a loss and leave it a loss (`loss.mean()`, `l.float()`).
+_REDUCTIONS = frozenset({"mean", "sum", "float", "double", "half", "squeeze"})
 
 
 def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
