@@ -61,6 +61,12 @@ class Project:
                 found = resolver.lookup(call["t"])
                 if found is not None and found[0] == "function" and found[2] != path:
                     index.setdefault(found[2], {}).setdefault(found[3], []).append(site)
+                    # `plant.detach_state()` of a method `MassSpringPlant` inherits: also under
+                    # the receiver's class, whose module asks which of its inherited methods run
+                    cls_path, cls = _owner(resolver, call["t"]) if "." in found[3] else (None, "")
+                    inherited = f"{cls}.{call['t'].rsplit('.', 1)[-1]}"
+                    if cls_path is not None and cls_path != path and inherited != found[3]:
+                        index.setdefault(cls_path, {}).setdefault(f"~inh:{inherited}", []).append(site)
                 if call["self"]:
                     cls_path, cls = _owner(resolver, call["t"])
                     method = call["t"].rsplit(".", 1)[-1]

@@ -345,6 +345,11 @@ class ProjectView:
         """Call sites in other modules of this module's function or method `objpath`."""
         return self._sites_under(objpath)
 
+    def inherited_method_sites(self, cls: str, method: str) -> List[dict]:
+        """Call sites in other modules of method `method` that this module's class `cls`
+        inherits from a base class elsewhere, made on objects of `cls` (`plant.detach_state()`)."""
+        return self._sites_under(f"~inh:{cls}.{method}")
+
     def overrides(self, objpath: str) -> List[dict]:
         """What the overrides of this module's abstract method `objpath` (`Cls.m`) in
         subclasses of other modules return (`ret`, encoded)."""

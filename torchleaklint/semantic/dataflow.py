@@ -1224,7 +1224,7 @@ class Analyzer:
         if torch_api.is_dataset_class(qual) or qual.startswith(("torchvision.datasets.", "datasets.load_dataset")):
             return Value(DATASET)
         if torch_api.is_functional_loss(qual):
-            return self.loss_value(all_args)
+            return self.loss_value(all_args, e)
         if torch_api.is_factory(qual):
             requires = kwargs.get("requires_grad")
             flag = _kw(e, "requires_grad")
@@ -1317,12 +1317,15 @@ class Analyzer:
             return sequence_of(GRAPH_V)
         return UNKNOWN_V
 
-    def loss_value(self, all_args) -> Value:
-        """A loss of graph-carrying (or unknown) inputs carries a graph; of detached ones not."""
+    def loss_value(self, all_args, call: Optional[ast.Call] = None) -> Value:
+        """A loss of graph-carrying (or unknown) inputs carries a graph; of detached ones not.
+        A scalar, unless the call asks for one loss per sample (`reduction="none"`)."""
         tensors = [a for a in all_args if a.kind != SCALAR and a.kind != NONE]
         if tensors and all(a.kind in (TENSOR, DATA) for a in tensors):
             return TENSOR_V
-        return self.produced(Value(GRAPH, scalar=True))
+        reduction = _kw(call, "reduction") if call is not None else None
+        per_sample = isinstance(reduction, ast.Constant) and reduction.value == "none"
+        return self.produced(Value(GRAPH, scalar=not per_sample))
 
     def construct(self, class_name: str, e, args, kwargs) -> Value:
         info = self.m.classes.get(class_name)

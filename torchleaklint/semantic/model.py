@@ -635,6 +635,10 @@ class SemanticModel:
                 return True
         return False
 
+    def calls_of_method_name_anywhere(self, name: str) -> bool:
+        """Is `<receiver>.<name>(...)` called anywhere in this module, on any receiver?"""
+        return any(isinstance(call.func, ast.Attribute) and call.func.attr == name for call in self.calls)
+
     def self_calls(self, name: str) -> List[ast.Call]:
         """Every `self.<name>(...)` call of the module (indexed once)."""
         index = self.cached(("self_calls",), self._index_self_calls)

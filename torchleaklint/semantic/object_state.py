@@ -135,8 +135,11 @@ def cut_attributes(model, method) -> List[str]:
               and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == receiver}
     stored |= {node.value.attr for node in ast.walk(method) if isinstance(node, ast.Subscript)
                and isinstance(node.ctx, ast.Store) and is_self_attr(node.value, getattr(node.value, "attr", ""), receiver)}
-    return sorted(attr for attr in stored
-                  if detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
+    cut = sorted(attr for attr in stored
+                 if detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
+    if _detaches_by_name(method, receiver):
+        cut.append("*")  # `setattr(self, name, value.detach())` over names decided at run time: any attribute
+    return cut
 
 
 def _inherited_cut(model, info, attr: str) -> bool:
@@ -153,10 +156,21 @@ def _inherited_cut(model, info, attr: str) -> bool:
             if name in _CONSTRUCTION_METHODS or _epoch_hook(name):
                 continue  # runs once when built, or once per epoch (`on_train_epoch_end`): no cut per step
             method = model.project.method_of(base, name)
-            if method is not None and isinstance(method[1], dict) and attr in method[1].get("scut", ()) \
+            cut = method[1].get("scut", ()) if method is not None and isinstance(method[1], dict) else ()
+            if (attr in cut or "*" in cut and _may_run_on(model, info, name)) \
                     and not _only_called_at_construction(model, name):
                 return True
     return False
+
+
+def _may_run_on(model, info, name: str) -> bool:
+    """May the inherited method `name` run on objects of class `info`: called by this class's
+    own methods, on its objects in another module (`plant.detach_state()`), or by its name on
+    an object of unknown class? A base's `detach_state()` that detaches every attribute it is
+    told of cuts nothing of a subclass nobody calls it on."""
+    if model.self_calls(name) or model.calls_of_method_name_anywhere(name):
+        return True
+    return bool(model.project.inherited_method_sites(info.name, name)) or model.project.named_calls(name)[0] > 0
 
 
 def _only_called_at_construction(model, name: str) -> bool:
@@ -203,6 +217,15 @@ def _detaches(model, attr: str, method) -> bool:
                     not (stored is not None and stored.carries_graph) and _is_detach(source):
                 return True
     return False
+
+
+def _detaches_by_name(method, receiver: str) -> bool:
+    """`setattr(self, name, value.detach())` with a computed name (`for name in
+    self.state_names:` of a base class whose subclasses list their state)."""
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
+               and len(node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver
+               and not isinstance(node.args[1], ast.Constant) and _is_detach(node.args[2])
+               for node in ast.walk(method))
 
 
 def _is_detach(expr) -> bool:
