@@ -273,11 +273,33 @@ def _used_as_tensor(model, stmt, key) -> bool:
     critic's), `torch.*(total)`, a collective? Then `.item()`, which leaves a float, would
     break it: the fix detaches instead."""
     unit = model.unit_of(stmt)
+    # an entry of a container (`loss_dict["train_loss"]`): the container handed whole to a call
+    # (`reduce_loss_dict(loss_dict)`, an all-reduce of each entry) may need every entry a tensor
+    root = key.split("[", 1)[0] if "[" in key else None
     for node in ast.walk(unit):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and dotted(node) == key \
                 and not model.is_inside(node, stmt) and _needs_tensor(model, node):
             return True
+        if root is not None and isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) \
+                and dotted(node) == root and _handed_whole(model, node):
+            return True
     return False
+
+
+# Calls that read a container of numbers as numbers (formatting, logging).
+_NUMBER_READERS = frozenset({"print", "str", "repr", "format", "len", "dict", "list", "sorted", "json.dumps",
+                             "log", "info", "debug", "warning", "add_scalars", "log_dict", "set_postfix"})
+
+
+def _handed_whole(model, read) -> bool:
+    """Is the container itself (not one of its entries) handed to a call other than one that
+    formats or logs it?"""
+    parent = model.parent(read)
+    if not isinstance(parent, ast.Call) or read is parent.func:
+        return False
+    func = parent.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name not in _NUMBER_READERS and (dotted(func) or "") not in _NUMBER_READERS
 
 
 def _needs_tensor(model, read) -> bool:

@@ -1024,7 +1024,8 @@ class Analyzer:
                     # a buffers-only module (not a criterion handed the model it runs:
                     # `loss, logs = criterion(model, sample)`)
                     return self._parameterless_output(all_args)
-                output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs))
+                output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs),
+                                         self.m.behaviour_class)
                 return _strip_graph(output) if self.nograd else output
             if callee.name and "." in callee.name and self.m.project is not None:
                 # a module class of another module: its forward's summary says what it returns
@@ -1032,6 +1033,8 @@ class Analyzer:
                 forward = self.m.project.method_of(callee.name, "forward")
                 if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                     output = self.project_call(forward, args, kwargs)
+                    if output.kind == INSTANCE and output.name and not self.nograd and self.m.behaviour_class(output.name):
+                        return output  # an object of a known class with methods: its attributes say what they hold
                     if output.items is not None and not self.nograd:
                         # only numbers and containers are taken on trust (`lm_loss.item()`, a
                         # literal 0, `[f.detach() for f in feats]`, whose growth the summary
@@ -1349,7 +1352,7 @@ class Analyzer:
         if "." in target:
             cls, meth = target.split(".", 1)
             return self.m.method(cls, meth)
-        return self.m.module_functions.get(target)
+        return self.m.module_functions.get(target) or self.m.returned_closure(target)
 
     def summary(self, func, e, args, kwargs, has_self: bool) -> Value:
         """The return value of a function of this module, given these argument values."""
@@ -1690,16 +1693,19 @@ def _trusted_entries(returned: Value, graph: Value) -> Value:
     return Value(SEQUENCE, elem=elem, fields=fields)
 
 
-def _forward_output(returned: Value) -> Value:
+def _forward_output(returned: Value, behaviour_class=lambda name: False) -> Value:
     """What calling a module of this file gives, from its `forward`'s summary: a module call
     runs a forward, so an unknown part is a graph, but a part the forward provably returns
     as a Python number or None (`return out, ratio` with `ratio = a / b` of sizes) is not."""
     if returned.items is not None:
-        return Value(SEQUENCE, items=tuple(_forward_output(item) for item in returned.items))
+        return Value(SEQUENCE, items=tuple(_forward_output(item, behaviour_class) for item in returned.items))
     if returned.kind == SEQUENCE and returned.elem is not None and returned.fields is None:
-        return Value(SEQUENCE, elem=_forward_output(returned.elem))  # a list built of detached caches
+        return Value(SEQUENCE, elem=_forward_output(returned.elem, behaviour_class))  # a list built of detached caches
     if returned.kind in _NEVER_A_GRAPH or returned.kind == TENSOR or returned.carries_graph:
         return returned  # TENSOR: proven graph-free (a parameterless module on graph-free inputs)
+    if returned.kind == INSTANCE and returned.name and behaviour_class(returned.name):
+        return returned  # an object of a known class with methods of its own (`SO3_Embedding`), not a
+        # record of the forward's outputs (a NamedTuple, a dataclass): its attributes say what they hold
     return Value(GRAPH)
 
 

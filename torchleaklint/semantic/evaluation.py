@@ -815,6 +815,12 @@ def _callee_computes_gradients(model, call) -> bool:
         value = model.value(call.func)
         if value.kind == MODULE and value.name and value.name in model.classes:
             callee = model.method(value.name, "forward")
+        elif isinstance(call.func, ast.Attribute):
+            # `model.generate_new_arch(x)` on a module of unknown class: the one module class of
+            # this file defining the method, as the evaluation took it to run a forward
+            owners = model.module_classes_defining(call.func.attr)
+            if len(owners) == 1 and model.value(call.func.value).kind == MODULE:
+                callee = model.method(owners[0], call.func.attr)
     if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
         return False
     return _computes_gradients(model, callee, 0)

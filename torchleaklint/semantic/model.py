@@ -558,7 +558,7 @@ class SemanticModel:
                 return self.module_functions[func.id]
             if func.id in self.classes:
                 return self.method(func.id, "__init__")
-            return None
+            return self._closure_from_factory(call, func.id)  # `train_step(x, y)` of `train_step = make(...)`
         if isinstance(func, ast.Attribute) and _on_self(func):
             info = self.enclosing_class_info(call)
             return self.method(info.name, func.attr) if info is not None else None
@@ -598,6 +598,58 @@ class SemanticModel:
                            else Value(INSTANCE, name=cls))
         return out
 
+    def returned_closure(self, name: str) -> Optional[ast.AST]:
+        """The function nested in another of this module under `name`, when exactly one is:
+        what a factory returns (`train_step = make_train_step(model, loss_fn, opt)` returning
+        its `def perform_train_step(x, y)`), called where the factory's result is."""
+        def index() -> Dict[str, Optional[ast.AST]]:
+            out: Dict[str, Optional[ast.AST]] = {}
+            for func in self.functions:
+                if isinstance(self.unit_of(func), FUNCTION_TYPES):
+                    out[func.name] = None if func.name in out else func
+            return out
+        return self.cached(("returned_closures",), index).get(name)
+
+    def _closure_from_factory(self, call: ast.Call, name: str) -> Optional[ast.AST]:
+        """The closure `name` holds where `call` is made, read from the syntax (the call graph
+        is asked while data flows are computed): every binding of `name` in the enclosing
+        function (or the module) is `name = factory(...)` of a module function that returns
+        one function it defines (`return perform_train_step`)."""
+        factories = self.cached(("closure_factories",), lambda: {
+            name: closure for name, func in self.module_functions.items()
+            for closure in [self._returned_nested_function(func)] if closure is not None})
+        if not factories:
+            return None
+        scope = self.unit_of(call)
+        bindings = self.cached(("name_bindings", scope), lambda: self._name_bindings(scope)).get(name, ())
+        found = None
+        for node in bindings:
+            value = node.value
+            if len(node.targets) != 1 or not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+                return None
+            closure = factories.get(value.func.id)
+            if closure is None or found is not None and closure is not found:
+                return None
+            found = closure
+        return found
+
+    def _name_bindings(self, scope: ast.AST) -> Dict[str, List[ast.Assign]]:
+        out: Dict[str, List[ast.Assign]] = {}
+        for node in nodes_within(scope) if isinstance(scope, FUNCTION_TYPES) else self.tree.body:
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        out.setdefault(target.id, []).append(node)
+        return out
+
+    def _returned_nested_function(self, factory: ast.AST) -> Optional[ast.AST]:
+        returns = [n for n in nodes_within(factory) if isinstance(n, ast.Return) and n.value is not None]
+        names = {n.value.id for n in returns if isinstance(n.value, ast.Name)}
+        if len(returns) != 1 or len(names) != 1:
+            return None
+        name = names.pop()
+        return next((f for f in factory.body if isinstance(f, FUNCTION_TYPES) and f.name == name), None)
+
     def _nested_function(self, call: ast.Call, name: str) -> Optional[ast.AST]:
         """The function `name` defined inside a function that encloses `call` (`def hvp(...)`
         in the method that then calls `hvp(loss, w, v)`), when that scope binds the name
@@ -633,6 +685,26 @@ class SemanticModel:
         for node in nodes_within(scope):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
                 return True
+        return False
+
+    def behaviour_class(self, name: str) -> bool:
+        """Is `name` (a class of this module, or of another module by qualified name) a class
+        with methods of its own beyond construction and dunders, not a record of values (a
+        NamedTuple, a dataclass without methods)? An object of it returned by a forward is that
+        object, whose attributes say what they hold, not a tuple of the forward's outputs."""
+        def plain(methods, bases) -> bool:
+            if any(b.rsplit(".", 1)[-1] in ("NamedTuple", "namedtuple", "tuple", "dict", "OrderedDict", "ModelOutput")
+                   for b in bases):
+                return False
+            return any(not (m.startswith("__") and m.endswith("__")) for m in methods)
+
+        info = self.classes.get(name)
+        if info is not None:
+            return plain(info.methods, self.class_bases(info))
+        if "." in name and self.project is not None:
+            found = self.project.imported_summary(name)
+            if found is not None and found[0] == "class" and isinstance(found[1], dict):
+                return plain(found[1].get("methods", ()), found[1].get("bases", ()))
         return False
 
     def calls_of_method_name_anywhere(self, name: str) -> bool:
@@ -682,7 +754,7 @@ class SemanticModel:
             cls = self._instance_class_of_name(func.id)
             if cls is not None:  # calling an instance: nn.Module -> forward, else __call__
                 return self.method(cls, "forward") or self.method(cls, "__call__")
-            return None
+            return self._closure_from_factory(call, func.id)  # read from the syntax too
         if isinstance(func, ast.Attribute):
             if _on_self(func):
                 return self._resolve_static(call)
@@ -897,7 +969,10 @@ class SemanticModel:
         return self._memo[key].get(unit, [])
 
     def backward_target(self, call: ast.Call) -> Optional[ast.AST]:
-        """The tensor expression a backward call differentiates, or None if not a backward."""
+        """The tensor expression a backward call differentiates, or None if not a backward
+        (nor a call: `loss_a + loss_b` as an expression statement of a notebook cell)."""
+        if not isinstance(call, ast.Call):
+            return None
         func = call.func
         if isinstance(func, ast.Attribute) and func.attr == "backward":
             qual = self.qualname(func)
@@ -1242,7 +1317,7 @@ class SemanticModel:
         if not receiver.name:
             if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
                 return None  # every module has it: the one class of this file defining it says nothing
-            owners = self._module_classes_defining(attr)
+            owners = self.module_classes_defining(attr)
             if len(owners) != 1:
                 return None  # ambiguous, or no class of this file has it: not in view
             receiver = Value(MODULE, name=owners[0])  # `decoder.sample(64)`, one module class defines `sample`
@@ -1314,7 +1389,7 @@ class SemanticModel:
             self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
             for call in self._calls_within(func, skip_loops=False)))
 
-    def _module_classes_defining(self, attr: str) -> List[str]:
+    def module_classes_defining(self, attr: str) -> List[str]:
         """The nn.Module classes of this file that define (not inherit) method `attr`."""
         def index() -> Dict[str, List[str]]:
             out: Dict[str, List[str]] = {}

@@ -130,8 +130,19 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
         return set()
     out: Set[ast.AST] = set()
     stack = _data_reads(model, expr)
+    filled = _local_object_containers(model, unit)
     while stack and len(out) < MAX_DEPENDENCIES:
         read = stack.pop()
+        key = dotted(read) if isinstance(read, ast.Attribute) else None
+        if key in filled:
+            # `torch.cat(memory.values)` of a rollout memory (a local object) whose lists the
+            # unit fills with `memory.values.append(value)`: the container holds what was put in
+            for call in filled[key]:
+                if call not in out:
+                    out.add(call)
+                    if not model.grad_disabled_at(call):
+                        stack.extend(_data_reads(model, ast.Tuple(elts=list(call.args), ctx=ast.Load())))
+            continue
         for definition in reaching.definitions(read):
             if definition in out or isinstance(definition, ast.arg):
                 continue  # a parameter is an input (a module, a batch), not a node of this graph
@@ -290,6 +301,23 @@ def _added_by_mutation(reaching, definition: ast.AST, stmt: ast.AST) -> Optional
     return None
 
 
+def _local_object_containers(model, unit) -> dict:
+    """`obj.attr` -> the calls that add to it (`memory.values.append(value)`), for the lists of
+    local objects (not `self`) the unit fills: their contents are what was put in."""
+    from torchleaklint.semantic.dataflow import container_addition
+
+    def compute() -> dict:
+        out: dict = {}
+        for node in nodes_within(unit):
+            if isinstance(node, ast.Call) and container_addition(node) is not None:
+                owner = node.func.value
+                if isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) \
+                        and owner.value.id not in ("self", "cls") and dotted(owner) is not None:
+                    out.setdefault(dotted(owner), []).append(node)
+        return out
+    return model.cached(("local_object_containers", unit), compute)
+
+
 def _cut_by_callee(model, name: ast.Name) -> bool:
     """`model(data, hidden)` where the forward detaches `hidden` on entry: its history stops there."""
     parent = model.parent(name)
@@ -328,6 +356,11 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
                 and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             if not model.value_killed_at(node):
                 out.append(node)
+            continue
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and \
+                dotted(node) in _local_object_containers(model, model.unit_of(node)):
+            if not model.value_killed_at(node):
+                out.append(node)  # `memory.values`, a list of a local object the unit fills
             continue
         stack.extend(ast.iter_child_nodes(node))
     return out
