@@ -4,7 +4,6 @@ output formats, --diff/--fix, `torchleaklint rule`, all through the real command
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import textwrap
 from pathlib import Path

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import libcst as cst
-import pytest
 
 from torchleaklint.diagnostics import SAFE, UNSAFE, Diagnostic, FixSpec, Span
 from torchleaklint.fixes import _apply

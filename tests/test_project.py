@@ -11,7 +11,6 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
 
 from torchleaklint.project import Project, modules
 from torchleaklint.project.run import analyze_one

@@ -31,7 +31,7 @@ FEATURES: Sequence[Tuple[Tuple[int, int], str, "re.Pattern[str]"]] = (
 # and no newer Python is the fix.
 PYTHON2 = (
     ("a `print` statement", re.compile(r"^\s*print\s+(?![\s(=.,)\]])(?!(in|is|and|or|if|else|for)\b)")),
-    ("`except X, name:`", re.compile(rf"^\s*except\s+[\w.]+\s*,\s*[a-z_]\w*\s*:")),
+    ("`except X, name:`", re.compile(r"^\s*except\s+[\w.]+\s*,\s*[a-z_]\w*\s*:")),
     ("`raise X, message`", re.compile(r"^\s*raise\s+[\w.]+\s*,")),
 )
 
