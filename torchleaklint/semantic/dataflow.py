@@ -395,6 +395,13 @@ class Analyzer:
         self.env = dict(before)
         self._narrow(s.test, False)
         self.block(s.orelse)
+        # a branch that always returns or raises does not reach what follows: `if isinstance(x,
+        # Tensor): return x.detach()` then `return x` returns `x` only where it is no tensor
+        if _always_leaves(s.body) and not _always_leaves(s.orelse):
+            return
+        if s.orelse and _always_leaves(s.orelse) and not _always_leaves(s.body):
+            self.env = after_body
+            return
         self.env = _join_env(after_body, self.env)
 
     def _narrow(self, test: ast.AST, taken: bool) -> None:
@@ -1707,6 +1714,16 @@ def _forward_output(returned: Value, behaviour_class=lambda name: False) -> Valu
         return returned  # an object of a known class with methods of its own (`SO3_Embedding`), not a
         # record of the forward's outputs (a NamedTuple, a dataclass): its attributes say what they hold
     return Value(GRAPH)
+
+
+def _always_leaves(body: List[ast.stmt]) -> bool:
+    """Does every path through `body` end in `return` or `raise`?"""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(last, ast.If) and _always_leaves(last.body) and _always_leaves(last.orelse)
 
 
 def _slices(index: ast.AST) -> bool:
