@@ -195,13 +195,11 @@ def _detaches(model, attr: str, method) -> bool:
     if flow is None:
         return False
     receiver = self_name(method)
+    if _detaches_by_name(method, receiver):
+        # `for name, buf in self.named_buffers(): setattr(self, name, buf.detach())`: which
+        # attributes it detaches is decided at run time; it may be this one (not proven kept)
+        return True
     for node in ast.walk(method):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr" \
-                and len(node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver \
-                and not isinstance(node.args[1], ast.Constant) and _is_detach(node.args[2]):
-            # `for name, buf in self.named_buffers(): setattr(self, name, buf.detach())`: which
-            # attributes it detaches is decided at run time; it may be this one (not proven kept)
-            return True
         if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
             value = flow.values.get(node)
             source = getattr(model.statement_of(node), "value", None)
