@@ -59,6 +59,10 @@ class Project:
             for call in summary.get("calls", ()):
                 site = dict(call, path=path)
                 found = resolver.lookup(call["t"])
+                if found is not None and found[0] == "class" and found[2] != path and not call["self"] \
+                        and "__init__" in (found[1] or {}).get("methods", ()):
+                    # `sim = DriftSimulator(model)`: a call of the class's own `__init__`
+                    index.setdefault(found[2], {}).setdefault(f"{found[3]}.__init__", []).append(site)
                 if found is not None and found[0] == "function" and found[2] != path:
                     index.setdefault(found[2], {}).setdefault(found[3], []).append(site)
                     # `plant.detach_state()` of a method `MassSpringPlant` inherits: also under

@@ -28,7 +28,7 @@ _CONTINUATION = re.compile(rb"\\\r?\n")
 _FROM = re.compile(rb"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n;#]*)")
 _IMPORT = re.compile(rb"import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[\w.]+")
-_DEF = re.compile(rb"def[ \t]+(\w+)")
+_DEF = re.compile(rb"(?:def|class)[ \t]+(\w+)")
 
 
 def imported_names(raw: bytes) -> Iterable[tuple]:
@@ -55,7 +55,8 @@ def _after_word(text: bytes, start: int) -> bool:
 
 
 def defined_names(raw: bytes) -> Set[str]:
-    """Every name a `def` statement of `raw` may define (a superset)."""
+    """Every name a `def` or `class` statement of `raw` may define (a superset): a class is
+    called to construct it (`DriftSimulator(model)` runs its `__init__`)."""
     # interned: the same names (`forward`, `__init__`, `training_step`) recur in most files,
     # and a project run keeps every file's list until its end
     return {sys.intern(m.group(1).decode("ascii", "replace")) for m in _DEF.finditer(raw)

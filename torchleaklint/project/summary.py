@@ -303,6 +303,10 @@ def _function(model, func, module: str, info) -> dict:
             out["scut"] = cut  # `self` attributes it detaches or restarts (`detach_state()`)
     if model.backward_calls_in(func):
         out["bw"] = True
+    from torchleaklint.semantic.evaluation import computes_gradients
+
+    if computes_gradients(model, func):
+        out["grad"] = True  # differentiates on purpose (`torch.autograd.grad`, `requires_grad_()`)
     if model.runs_one_step_per_call(func):
         out["step"] = True  # a backward or an update per call, outside loops of its own
     elif model.trains_in_own_loop(func):
@@ -447,6 +451,8 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
         kind = "loss" if any(b.endswith("Loss") for b in model.class_bases(info)) else "module"
     elif model.is_dataset_class(info):
         kind = "dataset"
+    elif model.is_loader_class(info):
+        kind = "loader"
     attrs = {}
     init = info.methods.get("__init__") if not partial else None
     if init is not None:

@@ -118,6 +118,10 @@ class GraphStoredOnSelf(Rule):
         fed_back = _fed_back(model, stmt, target, func, methods)
         stored = _stored_expr(stmt, target)
         if not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
+                and _derived_from_state_stored_before(model, stored, stmt, func, target):
+            return None  # `self.avg = self.sum / self.count` after `self.sum += val * n`: the
+            # graph is the one `self.sum` holds, whose store is the finding
+        if not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
                 and model.computed_only_from_leaves(stored):
             return None  # `self.alpha = self.log_alpha.exp()`: rebuilt from the leaf every step, no
             # chain; and one op over parameters keeps no activations of the step, read or not
@@ -401,6 +405,21 @@ def _read_by_code_we_cannot_follow(model, read) -> bool:
         return False
     nested = model.unit_of(unit) is not model.tree
     return nested and not model.call_sites(unit)
+
+
+def _derived_from_state_stored_before(model, stored, stmt, func, target) -> bool:
+    """Is every graph-carrying operand of `stored` another `self` attribute that `func`
+    stores earlier (`self.sum += val * n` then `self.avg = self.sum / self.count`)?"""
+    receiver = _self_name(func)
+    earlier = set()
+    for node in ast.walk(func):
+        if isinstance(node, (ast.Assign, ast.AugAssign)) and _before(node, stmt):
+            earlier |= {t.attr for t in _self_targets(node, receiver)}
+    operands = [n for n in ast.walk(stored) if isinstance(n, (ast.Name, ast.Attribute)) and model.carries_graph(n)
+                and not (isinstance(model.parent(n), ast.Attribute) and model.carries_graph(model.parent(n)))]
+    return bool(operands) and all(
+        isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == receiver
+        and n.attr in earlier and n.attr != target.attr for n in operands)
 
 
 def _returns_attribute(func, attr) -> bool:

@@ -217,9 +217,19 @@ def _written_container(node) -> Optional[str]:
         base = node.target
     else:
         return None
-    while isinstance(base, ast.Subscript):
-        base = base.value
-    return dotted(base)
+    return dotted(_container_base(base))
+
+
+def _container_base(base: ast.AST) -> ast.AST:
+    """`self.buf` of `self.buf[k]` and of `self.history.setdefault(name, [])` (the list kept
+    under a key of the dict, created there when missing)."""
+    while True:
+        if isinstance(base, ast.Subscript):
+            base = base.value
+        elif isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "setdefault":
+            base = base.func.value
+        else:
+            return base
 
 
 def _literal_items(values) -> List[ast.AST]:
@@ -237,10 +247,7 @@ def _literal_items(values) -> List[ast.AST]:
 
 
 def _keyed(container, values):
-    base = container
-    while isinstance(base, ast.Subscript):
-        base = base.value
-    key = dotted(base)
+    key = dotted(_container_base(container))
     if key is None:
         return None
     return container, key, values

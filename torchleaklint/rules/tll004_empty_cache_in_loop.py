@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
-from torchleaklint.semantic.gating import equality_on_a_counter, names_changing_in, under_one_off_guard
+from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
@@ -158,7 +158,10 @@ def _outside_inner_loops(loop):
 def _under_one_off_condition(model, call, loop) -> bool:
     """Inside the loop, guarded by an equality that holds on one iteration
     (`if train_step == args.pretrain_steps:`, `if i == len(loader) - 1:`): it runs once, not
-    every step. A cadence (`if step % 100 == 0:`) still runs every N steps: not one-off."""
+    every step; or in a branch that leaves the loop (`if i >= stop - 1: ...; break`). A
+    cadence (`if step % 100 == 0:`) still runs every N steps: not one-off."""
+    if in_branch_leaving_the_loop(model, call, loop):
+        return True
     for anc in model.ancestors(call):
         if anc is loop:
             return False

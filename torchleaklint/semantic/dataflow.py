@@ -174,7 +174,8 @@ class Analyzer:
         if self.m.project is not None and "." in qual:  # `model: Classifier` of another module
             found = self.m.project.imported_summary(qual)
             if found is not None and found[0] == "class" and found[1] is not None:
-                kind = {"module": MODULE, "loss": LOSS_FN, "dataset": DATASET}.get(found[1].get("kind"), INSTANCE)
+                kind = {"module": MODULE, "loss": LOSS_FN, "dataset": DATASET,
+                        "loader": DATALOADER}.get(found[1].get("kind"), INSTANCE)
                 return Value(kind, name=qual)
         if last in ("int", "float", "str", "bool"):
             return SCALAR_V
@@ -220,15 +221,18 @@ class Analyzer:
             return {}
         names = [p.arg for p in params]
         offset = 1 if self.cls is not None and not _is_static(unit) else 0
-        if len(names) <= offset:
+        if len(names) <= offset and unit.args.vararg is None and unit.args.kwarg is None:
             return {}  # nothing to infer (`__init__(self)`): analyzing the callers would only
             # risk reading this class's attributes while they are being computed
         out: Dict[str, Value] = {}
         for site in sites:
-            if not site.args and not site.keywords:
-                continue
             caller = self.m.unit_of(site)
             if caller is unit:
+                continue
+            if not site.args and not site.keywords:
+                # `GANTrainer()`: every parameter left to its default, read from the syntax
+                # (no need to analyze the caller)
+                self._left_to_defaults(unit, names, offset, set(), out)
                 continue
             flow = self.m.flow(caller) if not self.m.in_progress(caller) else None
             if flow is None:
@@ -640,6 +644,13 @@ class Analyzer:
             return self.env[key]
         if owner.kind == REF:
             return Value(REF, name=f"{owner.name}.{e.attr}")
+        if e.attr in ("values", "indices") and self._values_and_indices_call(e.value):
+            # `torch.max(p, dim=1).indices`: integer positions, never a graph; `.values`: the
+            # reduced tensor, a graph when the input has one
+            if e.attr == "indices":
+                return TENSOR_V
+            if owner.kind == SEQUENCE and owner.items is not None and len(owner.items) == 2:
+                return owner.items[0]
         if owner.kind in (INSTANCE, MODULE) and owner.name:
             method = self.m.classes.get(owner.name, _NO_CLASS).methods.get(e.attr)
             if method is not None and _is_property(method):
@@ -790,6 +801,15 @@ class Analyzer:
         guarded = _tensor_guarded(e.test)
         if guarded is not None and ast.dump(e.orelse) == ast.dump(guarded):
             orelse = SCALAR_V  # `x.item() if hasattr(x, "item") else x`: the else branch is no tensor
+        none_in = _none_tested(e.test)
+        if none_in is not None:
+            # `h = torch.rand(2, bs, n) if h is not None else h`: the branch taken when the
+            # name is None gives None (whatever callers pass for it otherwise)
+            name, is_none = none_in
+            if is_none and _names(e.body, name):
+                body = NONE_V
+            elif not is_none and _names(e.orelse, name):
+                orelse = NONE_V
         return join(body, orelse)
 
     def expr_BoolOp(self, e) -> Value:
@@ -849,6 +869,13 @@ class Analyzer:
     # ------------------------------------------------------------ calls
     def expr_Call(self, e: ast.Call) -> Value:
         func = e.func
+        branches = self.m.branch_calls.get(e)
+        if branches:  # `(self.step_a if shared else self.step_b)(real)`: what either returns
+            self.expr(func.test)
+            out = None
+            for branch in branches:
+                out = join(out, self.expr_Call(branch))
+            return out
         if isinstance(func, ast.Attribute):
             receiver = self.expr(func.value)
             callee = self._attribute_callee(func, receiver)
@@ -1042,6 +1069,11 @@ class Analyzer:
                     output = self.project_call(forward, args, kwargs)
                     if output.kind == INSTANCE and output.name and not self.nograd and self.m.behaviour_class(output.name):
                         return output  # an object of a known class with methods: its attributes say what they hold
+                    if output.kind == SEQUENCE and output.fields is not None and output.items is None \
+                            and not self.nograd:
+                        # a dict of results, entry by entry (`{"boxes": ...}` computed under
+                        # no-grad: graph-free; any entry not proven so is the forward's graph)
+                        return _trusted_entries(output, self.produced(Value(GRAPH)))
                     if output.items is not None and not self.nograd:
                         # only numbers and containers are taken on trust (`lm_loss.item()`, a
                         # literal 0, `[f.detach() for f in feats]`, whose growth the summary
@@ -1181,7 +1213,7 @@ class Analyzer:
                 return self.produced(Value(GRAPH, scalar=scalar or receiver.scalar and method in _SHAPE_KEEPING))
             return TENSOR_V
         if kind == SEQUENCE:
-            if method in ("pop", "popleft", "get", "__getitem__"):
+            if method in ("pop", "popleft", "get", "__getitem__", "setdefault"):
                 return element_of(receiver)
             if method in ("values",):
                 return sequence_of(element_of(receiver))
@@ -1202,6 +1234,12 @@ class Analyzer:
             found = self.m.project.imported_summary(qual)
             if found is not None:
                 return self.project_call(found, args, kwargs, e)
+        if qual in _STDLIB_CONTAINERS and (qual == "collections.defaultdict" or not e.args):
+            # `defaultdict(list)`, `OrderedDict()`, `deque(maxlen=n)`: an empty container (a
+            # list, dict ... is no object of this project, whatever its methods are named)
+            return Value(SEQUENCE, elem=UNKNOWN_V)
+        if qual == "collections.OrderedDict":
+            return _dict_made(e, args, all_args)
         ctx = torch_api.grad_context(qual)
         if ctx is not None:
             if ctx == "set":
@@ -1277,6 +1315,17 @@ class Analyzer:
             return SCALAR_V
         return UNKNOWN_V
 
+    def _values_and_indices_call(self, expr: ast.AST) -> bool:
+        """Is `expr` a call of `torch.max`/`min`/`sort`/`topk`... (or the tensor method) that
+        returns a (values, indices) pair?"""
+        if not isinstance(expr, ast.Call):
+            return False
+        qual = self.m.qualname(expr.func) or ""
+        if qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _VALUES_AND_INDICES:
+            return True
+        return isinstance(expr.func, ast.Attribute) and expr.func.attr in _VALUES_AND_INDICES \
+            and self.result.values.get(expr.func.value, UNKNOWN_V).kind in TENSORISH
+
     def _values_and_indices(self, name: str, tensor: Value, more_args, kwargs) -> Optional[Value]:
         """`max`/`min`/`sort`/`topk`... along a dimension: (values, indices), where only the
         values carry the tensor's graph; None for any other call."""
@@ -1303,7 +1352,8 @@ class Analyzer:
             frozen = bool(entry.get("noparams")) or built_frozen(entry.get("freeze"), call)
             return {"module": Value(MODULE, name=name, frozen=frozen),
                     "loss": Value(LOSS_FN, name=name),
-                    "dataset": Value(DATASET, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
+                    "dataset": Value(DATASET, name=name),
+                    "loader": Value(DATALOADER, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
         if kind != "function":
             return UNKNOWN_V
         graph_in = any(a.carries_graph or a.kind == LEAF for a in list(args) + list(kwargs.values()))
@@ -1315,6 +1365,8 @@ class Analyzer:
             result = self.produced(result) if result.kind == GRAPH else result
         if self.nograd or entry.get("detaches"):
             result = _strip_graph(result)
+        elif entry.get("nograd"):
+            result = _made_without_grad(result)  # a function of another module decorated no-grad
         return result
 
     def _autograd_grad_value(self, e: ast.Call) -> Value:
@@ -1347,6 +1399,8 @@ class Analyzer:
             return Value(kind, name=class_name, frozen=frozen)
         if info is not None and self.m.is_dataset_class(info):
             return Value(DATASET, name=class_name)
+        if info is not None and self.m.is_loader_class(info):
+            return Value(DATALOADER, name=class_name)  # `class LoveDALoader(DataLoader)`: yields batches
         return Value(INSTANCE, name=class_name)
 
     def local_call(self, e, target: str, args, kwargs) -> Value:
@@ -1411,6 +1465,10 @@ class Analyzer:
         result = flow.returns or NONE_V
         if self.nograd:
             result = _strip_graph(result)
+        elif self.m.grad_off_decorated(func):
+            # `@torch.no_grad() def inference(...)`: nothing it computes records a graph, so
+            # what it returns that the analysis could not type is graph-free all the same
+            result = _made_without_grad(result)
         if final:
             memo[key] = (result, self.depth if self.m.depth_cuts != cuts else None)
         return result
@@ -1458,19 +1516,40 @@ class Analyzer:
         if name == "range":
             return sequence_of(SCALAR_V)
         if name == "dict":
-            out = None
-            for a in all_args:
-                out = join(out, a)
-            # entries by keyword, as a literal's by constant key (`dict(loss=loss.detach(),
-            # logits=logits)`); positional or `**` arguments: unknown keys
-            named = not e.args and e.keywords and all(kw.arg is not None for kw in e.keywords)
-            fields = tuple(zip((kw.arg for kw in e.keywords), all_args)) if named else None
-            return Value(SEQUENCE, elem=out or UNKNOWN_V, fields=fields)
+            return _dict_made(e, args, all_args)
         if name == "super":
             if self.cls is not None and self.m.is_module_class(self.cls):
                 return Value(MODULE)
             return UNKNOWN_V
         return UNKNOWN_V
+
+
+def _dict_made(e: ast.Call, args, all_args) -> Value:
+    """What `dict(...)` (or `OrderedDict(...)`) makes: a copy of the mapping it is given (its
+    entries by key when known: `OrderedDict({"boxes": boxes, ...})`), or of key-value pairs,
+    and the entries given by keyword (`dict(loss=loss.detach(), logits=logits)`)."""
+    if len(args) == 1 and not e.keywords and args[0].kind == SEQUENCE and args[0].fields is not None:
+        return args[0]
+    out = None
+    for a in args:  # `dict(weighted)`, `dict(zip(keys, losses))`: the entries it copies
+        out = join(out, _mapping_entries(a))
+    for a in all_args[len(args):]:
+        out = join(out, a)
+    # entries by keyword, as a literal's by constant key; positional or `**` arguments: unknown keys
+    named = not e.args and e.keywords and all(kw.arg is not None for kw in e.keywords)
+    fields = tuple(zip((kw.arg for kw in e.keywords), all_args)) if named else None
+    return Value(SEQUENCE, elem=out or UNKNOWN_V, fields=fields)
+
+
+def _mapping_entries(value: Value) -> Value:
+    """What `dict(value)` holds: a mapping's values, or the second items of key-value pairs
+    (`dict(zip(names, losses))`); unknown for anything else."""
+    if value.kind != SEQUENCE:
+        return UNKNOWN_V
+    element = element_of(value)
+    if element.kind == SEQUENCE and element.items is not None:
+        return element.items[1] if len(element.items) == 2 else UNKNOWN_V
+    return element
 
 
 def _collect(out: Dict[str, Value], name: str, value: Value) -> None:
@@ -1838,10 +1917,48 @@ def _strip_graph(value: Value) -> Value:
     return value
 
 
+def _none_tested(test: ast.AST) -> Optional[Tuple[str, bool]]:
+    """(name, True) for `x is None`, (name, False) for `x is not None`, else None."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+        key = dotted(test.left)
+        if key is not None:
+            return key, isinstance(test.ops[0], ast.Is)
+    return None
+
+
+def _names(expr: ast.AST, key: str) -> bool:
+    """Is `expr` exactly the name (or dotted attribute) `key`?"""
+    return isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr) == key
+
+
+def _made_without_grad(value: Value) -> Value:
+    """What a function whose whole body runs with autograd off returns: no graph made there,
+    so an untyped part (an entry of a dict of its results) is a tensor without one. A graph
+    it was handed and returns as it is (GRAPH) stands."""
+    if value.kind == UNKNOWN:
+        return TENSOR_V
+    if value.items is not None:
+        return replace(value, items=tuple(_made_without_grad(i) for i in value.items))
+    if value.kind == SEQUENCE:
+        fields = tuple((k, _made_without_grad(v)) for k, v in value.fields) if value.fields is not None else None
+        elem = _made_without_grad(value.elem) if value.elem is not None else None
+        return replace(value, elem=elem, fields=fields)
+    return value
+
+
 def _literal_defaults(unit) -> Dict[str, Value]:
-    """Parameter -> the value of its literal default (`None`, a number, a string)."""
-    pairs = [(a, default_of(unit, a)) for a in named_parameters(unit)]
-    return {a.arg: (NONE_V if d.value is None else SCALAR_V) for a, d in pairs if isinstance(d, ast.Constant)}
+    """Parameter -> the value of its literal default (`None`, a number, a string, a tuple or
+    list of numbers: `sizes=(8, 32, 128)`)."""
+    out: Dict[str, Value] = {}
+    for a in named_parameters(unit):
+        d = default_of(unit, a)
+        if isinstance(d, ast.Constant):
+            out[a.arg] = NONE_V if d.value is None else SCALAR_V
+        elif isinstance(d, (ast.Tuple, ast.List)) and d.elts and all(
+                isinstance(e, ast.Constant) and e.value is not None for e in d.elts):
+            out[a.arg] = Value(SEQUENCE, elem=SCALAR_V)
+    return out
 
 
 def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
@@ -2020,6 +2137,10 @@ def _calls_freezing_method(stmt, methods) -> bool:
         return False
     return construction_freeze(method) == ("", -1)
 
+
+# the standard library's containers, made empty (`defaultdict(list)`: what it will hold)
+_STDLIB_CONTAINERS = frozenset({"collections.defaultdict", "collections.OrderedDict", "collections.deque",
+                                "collections.Counter"})
 
 # what makes a fresh dict (the start of a dict of logs handed round a training loop)
 _EMPTY_CONTAINERS = frozenset({"dict", "collections.defaultdict", "collections.OrderedDict", "defaultdict",

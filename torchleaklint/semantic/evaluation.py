@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, LEAF, MODULE, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -840,7 +840,34 @@ def _computes_gradients(model, func, depth: int) -> bool:
             if isinstance(target, FUNCTION_TYPES) and target is not func and target.name != "__init__" \
                     and _computes_gradients(model, target, depth + 1):
                 return True
+            if target is None and model.project is not None and _other_module_callee_differentiates(model, node):
+                return True
     return False
+
+
+def computes_gradients(model, func) -> bool:
+    """Does `func` (or what it calls, here or in another module of the project) compute
+    gradients on purpose? What a function's summary says (`grad`) for callers elsewhere."""
+    return _computes_gradients(model, func, 0)
+
+
+def _other_module_callee_differentiates(model, call) -> bool:
+    """Is `call` a call of a function or method of another module of the project whose
+    summary says it computes gradients (`self.matmul2.relprop(cam)` of a layer class whose
+    `relprop` runs `torch.autograd.grad`)?"""
+    func = call.func
+    found = None
+    if isinstance(func, ast.Attribute):
+        owner = model.value(func.value)
+        if owner.kind in (MODULE, INSTANCE) and owner.name and "." in owner.name:
+            found = model.project.method_of(owner.name, func.attr)
+    else:
+        callee = model.value(func)
+        if callee.kind == REF and callee.name:
+            found = model.project.imported_summary(callee.name)
+        elif callee.kind == MODULE and callee.name and "." in callee.name:
+            found = model.project.method_of(callee.name, "forward")
+    return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("grad"))
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:

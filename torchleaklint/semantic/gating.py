@@ -24,9 +24,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, LOOP_TYPES, positional_parameters
 
-FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 MAX_FORWARDING = 4
 
 
@@ -294,6 +293,8 @@ def under_one_off_guard(model, node) -> bool:
     if not isinstance(func, FUNCTION_TYPES):
         return False
     loops = model.loops_around(node)
+    if loops and in_branch_leaving_the_loop(model, node, loops[0]):
+        return True
     stop = loops[0] if loops else func
     counters = names_changing_in(loops[0]) if loops else _stepped_attributes(model)
     if not counters:
@@ -304,6 +305,23 @@ def under_one_off_guard(model, node) -> bool:
         if isinstance(anc, ast.If) and any(model.is_inside(node, stmt) or node is stmt for stmt in anc.body) \
                 and equality_on_a_counter(anc.test, counters):
             return True
+    return False
+
+
+def in_branch_leaving_the_loop(model, node, loop) -> bool:
+    """Is `node` in a branch of an `if` inside `loop` that ends by leaving it (`if i_iter >=
+    stop - 1: save(); evaluate(); break`)? That branch runs at most once per loop."""
+    child = node
+    for anc in model.ancestors(node):
+        if anc is loop:
+            return False
+        if isinstance(anc, ast.If):
+            for branch in (anc.body, anc.orelse):
+                if child in branch and isinstance(branch[-1], (ast.Break, ast.Return, ast.Raise)):
+                    return True
+        if isinstance(anc, LOOP_TYPES + FUNCTION_TYPES):
+            return False  # (a `break` here would leave an inner loop only)
+        child = anc
     return False
 
 

@@ -80,6 +80,9 @@ class SemanticModel:
         self.classes: Dict[str, ClassInfo] = {}
         self.method_class: Dict[ast.AST, ClassInfo] = {}
         self.calls: List[ast.Call] = []
+        # `(self.step_a if shared else self.step_b)(real)`: a call of each branch, made where
+        # the call is (see _index_branch_calls)
+        self.branch_calls: Dict[ast.Call, List[ast.Call]] = {}
         self.by_type: Dict[type, List[ast.AST]] = {}
         self._index()
         self._flow = {}
@@ -120,6 +123,7 @@ class SemanticModel:
             if self.project is not None:
                 self.project.extend_imports(self.imports, node)
         self.calls = by_type.get(ast.Call, [])
+        self._index_branch_calls()
         for node in self.tree.body:
             if isinstance(node, FUNCTION_TYPES):
                 self.module_functions[node.name] = node
@@ -132,6 +136,26 @@ class SemanticModel:
                     self.method_class[item] = info
             self.classes.setdefault(cls.name, info)
         self.functions = by_type.get(ast.FunctionDef, []) + by_type.get(ast.AsyncFunctionDef, [])
+
+    def _index_branch_calls(self) -> None:
+        """A call of a conditional expression (`(self.step_shared if shared else
+        self.step_detached)(real)`) runs one of its branches with the call's arguments: each
+        branch is given a call node of its own, located at the call and parented where it is,
+        so that the call graph and the data flow see a call of each (a may-call edge). The
+        nodes are not in the tree: a walk of the source never meets them."""
+        for call in list(self.calls):
+            func = call.func
+            if not isinstance(func, ast.IfExp):
+                continue
+            branches = []
+            for branch in (func.body, func.orelse):
+                if isinstance(branch, (ast.Name, ast.Attribute)):
+                    made = ast.copy_location(ast.Call(func=branch, args=call.args, keywords=call.keywords), call)
+                    self.parents[made] = self.parents.get(call)
+                    self.calls.append(made)
+                    branches.append(made)
+            if branches:
+                self.branch_calls[call] = branches
 
     def cached(self, key, compute):
         """Memoize a fact about this module (a pure function of the tree) under `key`."""
@@ -274,6 +298,10 @@ class SemanticModel:
             return bool(roots & others) and not roots & {"torch", "torchvision", "lightning", "pytorch_lightning",
                                                          "transformers", "timm", "accelerate"}
         return self.cached(("written_for_another_framework",), compute)
+
+    def is_loader_class(self, info: ClassInfo) -> bool:
+        """A subclass of `torch.utils.data.DataLoader` (`class LoveDALoader(DataLoader)`)."""
+        return any(b.rsplit(".", 1)[-1] == "DataLoader" for b in self.class_bases(info))
 
     def is_dataset_class(self, info: ClassInfo) -> bool:
         return any(torch_api.is_dataset_class(b) or b.endswith(("Dataset", "IterableDataset"))
@@ -1145,7 +1173,14 @@ class SemanticModel:
             self.qualname(call.func) not in ("torch.autograd.grad",)
 
     def _calls_within(self, owner: ast.AST, skip_loops: bool) -> Iterator[ast.Call]:
-        return (node for node in nodes_within(owner, skip_loops) if isinstance(node, ast.Call))
+        """The calls in a loop's or function's body, with a call of each branch of a
+        conditional callee (`_index_branch_calls`)."""
+        branch_calls = self.branch_calls
+        for node in nodes_within(owner, skip_loops):
+            if isinstance(node, ast.Call):
+                yield node
+                if branch_calls and node in branch_calls:
+                    yield from branch_calls[node]
 
     def runs_training_step(self, owner: ast.AST, depth: int = 0) -> bool:
         """Does this loop (or function) run a backward/optimizer step once per iteration,
@@ -1293,6 +1328,10 @@ class SemanticModel:
         target = self._resolve_call_cheap(call)
         if target is func:
             return False  # a recursive call runs what the function's other calls run
+        if target is None and receiver is not None and call.func.attr in torch_api.MODULE_BOOKKEEPING_METHODS \
+                and (isinstance(receiver, ast.Name) and receiver.id == "self" or self.value(receiver).kind == MODULE) \
+                and not any(isinstance(a, ast.Lambda) for a in call.args):
+            return False  # `self.named_modules()`, `model.state_dict()`: the module's bookkeeping
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and target is not None \
                 and target is not func and getattr(target, "name", "") not in ("forward", "__call__"):
             receiver = None  # `self.get_predicted_antecedents(...)`: what that method does is in view
@@ -1588,7 +1627,11 @@ class SemanticModel:
                     or self._in_model_code(comp) or isinstance(iterable, ast.Subscript):
                 continue
             targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            drawn = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
             for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
+                if _root_name(call.func) in drawn:
+                    continue  # `[module(f) for module, f in zip(layers, feats)]`: the modules are
+                    # what the comprehension walks (the parts of one computation), not batches
                 if self.value(call.func).kind != MODULE and not (
                         isinstance(call.func, ast.Attribute) and self.value(call.func.value).kind == MODULE
                         and self.method_runs_forward(self.value(call.func.value), call.func.attr)):
@@ -3137,10 +3180,15 @@ class SemanticModel:
         an object of unknown class, or as a handed-out callback) and none back-propagates what it
         returns: the caller only logs the losses (`d_loss.item()`), or returns them to callers
         that do the same. Then no backward after the call needs a graph the function retained."""
+        from torchleaklint.semantic.probes import probes_the_module
+
         sites = self.call_sites(func)
         if not sites or depth > 2 or self.external_sites(func) or self.handed_out(func) or \
                 self.calls_by_method_name(func)[0]:
             return False
+        if all(probes_the_module(self, site, self.unit_of(site)) for site in sites):
+            return False  # only a smoke test of the file's own network (`y = net(torch.randn(1, 3,
+            # 32, 32)); print(y.shape)`): the real callers import it, out of view
         for site in sites:
             if self._result_graph_differentiated(site) or _bound_on_an_object(self, site):
                 return False
@@ -3401,6 +3449,13 @@ def _is_slicing(expr: ast.AST) -> bool:
         expr = expr.args[0]  # enumerate(...), zip(...)
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
         expr.func.attr in ("split", "chunk", "unbind", "tensor_split")
+
+
+def _root_name(expr: ast.AST) -> Optional[str]:
+    """`net` of `net`, `net.encode`, `nets[i]`: the name an expression starts from."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
 
 
 def _rooted_at_self(expr: ast.AST) -> bool:

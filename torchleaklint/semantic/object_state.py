@@ -312,7 +312,8 @@ def _project_steps_without_it(model, method, func) -> bool:
     if info is None or model.project is None:
         return False
     steps = model.external_sites(func)
-    return bool(steps) and all(site["st"] or site["tr"] for site in steps) \
+    # (in a step loop, or in a method that runs once per step: a Lightning `training_step`)
+    return bool(steps) and all(site["st"] or site["tr"] or site.get("ps") for site in steps) \
         and _called_by_nothing_in_view(model, method, info)
 
 

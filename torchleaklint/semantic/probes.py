@@ -155,10 +155,12 @@ def _literal(expr) -> bool:
 
 def _smoke_test_use(model, read) -> bool:
     """A use of the built network that leaves it untrained and keeps it here: called,
-    switched to a mode or device, printed."""
+    switched to a mode or device, given a flag, printed."""
     parent = model.parent(read)
     if isinstance(parent, ast.Call) and parent.func is read:
         return True  # a forward
+    if isinstance(parent, ast.Attribute) and parent.value is read and isinstance(parent.ctx, ast.Store):
+        return True  # `net.save_activations = True`: a flag set, the network still untrained
     if isinstance(parent, ast.Attribute) and parent.value is read:
         outer = model.parent(parent)
         if isinstance(outer, ast.Call) and outer.func is parent and parent.attr in _COUNTED_BY:

@@ -562,9 +562,52 @@ def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
     deps = graph_dependencies(model, target)
     if store_stmt in {model.statement_of(d) for d in deps}:
         return True
-    if isinstance(stored, ast.Name):
-        return bool(set(model.reaching(model.unit_of(stored)).definitions(stored)) & deps)
+    if isinstance(stored, (ast.List, ast.Tuple)):
+        # `self.activations = [a1, a2, a3]`, each an intermediate of the forward
+        return bool(stored.elts) and all(feeds(model, elt, store_stmt, target) for elt in stored.elts)
+    source = copied_name(model, stored)
+    if source is not None:
+        return bool(_definitions_through_aliases(model, source) & deps)
     return False
+
+
+def _definitions_through_aliases(model, name: ast.Name, hops: int = 4) -> Set[ast.AST]:
+    """The definitions reaching `name`, and through a plain copy (`activation1 = x`) or a
+    copy or view that saves nothing for backward (`activation1 = x.clone()`) those reaching
+    the copied name: a graph built from the one is built from the other, and what the copy
+    adds to it holds no activations."""
+    reaching = model.reaching(model.unit_of(name))
+    out: Set[ast.AST] = set()
+    for definition in reaching.definitions(name):
+        out.add(definition)
+        stmt = model.statement_of(definition)
+        if hops and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is definition:
+            source = copied_name(model, stmt.value)
+            if source is not None:
+                out |= _definitions_through_aliases(model, source, hops - 1)
+    return out
+
+
+# Tensor ops whose backward saves no tensor of the input's size: a copy, a view, a reduction
+# (`sum`, `mean`; `min`/`max` along a dimension keep only the indices of the result's size)
+_CHEAP_OPS = frozenset({"clone", "view", "reshape", "contiguous", "flatten", "squeeze", "unsqueeze", "permute",
+                        "transpose", "view_as", "reshape_as", "sum", "mean", "min", "max", "amin", "amax"})
+
+
+def copied_name(model, expr: ast.AST) -> Optional[ast.Name]:
+    """`x`, `x.clone()`, `x.view(n, -1)`, `torch.min(x, dim=1)`: the name whose tensor `expr`
+    is, or that it copies, views or reduces without keeping anything of its size for the
+    backward (so a graph through it keeps no activations beyond those of `x`'s graph)."""
+    while isinstance(expr, ast.Call):
+        func = expr.func
+        qual = model.qualname(func) or ""
+        if qual.startswith("torch.") and qual.rsplit(".", 1)[-1] in _CHEAP_OPS and expr.args:
+            expr = expr.args[0]
+        elif isinstance(func, ast.Attribute) and func.attr in _CHEAP_OPS and not qual.startswith("torch."):
+            expr = func.value
+        else:
+            break
+    return expr if isinstance(expr, ast.Name) else None
 
 
 # Calls that combine their arguments like arithmetic does: a value carried through them only
@@ -596,6 +639,9 @@ def recurrent_through_call(model, stmt: ast.AST, name: str, loop: ast.AST) -> bo
         if (read, via_call) in seen or len(seen) > MAX_DEPENDENCIES:
             continue
         seen.add((read, via_call))
+        if via_call and _cut_by_the_call(model, read):
+            continue  # `model(d, hidden)` whose forward starts `hidden = torch.rand(...) if hidden
+            # is not None else hidden`: the result does not depend on what was passed
         for definition, crossed in reaching.reaching(read) or ():
             if not isinstance(definition, ast.AST):
                 continue
@@ -618,6 +664,19 @@ def _targets(stmt) -> list:
     if isinstance(stmt, ast.Assign):
         return list(stmt.targets)
     return [stmt.target] if hasattr(stmt, "target") else []
+
+
+def _cut_by_the_call(model, read: ast.AST) -> bool:
+    """Is `read` (a name) an argument of a call whose function cuts that argument's history
+    on entry (state_cuts.call_cuts_argument)?"""
+    if not isinstance(read, ast.Name):
+        return False
+    child, node = read, model.parent(read)
+    while node is not None and not isinstance(node, ast.stmt):
+        if isinstance(node, ast.Call):
+            return child is not node.func and model.call_cuts_argument(node, read.id)
+        child, node = node, model.parent(node)
+    return False
 
 
 def _in_forward_call(model, read: ast.AST, root: ast.AST) -> bool:

@@ -42,8 +42,8 @@ def parameters_cut_on_entry(model, func) -> Set[str]:
 
 def call_cuts_argument(model, call: ast.Call, name: str) -> bool:
     """Does the function `call` runs cut the history of the argument `name` passed directly?"""
-    index = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name), None)
-    keyword = next((k.arg for k in call.keywords if isinstance(k.value, ast.Name) and k.value.id == name), None)
+    index = next((i for i, a in enumerate(call.args) if _passes_name(a, name)), None)
+    keyword = next((k.arg for k in call.keywords if _passes_name(k.value, name)), None)
     if index is None and keyword is None:
         return False
     local = _local_callee(model, call)
@@ -59,6 +59,16 @@ def call_cuts_argument(model, call: ast.Call, name: str) -> bool:
         target = keyword or (params[index] if index is not None and index < len(params) else None)
         return target is not None and target in entry.get("cuts", ())
     return False
+
+
+def _passes_name(arg: ast.AST, name: str) -> bool:
+    """`h`, or `h if idx else None` (the name or a constant): the argument is `name` when it
+    is anything with a history."""
+    if isinstance(arg, ast.IfExp):
+        branches = (arg.body, arg.orelse)
+        return any(_passes_name(b, name) for b in branches) and all(
+            _passes_name(b, name) or isinstance(b, ast.Constant) for b in branches)
+    return isinstance(arg, ast.Name) and arg.id == name
 
 
 def _local_callee(model, call: ast.Call):

@@ -67,6 +67,10 @@ def with_method(node: ast.AST, method: str, limit: int = 40) -> str:
     text = ast.unparse(node)
     if len(text) > limit:
         return f"<value>.{method}()"
+    if isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        # `[a1, a2]`: a list has no `.detach()`; each element does
+        parts = ", ".join(with_method(elt, method, limit) for elt in node.elts)
+        return f"[{parts}]" if isinstance(node, ast.List) else f"({parts}{',' if len(node.elts) == 1 else ''})"
     if not isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
         text = f"({text})"
     return f"{text}.{method}()"

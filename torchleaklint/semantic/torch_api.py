@@ -23,6 +23,14 @@ MODULE_EVIDENCE_METHODS = frozenset(
     {"parameters", "named_parameters", "eval", "modules", "named_modules", "children", "buffers",
      "register_buffer", "register_forward_hook", "load_state_dict", "requires_grad_"}
 )
+# nn.Module methods that run no forward (a module's bookkeeping: its parts, state, mode, device)
+MODULE_BOOKKEEPING_METHODS = frozenset(
+    {"parameters", "named_parameters", "modules", "named_modules", "children", "named_children", "buffers",
+     "named_buffers", "state_dict", "load_state_dict", "register_buffer", "register_parameter", "add_module",
+     "register_module", "get_submodule", "get_parameter", "get_buffer", "zero_grad", "train", "eval", "to",
+     "cuda", "cpu", "half", "float", "double", "bfloat16", "requires_grad_", "extra_repr", "to_empty",
+     "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"}
+)
 HF_NON_MODEL_SUFFIXES = ("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor",
                          "ImageProcessor", "Pipeline")
 

@@ -123,7 +123,17 @@ def _plan(module, locator: Locator, spec: FixSpec):
         replacement = cst.Assign(targets=[cst.AssignTarget(target)], value=method_call(value, "detach"),
                                  semicolon=stmt.semicolon)
         return stmt, replacement, {}
-    return stmt, stmt.with_changes(value=method_call(stmt.value, "detach")), {}
+    return stmt, stmt.with_changes(value=_detached(stmt.value)), {}
+
+
+def _detached(value: cst.BaseExpression) -> cst.BaseExpression:
+    """`x.detach()`; a list or tuple display detached element by element (`[a1, a2]` has no
+    `.detach()`: `[a1.detach(), a2.detach()]`)."""
+    if isinstance(value, (cst.List, cst.Tuple)) and value.elements and \
+            all(isinstance(e, cst.Element) for e in value.elements):
+        return value.with_changes(elements=[e.with_changes(value=method_call(e.value, "detach"))
+                                            for e in value.elements])
+    return method_call(value, "detach")
 
 
 def _is_self_attribute(node, attribute) -> bool:
