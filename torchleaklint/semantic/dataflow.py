@@ -25,7 +25,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    INIT_METHODS, default_of, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters,
+    INIT_METHODS, default_of, is_classmethod, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters,
     nodes_within, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
@@ -117,6 +117,9 @@ class Analyzer:
         params = named_parameters(unit)
         values: Dict[str, Value] = {}
         for index, arg in enumerate(params):
+            if index == 0 and self.cls is not None and is_classmethod(unit):
+                values[arg.arg] = Value(CLASS, name=self.cls.name)  # `cls(config)` constructs one
+                continue
             if index == 0 and self.cls is not None and not _is_static(unit):
                 values[arg.arg] = Value(INSTANCE, name=self.cls.name)
                 if self.m.is_module_class(self.cls):

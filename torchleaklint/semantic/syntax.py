@@ -39,6 +39,10 @@ def is_staticmethod(func: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
 
 
+def is_classmethod(func: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list)
+
+
 def is_stub(func: ast.AST) -> bool:
     """An abstract method: `@abstractmethod`, or a body of only a docstring, `pass`, `...` and
     `raise NotImplementedError`. What it does is up to the subclass that overrides it."""
