@@ -135,6 +135,8 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
         return _too_deep(path, settings)
     except Exception as exc:  # a bug in the semantic layer: every rule would fail the same way
         return _internal_error(path, settings, "the semantic model", exc, verbose)
+    if model.written_for_another_framework():
+        rules = [rule for rule in rules if rule.code.startswith("TLL9")]  # PaddlePaddle, TensorFlow...
     out: List[Diagnostic] = []
     raw: List[Diagnostic] = []  # before `# noqa`
     for rule in rules:

@@ -369,6 +369,8 @@ class Analyzer:
         if isinstance(s.target, ast.Subscript):
             self.expr(s.target.value)
             self.expr(s.target.slice)
+        if _writes_through_data(s.target):
+            value = _strip_graph(value)  # `w.data -= delta`: the tensor's storage, no graph recorded
         self.bind(s.target, value, s)
         self.result.stored[s] = value
 
@@ -1918,6 +1920,13 @@ def _strip_graph(value: Value) -> Value:
         fields = tuple((k, _strip_graph(v)) for k, v in value.fields) if value.fields is not None else None
         return Value(SEQUENCE, elem=_strip_graph(value.elem), fields=fields)
     return value
+
+
+def _writes_through_data(target: ast.AST) -> bool:
+    """`w.data`, `w.data[i]`: a store into a tensor's `.data`, which autograd does not see."""
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return isinstance(target, ast.Attribute) and target.attr == "data"
 
 
 def _none_tested(test: ast.AST) -> Optional[Tuple[str, bool]]:

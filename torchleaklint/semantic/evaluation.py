@@ -317,6 +317,9 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
         return False
     owner = model.class_of(func)
     sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
+    if any(site.get("bp") and not site["ng"] for site in model.external_sites(func)):
+        return False  # another module's training loop back-propagates what it returns
+        # (`reaction_center_prediction(...)` shared by training and evaluation): training code
     if owner is None and not sites:
         return True  # a script's `evaluate(model, loader)`: evaluation by what it is
     if owner is not None and not sites and any(
