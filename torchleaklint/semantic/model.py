@@ -157,18 +157,6 @@ class SemanticModel:
             if branches:
                 self.branch_calls[call] = branches
 
-    def written_for_another_framework(self) -> bool:
-        """Does the module import another deep-learning framework (PaddlePaddle, TensorFlow,
-        JAX, MindSpore, OneFlow, MegEngine) and nothing of torch or the libraries built on it?
-        Then `loss.backward(retain_graph=True)` there is that framework's, not torch's."""
-        roots = set()
-        for node in self.by_type.get(ast.Import, []):
-            roots |= {alias.name.split(".")[0] for alias in node.names}
-        for node in self.by_type.get(ast.ImportFrom, []):
-            if node.module and not node.level:
-                roots.add(node.module.split(".")[0])
-        return bool(roots & _OTHER_FRAMEWORK_ROOTS) and not roots & _TORCH_ROOTS
-
     def cached(self, key, compute):
         """Memoize a fact about this module (a pure function of the tree) under `key`."""
         if key not in self._memo:
@@ -3411,11 +3399,6 @@ def _data_items(value: Value) -> bool:
 
 
 # builtins that read an object without calling it: handed `self` or a module, they run no forward
-_OTHER_FRAMEWORK_ROOTS = frozenset({"paddle", "tensorflow", "jax", "flax", "mindspore", "oneflow", "megengine",
-                                    "keras"})
-_TORCH_ROOTS = frozenset({"torch", "torchvision", "torchaudio", "lightning", "pytorch_lightning", "transformers",
-                          "accelerate", "timm", "ray"})
-
 _INERT_BUILTINS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "setattr", "delattr", "len",
                              "print", "str", "repr", "type", "id", "callable", "format"})
 
