@@ -220,6 +220,7 @@ def _inputs():
 def _function_args(x):
     return [
         ((x,), {}), ((x, x), {}), ((x, 0), {}), ((x,), {"dim": 0}), ((x, x, x), {}),
+        ((x, 1), {}),  # a count: multinomial(probs, num_samples) samples indices
         ((x > 0.5, x, x), {}),  # a mask first: where(cond, a, b)
         ((x, torch.float64), {}),
         ((x, (-1,)), {}),  # a shape: view_copy(x, dtype) alone would look nondiff
@@ -228,7 +229,7 @@ def _function_args(x):
 
 def _method_args(x):
     return [
-        ((), {}), ((x,), {}), ((0,), {}), ((), {"dim": 0}), ((x, x), {}),
+        ((), {}), ((x,), {}), ((0,), {}), ((1,), {}), ((), {"dim": 0}), ((x, x), {}),
         ((torch.float64,), {}),  # type(dtype), to(dtype)
         ((-1,), {}),  # a shape: view(dtype) alone would look nondiff
         (((2,), 1.0), {}),  # new_full(size, fill)

@@ -63,8 +63,11 @@ class EvalWithoutNoGrad(Rule):
     `torch.autograd.grad`, `requires_grad_()` in the evaluation code: adversarial
     examples, saliency maps, influence functions), PyTorch Lightning
     `validation_step`/`test_step`/`predict_step` of a `LightningModule` and HuggingFace
-    `Trainer` hooks (the framework disables gradients), and `test_*` unit tests in test files.
-    Nor anything a link of the claim cannot be proven for: an evaluation-named method whose
+    `Trainer` hooks (the framework disables gradients), `test_*` unit tests in test files and
+    the helpers and tester classes they use (`*ModelTester.create_and_check_*`, a mixin the
+    TestCases inherit), and one-off checks of a model on input the code wrote itself (a
+    conversion script's sample sentence, a FLOP counter's tensor made from sizes, a warm-up
+    whose result is dropped). Nor anything a link of the claim cannot be proven for: an evaluation-named method whose
     callers are not in view (they may run it under their own `no_grad`), or one whose result
     a training path back-propagates; a call on the other branch of the `if` that switched to
     evaluation; a model whose parameters were all frozen just before; a constructor call

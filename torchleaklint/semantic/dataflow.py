@@ -30,7 +30,8 @@ from torchleaklint.semantic.syntax import (
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
-_OTHER_FRAMEWORKS = ("flax.", "jax.", "haiku.", "tensorflow.", "tf.", "keras.", "paddle.", "mindspore.", "oneflow.")
+_OTHER_FRAMEWORKS = ("flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "tf.", "keras.", "paddle.", "mindspore.",
+                     "oneflow.", "mlx.", "mxnet.", "jittor.", "megengine.", "chainer.", "tinygrad.")
 
 # Builtins whose result is the join of their (element) arguments.
 _JOIN_BUILTINS = frozenset({"sum", "max", "min", "abs", "sorted", "reversed", "next", "iter"})

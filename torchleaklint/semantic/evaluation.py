@@ -992,7 +992,10 @@ def _helper_of_tests(model, func, depth: int) -> bool:
     if depth > 2 or model.external_sites(func):
         return False
     if not sites:
-        return _handed_only_by_tests(model, func)
+        # a method of a test class or of its tester (`AlbertModelTester.create_and_check_*`)
+        # that no test of this file calls any more: test code all the same
+        info = model.class_of(func)
+        return _handed_only_by_tests(model, func) or info is not None and _test_class(model, info)
     for site in sites:
         caller = model.unit_of(site)
         if not isinstance(caller, FUNCTION_TYPES) or caller is func:
@@ -1030,9 +1033,20 @@ def _collected_as_test(model, func) -> bool:
     info = model.class_of(func)
     if info is None:
         return True  # a module-level (or nested) `test*` function
-    # `Test*` (pytest), a TestCase, or a mixin of test methods (`InstanceModelE2ETest`) that
-    # TestCase subclasses inherit
-    return "Test" in info.name or any(base.split(".")[-1].endswith("TestCase") for base in model.class_bases(info))
+    return _test_class(model, info)
+
+
+def _test_class(model, info) -> bool:
+    """`Test*` (pytest), a TestCase, or a mixin of test methods (`InstanceModelE2ETest`,
+    `EncoderDecoderMixin`) that TestCase subclasses of this file inherit."""
+    if "Test" in info.name or _is_test_case(model, info):
+        return True
+    return any(info.name in {base.rsplit(".", 1)[-1] for base in other.base_names} and _is_test_case(model, other)
+               for other in model.classes.values() if other is not info)
+
+
+def _is_test_case(model, info) -> bool:
+    return any(base.split(".")[-1].endswith("TestCase") for base in model.class_bases(info))
 
 
 def _in_grad_mode_block(model, call) -> bool:

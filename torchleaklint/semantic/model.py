@@ -1627,6 +1627,10 @@ class SemanticModel:
                     or self._in_model_code(comp) or isinstance(iterable, ast.Subscript):
                 continue
             targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            if isinstance(comp, ast.DictComp) and isinstance(comp.key, ast.Name):
+                # `{name: self.embedder(name) for name in mesh_names}`: an item that is also the
+                # dict's key is a label (a name, an id), not a batch of tensors
+                targets.discard(comp.key.id)
             drawn = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
             for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
                 if _root_name(call.func) in drawn:

@@ -52,6 +52,10 @@ _WEIGHT_WORDS = ("pretrain", "weight", "ckpt", "checkpoint", "path", "load", "st
 # Factories of made-up input (data from sizes, not from a dataset).
 _MADE_UP = frozenset({"randn", "rand", "randint", "zeros", "ones", "empty", "full", "randn_like", "rand_like",
                       "zeros_like", "ones_like", "empty_like", "full_like", "normal"})
+# Tensor methods that make a new tensor from sizes alone.
+_NEW_FROM_SIZES = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
+# Methods that turn text into token ids.
+_TOKENIZING = frozenset({"encode", "encode_plus", "batch_encode_plus", "tokenize", "__call__"})
 MAX_DERIVED = 32  # names followed from one forward's result
 
 
@@ -62,8 +66,10 @@ def probes_the_module(model, call, unit) -> bool:
     if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)) or model.loops_around(call) \
             or not _input_made_up(model, call, unit):
         return False  # (a forward repeated in a loop is a benchmark or a sampler, not a probe)
-    if isinstance(model.parent(call), ast.Expr):
-        return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped at once
+    parent = model.parent(call)
+    if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and parent.value is call and \
+            [getattr(t, "id", None) for t in parent.targets] == ["_"]:
+        return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
 
 
@@ -192,19 +198,54 @@ def _input_made_up(model, call, unit) -> bool:
 
 def _bound_to_made_up(model, target: ast.Name) -> bool:
     stmt = model.statement_of(target)
+    if isinstance(stmt, ast.AnnAssign):  # `input_ids: torch.Tensor = roberta.encode(SAMPLE_TEXT)`
+        return stmt.target is target and stmt.value is not None and _made_up(model, stmt.value)
     return isinstance(stmt, ast.Assign) and stmt.targets == [target] and _made_up(model, stmt.value)
 
 
 def _made_up(model, expr) -> bool:
-    """`torch.randn(2, 3, 32, 32)`, `.to(device)` after it, `Variable(torch.zeros(...))`."""
-    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS:
-        expr = expr.func.value
+    """`torch.randn(2, 3, 32, 32)`, `.to(device)` after it, `Variable(torch.zeros(...))`, or
+    the code's own sample sentence tokenized (`tokenizer.encode_plus(SAMPLE_TEXT,
+    return_tensors="pt")["input_ids"]`)."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS \
+            or isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        expr = expr.func.value if isinstance(expr, ast.Call) else expr.value
+    if _tokenizes_written_text(model, expr):
+        return True
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _NEW_FROM_SIZES:
+        return True  # `torch.ones(()).new_empty((1, *shape))`: a tensor made from sizes, whatever its receiver
     if isinstance(expr, ast.Call) and (dotted(expr.func) or "").endswith("Variable") and len(expr.args) == 1:
         expr = expr.args[0]
     if not isinstance(expr, ast.Call):
         return False
     qualname = model.qualname(expr.func) or ""
     return torch_api.is_factory(qualname) and qualname.rsplit(".", 1)[-1] in _MADE_UP
+
+
+def _tokenizes_written_text(model, expr) -> bool:
+    """`roberta.encode(SAMPLE_TEXT)`, `tokenizer("This is a sample", return_tensors="pt")`: a
+    method of an object (a tokenizer, an encoder's `encode`) whose one positional input is
+    text written in the code, a string literal or a module-level name bound to one."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Attribute, ast.Name)) and len(expr.args) == 1):
+        return False
+    if isinstance(expr.func, ast.Attribute) and expr.func.attr not in _TOKENIZING:
+        return False
+    if isinstance(expr.func, ast.Name) and "token" not in expr.func.id.lower():
+        return False
+    text = expr.args[0]
+    if isinstance(text, ast.Name):
+        text = _module_string(model, text.id)
+    return isinstance(text, ast.Constant) and isinstance(text.value, str) and \
+        all(isinstance(kw.value, ast.Constant) for kw in expr.keywords)
+
+
+def _module_string(model, name: str):
+    """The string literal a module-level `NAME = "..."` binds, when that is its only binding."""
+    bindings = [stmt for stmt in model.tree.body if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
+    if len(bindings) == 1 and len(bindings[0].targets) == 1 and isinstance(bindings[0].value, ast.Constant):
+        return bindings[0].value
+    return None
 
 
 def _only_shape_read(model, call, unit) -> bool:
