@@ -189,17 +189,23 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
 
 def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) -> None:
     """`~bwa` -> the attributes a module's classes store on `self` that other modules' backwards
-    read (`self.loss` of a loss module, `model.aux.loss` back-propagated by the trainer)."""
-    readers: Dict[str, set] = {}
+    read (`self.loss` of a loss module, `model.aux.loss` back-propagated by the trainer);
+    `~fst` -> those that other modules store on its objects (`rnn.hidden = ...`)."""
+    _index_attributes_used_elsewhere(index, summaries, "bwa", "~bwa")
+    _index_attributes_used_elsewhere(index, summaries, "fattrs", "~fst")
+
+
+def _index_attributes_used_elsewhere(index: dict, summaries: Dict[str, dict], field: str, key: str) -> None:
+    users: Dict[str, set] = {}
     for path, summary in summaries.items():
-        for attr in summary.get("bwa", ()):
-            readers.setdefault(attr, set()).add(path)
-    if not readers:
+        for attr in summary.get(field, ()):
+            users.setdefault(attr, set()).add(path)
+    if not users:
         return
     for path, summary in summaries.items():
-        attrs = sorted(a for a in summary.get("sattrs", ()) if readers.get(a, set()) - {path})
+        attrs = sorted(a for a in summary.get("sattrs", ()) if users.get(a, set()) - {path})
         if attrs:
-            index.setdefault(path, {})["~bwa"] = [{"path": "", "l": 0, "c": 0, "attrs": attrs}]
+            index.setdefault(path, {})[key] = [{"path": "", "l": 0, "c": 0, "attrs": attrs}]
 
 
 def summary_inputs(project: Project, path: str, reads: Iterable[str]) -> str:

@@ -31,6 +31,9 @@ the per-file semantic layer:
 - `vars`: module-level variables too big for a Tune config (`TRAIN_DF = pd.read_csv(...)`):
   name -> what / kind / line.
 - `imports`: the files of the first-party modules this module imports.
+- `fattrs`: attributes the module stores in a loop on objects other than a method's own
+  `self` (`rnn.hidden = rnn.init_hidden(batch)` before each batch), indexed for the modules whose classes store them
+  on `self` (`~fst`): state managed from outside.
 
 Values are encoded by `encode` / `decode`: a kind string, or a small dict for values with a
 name, elements or items.
@@ -49,7 +52,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 17
+SUMMARY_VERSION = 18
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -158,6 +161,9 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     stored = _self_attributes_stored(model)
     if stored and not partial:
         summary["sattrs"] = stored  # attributes its classes store on `self`
+    foreign = _foreign_attributes_stored(model)
+    if foreign:
+        summary["fattrs"] = foreign  # attributes it stores on other objects in loops (`rnn.hidden = ...`)
     summary["calls"], named = _calls(model, module, partial)
     if named:
         summary["named"] = named
@@ -171,6 +177,23 @@ def _self_attributes_stored(model) -> List[str]:
     """The attributes the module's methods store on `self` (`self.loss = ...`)."""
     return sorted({n.attr for n in model.nodes(ast.Attribute) if isinstance(n.ctx, ast.Store)
                    and isinstance(n.value, ast.Name) and n.value.id == "self"})
+
+
+def _foreign_attributes_stored(model) -> List[str]:
+    """The attributes the module stores inside a loop on objects other than a method's own
+    `self` (`rnn.hidden = rnn.init_hidden(batch)` before each batch of a training script):
+    state its callers restart or detach as they step. (A store made once, before the loop,
+    restarts nothing between steps.)"""
+    from torchleaklint.semantic.object_state import self_name
+
+    names = set()
+    for node in model.nodes(ast.Attribute):
+        if isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.attr not in names \
+                and model.loops_around(node):
+            unit = model.unit_of(node)
+            if not isinstance(unit, FUNCTION_TYPES) or model.class_of(unit) is None or node.value.id != self_name(unit):
+                names.add(node.attr)
+    return sorted(names)
 
 
 def _add_tune_parameters(model, functions: dict) -> None:

@@ -366,6 +366,12 @@ class ProjectView:
         """Is `.<attr>`, which this module stores on `self`, read by another module's backward?"""
         return any(attr in site.get("attrs", ()) for site in self._sites_under("~bwa"))
 
+    def attribute_stored_from_outside(self, attr: str) -> bool:
+        """Is `.<attr>`, which this module stores on `self`, stored in a loop on objects by
+        another module (`rnn.hidden = rnn.init_hidden(batch)` before each batch of the training
+        script)?"""
+        return any(attr in site.get("attrs", ()) for site in self._sites_under("~fst"))
+
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the
         method name `method` on receivers of unknown class."""

@@ -25,8 +25,8 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    INIT_METHODS, default_of, is_classmethod, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters,
-    nodes_within, positional_parameters)
+    INIT_METHODS, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
+    keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -471,7 +471,10 @@ class Analyzer:
         switched = 0
         for item in s.items:
             ctx = self.expr(item.context_expr)
-            if ctx.kind == CONTEXT and ctx.grad_off or ctx.kind != CONTEXT and names_grad_off(item.context_expr):
+            entered = entered_context(item.context_expr)
+            if entered is not item.context_expr:
+                ctx = self.expr(entered)
+            if ctx.kind == CONTEXT and ctx.grad_off or ctx.kind != CONTEXT and names_grad_off(entered):
                 switched += 1
             elif ctx.kind == CONTEXT and ctx.name == "on" and self.nograd:
                 switched -= 1

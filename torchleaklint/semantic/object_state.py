@@ -24,6 +24,7 @@ import ast
 from typing import List, Optional
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, empties, positional_parameters
+from torchleaklint.semantic.values import MODULE
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -105,6 +106,10 @@ def _restarted_from_outside(model, func, attr: str) -> bool:
     class or of unknown class, rebinds `attr` to a value that carries no graph and is not
     computed from the old one, and runs once per step."""
     info = model.class_of(func)
+    if model.project is not None and model.project.attribute_stored_from_outside(attr):
+        return True  # another module stores it on the objects (`rnn.hidden = rnn.init_hidden(b)`
+        # before each batch, `rnn.hidden = Variable(rnn.hidden.data)` after each step): how often,
+        # and with what, is decided there; the chain is not proven
     for node in model.by_type.get(ast.Assign, ()):
         for target in node.targets:
             if not (isinstance(target, ast.Attribute) and target.attr == attr) or any(
@@ -726,12 +731,15 @@ def stores_attribute(model, info, attr: str) -> bool:
 
 
 def registered_parameter(model, info, attr: str) -> bool:
-    """Is `self.<attr>` an `nn.Parameter` of this module class (`self.w = nn.Parameter(...)` or
-    `self.register_parameter("w", ...)` in an init-like method)? `nn.Module.__setattr__` then
-    refuses anything but a Parameter or None under that name, so no store can put a graph there
-    (`self.w = self.w.to(device)` only runs where `.to()` returns the Parameter itself)."""
+    """Is `self.<attr>` an `nn.Parameter` or a child module of this module class (`self.w =
+    nn.Parameter(...)`, `self.register_parameter("w", ...)`, `self.downsample =
+    Downsample1D(...)` in an init-like method)? `nn.Module.__setattr__` then refuses anything
+    but a Parameter (a Module) or None under that name, so no store can put a graph there
+    (`self.w = self.w.to(device)` only runs where `.to()` returns the Parameter itself;
+    `self.downsample = self.downsample(h)` raises a TypeError instead of keeping `h`)."""
     if not model.is_module_class(info):
         return False
+    modules = others = 0  # init stores of the name that bind a module, and ones binding something else
     for method in class_methods(model, info):
         receiver = self_name(method)
         if receiver is None or method.name not in INIT_METHODS:
@@ -741,11 +749,18 @@ def registered_parameter(model, info, attr: str) -> bool:
                     (model.qualname(node.value.func) or "") in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") \
                     and any(_stored_self_attribute(t, receiver) == attr for t in node.targets):
                 return True
+            if isinstance(node, ast.Assign) and any(_stored_self_attribute(t, receiver) == attr for t in node.targets):
+                if isinstance(node.value, ast.Constant) and node.value.value is None:
+                    continue  # `self.downsample = None` then, on a flag, the module
+                if model.value(node.value).kind == MODULE:
+                    modules += 1
+                else:
+                    others += 1
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr == "register_parameter" and node.args \
                     and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr:
                 return True
-    return False
+    return modules > 0 and not others  # a registered child module
 
 
 def stored_state_differentiated(model, stmt, key: str) -> bool:

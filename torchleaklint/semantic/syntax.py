@@ -27,6 +27,15 @@ def drives_itself(tree: ast.Module) -> bool:
     return any(is_main_guard(node) for node in tree.body)
 
 
+def entered_context(expr: ast.AST) -> ast.AST:
+    """The context manager a `with` item enters: `a and b` evaluates to `b` when `a` is a
+    (truthy) context manager, `a or b` to `a` (`with accelerator.accumulate(model) and
+    torch.no_grad():` enters only `torch.no_grad()`)."""
+    while isinstance(expr, ast.BoolOp) and expr.values:
+        expr = expr.values[-1] if isinstance(expr.op, ast.And) else expr.values[0]
+    return expr
+
+
 def keyword_arg(call: ast.Call, name: str) -> Optional[ast.AST]:
     """The value passed as `name=` to `call`, or None."""
     for kw in call.keywords:
