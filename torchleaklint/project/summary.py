@@ -513,9 +513,14 @@ def _calls(model, module: str, partial: bool = False):
     for call in model.calls:
         func = call.func
         self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+        submodule = self_call and (_submodule_of_another_module(model, call) or _inherited_from_another_module(model, call))
+        if submodule:
+            # `self.norm(h)`: the forward of the layer it holds; `self.log_step(loss)`: a method
+            # its base class in another module defines. Not a method of its own class
+            self_call = False
         if self_call and partial:
             continue
-        if names is not None and not self_call and not _may_name_run_function(model, func, names):
+        if names is not None and not self_call and not submodule and not _may_name_run_function(model, func, names):
             continue
         loops = model.loops_around(call)
         if self_call and not loops:
@@ -526,7 +531,7 @@ def _calls(model, module: str, partial: bool = False):
         # a method name of the run called on a receiver of unknown class (`self.policy.act(x)`)
         named = not self_call and isinstance(func, ast.Attribute) and names is not None and func.attr in names \
             and not model.receiver_of_another_kind(call)  # (`ep_log_probs.clear()` of a list)
-        if not self_call and not _may_call_first_party(model, call):
+        if not self_call and not submodule and not _may_call_first_party(model, call):
             if named:
                 unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
             continue
@@ -544,6 +549,26 @@ def _calls(model, module: str, partial: bool = False):
             for site in out[-len(targets):]:
                 site["ps"] = 1  # written only when true: most sites are not in a step function
     return out, _counted(unresolved, _handed_out(model, names))
+
+
+def _submodule_of_another_module(model, call) -> bool:
+    """`self.norm(h)` where `self.norm` holds a module of another module's class (not a
+    method of the enclosing class)."""
+    info = model.enclosing_class_info(call)
+    if info is None or model.method(info.name, call.func.attr) is not None:
+        return False
+    value = model.value(call.func)
+    return value.kind == MODULE and bool(value.name) and "." in value.name
+
+
+def _inherited_from_another_module(model, call) -> bool:
+    """`self.log_step(loss)` where the enclosing class does not define `log_step` and a base
+    class of another module of the project does."""
+    from torchleaklint.semantic.dataflow import inherited_method
+
+    info = model.enclosing_class_info(call)
+    return info is not None and model.method(info.name, call.func.attr) is None and \
+        inherited_method(model, info, call.func.attr) is not None
 
 
 def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
@@ -591,8 +616,10 @@ def _other_module_target(view, callee, module: str) -> Optional[str]:
         return None
     if callee.kind == REF:
         return name
-    if callee.kind == INSTANCE:
-        found = view.method_of(name, "__call__")
+    if callee.kind in (INSTANCE, MODULE):
+        # an nn.Module's call runs its `forward` (`self.norm(h)` of a norm layer built from
+        # another module's class), any other object's its `__call__`
+        found = view.method_of(name, "forward" if callee.kind == MODULE else "__call__")
         if found is not None:
             return f"{module_name(found[2]) or ''}.{found[3]}"
     return None

@@ -30,6 +30,13 @@ from torchleaklint.semantic.syntax import (
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
+def _is_super_call(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
+
+
+# Methods every nn.Module has: one class of the file defining it says nothing of the receiver.
+_EVERY_MODULE_HAS = frozenset({"forward", "eval", "train", "parameters", "named_parameters", "state_dict",
+                               "load_state_dict", "modules", "children", "zero_grad", "to", "cuda", "cpu"})
 _OTHER_FRAMEWORKS = ("flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "tf.", "keras.", "paddle.", "mindspore.",
                      "oneflow.", "mlx.", "mxnet.", "jittor.", "megengine.", "chainer.", "tinygrad.")
 
@@ -1030,8 +1037,26 @@ class Analyzer:
                 return Value(REF, name=f"{receiver.name}.{func.attr}")  # a method of a class of another module
             return self.m_attribute(receiver.name, func.attr)  # `net.encoder(x)`: a submodule it builds
         if receiver.kind == MODULE and not receiver.name:
+            owner = self._unique_method_owner(func.attr)
+            if owner is not None:
+                return Value(FUNCTION, name=f"{owner}.{func.attr}")
             return self._unique_class_attribute(func.attr)
         return UNKNOWN_V
+
+    def _in_hf_trainer(self, node) -> bool:
+        info = self.m.enclosing_class_info(node)
+        return info is not None and self.m.is_hf_trainer_class(info)
+
+    def _unique_method_owner(self, attr: str) -> Optional[str]:
+        """`model.update_memory(g, x, memory)` on an nn.Module of unknown class: the one module
+        class of this file that defines the method (not one every module has, `forward`,
+        `parameters`...), whose body then says what the call returns. Ambiguous or absent:
+        None, never a guess."""
+        if attr.startswith("__") or attr in _EVERY_MODULE_HAS or attr in torch_api.MODULE_SELF_METHODS \
+                or attr in torch_api.MODULE_BOOKKEEPING_METHODS or attr in torch_api.MODULE_CHAIN_METHODS:
+            return None
+        owners = self.m.module_classes_defining(attr)
+        return owners[0] if len(owners) == 1 else None
 
     def _inherited_method(self, class_name: str, attr: str) -> Optional[Value]:
         """`self.log_loss(...)` where `log_loss` comes from a parent class in another module."""
@@ -1163,6 +1188,10 @@ class Analyzer:
         return UNKNOWN_V
 
     def method_call(self, e, method, receiver, callee, args, kwargs, all_args) -> Optional[Value]:
+        if method == "compute_loss" and _is_super_call(e.func.value) and self._in_hf_trainer(e):
+            # `super().compute_loss(model, inputs)` in a HuggingFace Trainer subclass: the
+            # Trainer's loss of the model's forward (or `(loss, outputs)`, whose first item it is)
+            return self.produced(GRAPH_V)
         if receiver is None or receiver.kind == REF or callee.kind in (FUNCTION, MODULE, LOSS_FN):
             return None  # a torch function, a method of this module, a submodule: generic path
         if callee.kind == REF and self.m.project is not None and receiver.kind != UNKNOWN \

@@ -1045,6 +1045,13 @@ class SemanticModel:
             target = func.value
             if isinstance(target, ast.Name) and target.id == expr.id and set(reaching.definitions(target)) == ours:
                 return True
+        # `loss.item()` on the same value (`self.log("loss", loss.item())`): `.item()` raises on
+        # anything but a one-element tensor
+        for read in reaching.reads_by_key.get(expr.id, ()):
+            parent = self.parent(read)
+            if isinstance(parent, ast.Attribute) and parent.attr == "item" and isinstance(self.parent(parent), ast.Call) \
+                    and self.parent(parent).func is parent and set(reaching.definitions(read)) == ours:
+                return True
         return False
 
     def _graph_free(self, expr: ast.AST) -> bool:

@@ -209,7 +209,8 @@ def _detaches(model, attr: str, method) -> bool:
             value = flow.values.get(node)
             source = getattr(model.statement_of(node), "value", None)
             if value is not None and not value.carries_graph and source is not None \
-                    and reads_own_value(source, attr, receiver):
+                    and reads_own_value(source, attr, receiver) and \
+                    (model.grad_disabled_at(node) or _own_reads_cut(model, source, attr, receiver)):
                 return True
         # element-wise: `self.w[i] = self.w[i].detach()` (in a loop over the elements)
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and \
@@ -229,6 +230,42 @@ def _detaches_by_name(method, receiver: str) -> bool:
                and len(node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver
                and not isinstance(node.args[1], ast.Constant) and _is_detach(node.args[2])
                for node in ast.walk(method))
+
+
+def _own_reads_cut(model, source, attr: str, receiver: Optional[str]) -> bool:
+    """Is every read of `self.attr` in `source` cut from its graph on the way (`self.h.detach()`,
+    `self.h.item()`, `self.h.data`, `float(self.h)`, `torch.zeros_like(self.h)`)? A value
+    computed from the old one without a cut (`self.lam = a * self.lam + b` with graph-free
+    `b`) keeps whatever graph another method stored there: it detaches nothing."""
+    from torchleaklint.semantic import torch_api
+
+    for read in ast.walk(source):
+        if not (is_self_attr(read, attr, receiver) and isinstance(read.ctx, ast.Load)):
+            continue
+        node, cut = read, False
+        while node is not source and not cut:
+            parent = model.parent(node)
+            if parent is None:
+                break
+            if isinstance(parent, ast.Attribute) and parent.value is node:
+                cut = parent.attr == "data" or (parent.attr in _CUTTING_METHODS or torch_api.is_nondiff_method(parent.attr)) \
+                    and isinstance(model.parent(parent), ast.Call) and model.parent(parent).func is parent
+            elif isinstance(parent, ast.Call) and node in parent.args:
+                qualname = model.qualname(parent.func) or ""
+                cut = qualname in ("float", "int", "bool") or torch_api.is_nondiff_function(qualname)
+            elif isinstance(parent, ast.comprehension) and parent.iter is node:
+                # `tuple(h.detach() for h in self.hidden)`: each element cut
+                comp = model.parent(parent)
+                element = comp.value if isinstance(comp, ast.DictComp) else getattr(comp, "elt", None)
+                cut = element is not None and _is_detach(element)
+            node = parent
+        if not cut:
+            return False
+    return True
+
+
+# Tensor methods whose result carries no graph of the receiver.
+_CUTTING_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
 
 
 def _is_detach(expr) -> bool:
