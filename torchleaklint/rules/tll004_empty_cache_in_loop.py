@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional
 from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.evaluation import is_unit_test
 from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
@@ -55,7 +56,8 @@ class EmptyCacheInLoop(Rule):
     ```
 
     Not reported: once per epoch (an epoch loop whose body calls a function with its own
-    batch loop), loops over benchmark sizes or retry attempts, `on_*_epoch_end` and
+    batch loop), loops over benchmark sizes or retry attempts, unit tests (a test that times
+    kernels over repetitions trains nothing), `on_*_epoch_end` and
     `on_train_end` hooks, after training, between trials, `cleanup()`/`__del__`, and
     out-of-memory `except` handlers. To fight fragmentation, prefer
     `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
@@ -93,6 +95,9 @@ class EmptyCacheInLoop(Rule):
 
 
 def _runs_per_step(model, call) -> Optional[str]:
+    unit = model.unit_of(call)
+    if isinstance(unit, FUNCTION_TYPES) and is_unit_test(model, unit):
+        return None  # a unit test (or its helper) trains nothing: repetitions timing two kernels
     for loop in model.loops_around(call):
         if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop):
             return None  # a loop over trials (batch sizes, configurations, retries), not over steps

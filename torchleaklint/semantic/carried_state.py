@@ -49,7 +49,7 @@ def _carried_state(model, stmt):
         for name in _bound_names(stmt):
             found = _recurrent_loop(model, stmt, name)
             if found is not None and _carries_graph_after(model, stmt, name) and \
-                    not _detached_in(model, found, stmt, name):
+                    not _detached_in(model, found, stmt, name) and not _analysis_unroll(model, found):
                 loop = loop or found
                 reported.append(name)
     return (stmt, loop, reported) if loop is not None else None
@@ -240,8 +240,31 @@ def _backward_loop(model, stmt, name) -> Optional[ast.AST]:
     """The loop across whose iterations `name` is carried, when that loop runs a backward
     in every iteration (directly or in a nested loop of its body)."""
     # innermost first: a rollout loop without backward inside an update loop that has one
-    return next((loop for loop in model.loops_carrying(stmt, name) if _differentiates_every_iteration(model, loop, name)),
-                None)
+    return next((loop for loop in model.loops_carrying(stmt, name)
+                 if _differentiates_every_iteration(model, loop, name) and not _analysis_unroll(model, loop)), None)
+
+
+def _analysis_unroll(model, loop) -> bool:
+    """A loop over a fixed number of layers (`for l in range(4)`) that stacks a computation
+    and differentiates it each time with `retain_graph=True`, updating nothing: the gradients
+    read are the input's (a receptive-field plot), and the whole history is wanted. A loop
+    over data or time, or one that steps an optimizer, is training."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name)
+            and loop.iter.func.id == "range" and all(isinstance(a, ast.Constant) for a in loop.iter.args)):
+        return False
+    units = [loop] + [callee for call in _calls_in_body(loop) for callee in [model.resolve_call(call)]
+                      if callee is not None and callee is not model.unit_of(loop)]
+    backwards = [call for unit in units for call in (model.backward_calls_in(unit) if unit is not loop
+                                                     else [c for c in _calls_in_body(loop) if model.backward_target(c) is not None])]
+    if not backwards or not all(_retains(call) for call in backwards):
+        return False
+    return not any(model.is_optimizer_step(call) or model.is_scaler_step(call)
+                   for unit in units for call in ast.walk(unit) if isinstance(call, ast.Call))
+
+
+def _retains(call: ast.Call) -> bool:
+    flag = keyword_arg(call, "retain_graph")
+    return isinstance(flag, ast.Constant) and flag.value is True
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:

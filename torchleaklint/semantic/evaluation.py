@@ -68,7 +68,7 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
                     not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
                 yield call, region
     for func in model.functions:
-        if not eval_name(func.name) or _is_unit_test(model, func) or not _evaluation_by_name(model, func):
+        if not eval_name(func.name) or is_unit_test(model, func) or not _evaluation_by_name(model, func):
             continue
         for call in calls.get(func, []):
             if _is_model_call(model, call):
@@ -94,7 +94,7 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if _extends_a_graph_and_is_cut_at_once(model, call):
         return True  # `criterion(logits, y).item()` on the output of a forward reported above
     if isinstance(unit, FUNCTION_TYPES):
-        if _is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
+        if is_unit_test(model, unit) or model.framework_runs_without_grad(unit):
             return True
         info = model.class_of(unit)
         if info is not None and (model.is_hf_trainer_class(info) or model.class_is(info, "LightningModule")
@@ -972,7 +972,7 @@ def _is_test_file(path: str) -> bool:
         "/tests/" in f"/{norm}" or "/test/" in f"/{norm}"
 
 
-def _is_unit_test(model, func) -> bool:
+def is_unit_test(model, func) -> bool:
     """A pytest/unittest test function in a test file (or code nested in one, such as a
     callback class defined inside the test): it exercises code, it is not an evaluation
     loop."""
