@@ -52,7 +52,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 18
+SUMMARY_VERSION = 19
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -69,7 +69,7 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
     elif kind in _NAMED_LOCAL and name and "." not in name:
         name = f"{module}.{name}"
     if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off \
-            and value.fields is None and not value.frozen:
+            and value.fields is None and not value.frozen and not value.cut:
         return kind
     out: Dict[str, object] = {"k": kind}
     if name:
@@ -80,6 +80,8 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
         out["g"] = 1
     if value.frozen:
         out["z"] = 1  # a module whose parameters are all frozen (pytorch-fid's InceptionV3)
+    if value.cut:
+        out["x"] = 1  # a tensor cut from any graph (`.detach()`, computed under no-grad)
     if depth < 3:
         if value.items is not None:
             out["i"] = [encode(item, module, depth + 1) for item in value.items]
@@ -102,6 +104,7 @@ def decode(data) -> Value:
                  items=tuple(decode(i) for i in items) if items is not None else None,
                  elem=decode(elem) if elem is not None else None,
                  scalar=bool(data.get("s")), grad_off=bool(data.get("g")), frozen=bool(data.get("z")),
+                 cut=bool(data.get("x")),
                  fields=tuple((key, decode(item)) for key, item in fields) if fields is not None else None)
 
 

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import (
-    CLASS, CONTEXT, DATA, DATALOADER, DATASET, FUNCTION, GRAPH, GRAPH_V, INSTANCE, LEAF,
+    CLASS, CONTEXT, CUT_V, DATA, DATALOADER, DATASET, FUNCTION, GRAPH, GRAPH_V, INSTANCE, LEAF,
     LOSS_FN, MODULE, NONE, NONE_V, OPTIMIZER, REF, SCALAR, SCALAR_V, SEQUENCE, TENSOR,
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
@@ -553,6 +553,8 @@ class Analyzer:
                     else:
                         self.bind(elt, UNKNOWN_V if elt in unproven else part, stmt)
         elif isinstance(target, ast.Attribute):
+            if value.kind == UNKNOWN and target in self.evidence:
+                value = Value(GRAPH, scalar=True)  # `self.loss = ...; self.loss.backward()`
             self.expr(target.value)
             key = dotted(target)
             if key is not None:
@@ -879,7 +881,7 @@ class Analyzer:
     def produced(self, value: Value) -> Value:
         """A freshly computed value: under no-grad it cannot carry a graph."""
         if self.nograd and value.kind == GRAPH:
-            return TENSOR_V
+            return CUT_V
         return value
 
     # ------------------------------------------------------------ calls
@@ -1115,7 +1117,7 @@ class Analyzer:
                         # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
                         graph = self.produced(Value(GRAPH))
                         return Value(SEQUENCE, items=tuple(
-                            item if item.kind in _NEVER_A_GRAPH or item.kind == SEQUENCE and not item.carries_graph
+                            item if item.kind in _NEVER_A_GRAPH or item.cut or item.kind == SEQUENCE and not item.carries_graph
                             and item.items is None and item.elem is not None else
                             _trusted_entries(item, graph) if item.fields is not None else graph
                             for item in output.items))
@@ -1204,7 +1206,7 @@ class Analyzer:
         if method in ("item", "tolist"):
             return SCALAR_V
         if method in ("detach", "detach_"):
-            return TENSOR_V
+            return CUT_V
         if method == "numpy":
             return Value(DATA)
         if receiver.kind == DATA and method in _ARRAY_MAKING_METHODS:
@@ -1946,7 +1948,7 @@ def _strip_graph(value: Value) -> Value:
     """What a value computed with autograd off holds: no graph, in its items and elements too
     (`outputs = self._forward_micro_batch(...)` under no-grad, a dict of tensors)."""
     if value.kind == GRAPH:
-        return TENSOR_V
+        return CUT_V
     if value.items is not None:
         return Value(SEQUENCE, items=tuple(_strip_graph(i) for i in value.items))
     if value.kind == SEQUENCE and value.elem is not None and value.elem.carries_graph:
@@ -2542,6 +2544,8 @@ def _differentiated_names(expr) -> List[ast.Name]:
     only the whole expression is proven to carry a graph, not each name in it (`w` may be a
     float from a config), so no name gets evidence there."""
     expr = _unscaled(expr)
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        return [expr]  # `self.loss.backward()`: the store that reaches `self.loss` holds a graph
     return [expr] if isinstance(expr, ast.Name) else []
 
 

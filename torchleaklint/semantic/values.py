@@ -43,6 +43,9 @@ class Value:
     # a dict literal's entries by constant key (`{"loss": loss, "acc": acc.item()}`), beside
     # `elem` (the join of them all, what any other key or an iteration gives)
     fields: Optional[Tuple[Tuple[str, "Value"], ...]] = None
+    # TENSOR proven graph-free by a cut (`.detach()`, computed with autograd off), not merely
+    # a tensor the analysis saw no graph flow into (one filled in place may hold a graph)
+    cut: bool = False
 
     def field(self, key: str) -> Optional["Value"]:
         """The value stored under a constant key, when the dict's entries are known."""
@@ -77,6 +80,7 @@ SCALAR_V = Value(SCALAR)
 TENSOR_V = Value(TENSOR)
 GRAPH_V = Value(GRAPH)
 NONE_V = Value(NONE)
+CUT_V = Value(TENSOR, cut=True)  # `.detach()`, or a graph computed with autograd off
 
 
 def join(a: Optional[Value], b: Optional[Value]) -> Value:
@@ -121,7 +125,7 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a.carries_graph or b.carries_graph:
         return a if a.carries_graph else b
     if a.kind == b.kind and a.kind in TENSORISH:
-        return Value(a.kind)
+        return Value(a.kind, cut=a.cut and b.cut)
     if a.kind == b.kind == MODULE:
         # one of them has parameters; of two different (or unnamed) classes, still a module
         return Value(MODULE, name=a.name if a.name == b.name else None)
