@@ -1103,6 +1103,8 @@ class Analyzer:
                 forward = self.m.project.method_of(callee.name, "forward")
                 if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                     output = self.project_call(forward, args, kwargs)
+                    if output.kind in _NEVER_A_GRAPH and output.kind != UNKNOWN or output.cut:
+                        return output  # `return total_loss` built of `loss.item()`: a number, whatever it ran
                     if output.kind == INSTANCE and output.name and not self.nograd and self.m.behaviour_class(output.name):
                         return output  # an object of a known class with methods: its attributes say what they hold
                     if output.kind == SEQUENCE and output.fields is not None and output.items is None \

@@ -486,11 +486,13 @@ _REPORTING_METHODS = frozenset({"info", "debug", "warning", "log", "add_scalar",
 
 def _only_reported(model, site) -> bool:
     """The call's result is handed straight to a report (`print(it, self.evaluate(env))`,
-    `logger.info(...)`, an f-string): it feeds no loss, whatever the caller is named."""
-    parent = model.parent(site)
-    while isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.keyword)):
-        parent = model.parent(parent)
-    if not isinstance(parent, ast.Call) or parent.func is site:
+    `logger.info(...)`, an f-string, one of its items: `f"{validate(model, seq)[-1]:.5f}"`):
+    it feeds no loss, whatever the caller is named."""
+    node, parent = site, model.parent(site)
+    while isinstance(parent, (ast.FormattedValue, ast.JoinedStr, ast.keyword)) or \
+            isinstance(parent, ast.Subscript) and parent.value is node:
+        node, parent = parent, model.parent(parent)
+    if not isinstance(parent, ast.Call) or parent.func is node:
         return False
     func = parent.func
     return isinstance(func, ast.Name) and func.id == "print" or \

@@ -266,7 +266,11 @@ def equality_on_a_counter(test, changing: set) -> bool:
     loop-invariant values is a configuration switch (every step when on), and `%` makes a
     cadence."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
-        return False  # one branch of an `or` may hold every step
+        # every branch of the `or` holds on one step (`i >= len(loader) - 1 or (total_steps == 1
+        # and validate_at_start)`), or some branch may hold every step
+        return all(equality_on_a_counter(value, changing) for value in test.values)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(equality_on_a_counter(value, changing) for value in test.values)
     if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
         return False
     return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in ast.walk(test))
@@ -277,10 +281,20 @@ def _one_off_comparison(compare: ast.Compare, changing: set) -> bool:
     among a few iterations)."""
     if all(isinstance(op, ast.Eq) for op in compare.ops):
         return bool({dotted(n) for n in ast.walk(compare) if isinstance(n, (ast.Name, ast.Attribute))} & changing)
+    if len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.GtE, ast.Gt)) and \
+            isinstance(compare.left, ast.Name) and compare.left.id in changing and _last_index(compare.comparators[0]):
+        return True  # `i_batch >= len(train_loader) - 1`: the last batch of the pass only
     # a named list (`testing_iterations`) or a literal one; not `range(...)`, a window of steps
     return len(compare.ops) == 1 and isinstance(compare.ops[0], ast.In) \
         and isinstance(compare.left, ast.Name) and compare.left.id in changing \
         and isinstance(compare.comparators[0], (ast.Name, ast.Attribute, ast.List, ast.Tuple, ast.Set))
+
+
+def _last_index(expr) -> bool:
+    """`len(loader) - 1`: the index of a collection's last item."""
+    return isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Sub) and isinstance(expr.right, ast.Constant) \
+        and expr.right.value == 1 and isinstance(expr.left, ast.Call) and isinstance(expr.left.func, ast.Name) \
+        and expr.left.func.id == "len"
 
 
 def under_one_off_guard(model, node) -> bool:
