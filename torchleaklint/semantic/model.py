@@ -2295,13 +2295,32 @@ class SemanticModel:
                 or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key):
             return None
         sites = self.call_sites(unit)
-        loops = [next(iter(self.loops_around(site)), None) for site in sites]
+        # a call from a module's forward (or another per-step method) runs once per step too:
+        # `capture.record(name, att)` in an attention head's forward
+        loops = [next(iter(self.loops_around(site)), None) or self._per_step_caller(site) for site in sites]
         if not sites or any(loop is None for loop in loops) or \
                 not all(site["st"] or site["tr"] for site in self.external_sites(unit)):
             return None
         if self._flushed_by_its_module(unit, key) or self._self_attribute_cut(unit, key):
             return None
         return loops[0]
+
+    def _per_step_caller(self, site: ast.AST, depth: int = 0) -> Optional[ast.AST]:
+        """The training loop that runs a call site once per step through the per-step methods
+        it is in: `capture.record(name, att)` in an attention head's forward, which the model's
+        forward calls, which the training loop calls. None when no such loop is in view."""
+        caller = self.unit_of(site)
+        if depth > 2 or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is None \
+                or not self.is_per_step_method(caller):
+            return None
+        for outer in self.call_sites(caller):
+            for loop in self.loops_around(outer):
+                if self.runs_training_step(loop) or self.has_backward_within(loop):
+                    return loop
+            found = self._per_step_caller(outer, depth + 1)
+            if found is not None:
+                return found
+        return None
 
     def _restarted_each_call(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
         """The loops `key` is carried across are parts of one call of a function that starts
