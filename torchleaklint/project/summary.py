@@ -516,7 +516,7 @@ def _calls(model, module: str, partial: bool = False):
     for call in model.calls:
         func = call.func
         self_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-        submodule = self_call and (_submodule_of_another_module(model, call) or _inherited_from_another_module(model, call))
+        submodule = self_call and _code_of_another_module(model, call)
         if submodule:
             # `self.norm(h)`: the forward of the layer it holds; `self.log_step(loss)`: a method
             # its base class in another module defines. Not a method of its own class
@@ -554,23 +554,17 @@ def _calls(model, module: str, partial: bool = False):
     return out, _counted(unresolved, _handed_out(model, names))
 
 
-def _submodule_of_another_module(model, call) -> bool:
-    """`self.norm(h)` where `self.norm` holds a module of another module's class (not a
-    method of the enclosing class)."""
+def _code_of_another_module(model, call) -> bool:
+    """`self.<attr>(...)` that is no method of the enclosing class and runs code of another
+    module: `self.norm(h)` where `self.norm` holds a module of another module's class, or
+    `self.log_step(loss)` that a base class of another module defines."""
+    from torchleaklint.semantic.dataflow import inherited_method
+
     info = model.enclosing_class_info(call)
     if info is None or model.method(info.name, call.func.attr) is not None:
         return False
     value = model.value(call.func)
-    return value.kind == MODULE and bool(value.name) and "." in value.name
-
-
-def _inherited_from_another_module(model, call) -> bool:
-    """`self.log_step(loss)` where the enclosing class does not define `log_step` and a base
-    class of another module of the project does."""
-    from torchleaklint.semantic.dataflow import inherited_method
-
-    info = model.enclosing_class_info(call)
-    return info is not None and model.method(info.name, call.func.attr) is None and \
+    return value.kind == MODULE and bool(value.name) and "." in value.name or \
         inherited_method(model, info, call.func.attr) is not None
 
 

@@ -188,8 +188,7 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
                     and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)):
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
-        flag = keyword_arg(call, "create_graph")
-        if model.qualname(call.func) == "torch.autograd.grad" and isinstance(flag, ast.Constant) and flag.value is True:
+        if model.qualname(call.func) == "torch.autograd.grad" and _passed_true(call, "create_graph"):
             continue
         return True
     return False
@@ -252,18 +251,19 @@ def _analysis_unroll(model, loop) -> bool:
     if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name)
             and loop.iter.func.id == "range" and all(isinstance(a, ast.Constant) for a in loop.iter.args)):
         return False
-    units = [loop] + [callee for call in _calls_in_body(loop) for callee in [model.resolve_call(call)]
-                      if callee is not None and callee is not model.unit_of(loop)]
-    backwards = [call for unit in units for call in (model.backward_calls_in(unit) if unit is not loop
-                                                     else [c for c in _calls_in_body(loop) if model.backward_target(c) is not None])]
-    if not backwards or not all(_retains(call) for call in backwards):
+    callees = [callee for call in _calls_in_body(loop) for callee in [model.resolve_call(call)]
+               if callee is not None and callee is not model.unit_of(loop)]
+    backwards = [c for c in _calls_in_body(loop) if model.backward_target(c) is not None] + \
+        [c for callee in callees for c in model.backward_calls_in(callee)]
+    if not backwards or not all(_passed_true(call, "retain_graph") for call in backwards):
         return False
     return not any(model.is_optimizer_step(call) or model.is_scaler_step(call)
-                   for unit in units for call in ast.walk(unit) if isinstance(call, ast.Call))
+                   for unit in [loop] + callees for call in ast.walk(unit) if isinstance(call, ast.Call))
 
 
-def _retains(call: ast.Call) -> bool:
-    flag = keyword_arg(call, "retain_graph")
+def _passed_true(call: ast.Call, keyword: str) -> bool:
+    """`retain_graph=True`, `create_graph=True`: the keyword given the literal True."""
+    flag = keyword_arg(call, keyword)
     return isinstance(flag, ast.Constant) and flag.value is True
 
 

@@ -30,13 +30,6 @@ from torchleaklint.semantic.syntax import (
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
-def _is_super_call(expr) -> bool:
-    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
-
-
-# Methods every nn.Module has: one class of the file defining it says nothing of the receiver.
-_EVERY_MODULE_HAS = frozenset({"forward", "eval", "train", "parameters", "named_parameters", "state_dict",
-                               "load_state_dict", "modules", "children", "zero_grad", "to", "cuda", "cpu"})
 _OTHER_FRAMEWORKS = ("flax.", "jax.", "haiku.", "equinox.", "tensorflow.", "tf.", "keras.", "paddle.", "mindspore.",
                      "oneflow.", "mlx.", "mxnet.", "jittor.", "megengine.", "chainer.", "tinygrad.")
 
@@ -1054,9 +1047,9 @@ class Analyzer:
         class of this file that defines the method (not one every module has, `forward`,
         `parameters`...), whose body then says what the call returns. Ambiguous or absent:
         None, never a guess."""
-        if attr.startswith("__") or attr in _EVERY_MODULE_HAS or attr in torch_api.MODULE_SELF_METHODS \
-                or attr in torch_api.MODULE_BOOKKEEPING_METHODS or attr in torch_api.MODULE_CHAIN_METHODS:
-            return None
+        if attr.startswith("__") or attr == "forward" or attr in torch_api.MODULE_SELF_METHODS \
+                or attr in torch_api.MODULE_BOOKKEEPING_METHODS:
+            return None  # every module has it: the one class of this file defining it says nothing
         owners = self.m.module_classes_defining(attr)
         return owners[0] if len(owners) == 1 else None
 
@@ -2538,6 +2531,10 @@ def _unscaled(expr):
             and len(expr.args) == 1 and not expr.keywords:
         return expr.args[0]
     return expr
+
+
+def _is_super_call(expr) -> bool:
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "super"
 
 
 def _differentiated_names(expr) -> List[ast.Name]:
