@@ -105,19 +105,20 @@ class GraphInContainer(Rule):
             why = "calls"
         if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
             return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
-        kept = KeptGraph(model, values[0], _short(container), caller_loop, None) if caller_loop is not None \
-            else kept_graph(model, node, values[0], _short(container), why, key)
+        name = _container_name(container)
+        kept = KeptGraph(model, values[0], name, caller_loop, None) if caller_loop is not None \
+            else kept_graph(model, node, values[0], name, why, key)
         if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):
             # at most N graphs whose activations a backward freed: memory does not grow (N
             # graphs nothing back-propagates keep N steps of activations: still reported)
             return None
         return self.finding(node, self._message(model, container, values, why, node, kept),
                             self._fix(model, values), severity=kept.severity,
-                            evidence=kept.evidence(f"`{_short(container)}` keeps what was put into it"))
+                            evidence=kept.evidence(f"`{name}` keeps what was put into it"))
 
     def _message(self, model, container, values, why, node, kept) -> str:
         shown = _short(values[0])
-        name = _short(container)
+        name = _container_name(container)
         if why == "loop":
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
@@ -218,6 +219,15 @@ def _written_container(node) -> Optional[str]:
     else:
         return None
     return dotted(_container_base(base))
+
+
+def _container_name(container: ast.AST) -> str:
+    """How a message names the container: `self.history[name]` for the list that
+    `self.history.setdefault(name, [])` gives."""
+    if isinstance(container, ast.Call) and isinstance(container.func, ast.Attribute) and \
+            container.func.attr == "setdefault" and container.args:
+        return f"{_short(container.func.value)}[{_short(container.args[0])}]"
+    return _short(container)
 
 
 def _container_base(base: ast.AST) -> ast.AST:

@@ -280,12 +280,59 @@ class Analyzer:
         for name, arg in pairs:
             cls = self.m.constructed_class(arg)
             if cls is None:
+                value = self._returned_by_local_function(arg)
+                if value is not None:
+                    self._note_site_value(name, value)
+                    out[name] = join(out.get(name), value)
                 continue
             # a module, or an object of another class of this file (`TrackingActor(net)` handed
             # to a trainer whose step calls it)
             value = Value(MODULE, name=cls) if self.m.is_module_class(self.m.classes[cls]) else Value(INSTANCE, name=cls)
             self._note_site_value(name, value)
             out[name] = join(out.get(name), value)
+
+    def _returned_by_local_function(self, arg: ast.AST) -> Optional[Value]:
+        """What a caller whose flow is running passes as `arg`, from the syntax: a name every
+        definition of which binds (a part of) what a function of this module returns
+        (`stages, opt = build(dim)`), that function summarized on its own. None otherwise."""
+        if not isinstance(arg, ast.Name):
+            return None
+        caller = self.m.unit_of(arg)
+        definitions = self.m.reaching(caller).definitions(arg) if caller is not None else []
+        out = None
+        for definition in definitions:
+            value = self._bound_by_local_return(definition)
+            if value is None:
+                return None
+            out = join(out, value)
+        return out
+
+    def _bound_by_local_return(self, definition: ast.AST) -> Optional[Value]:
+        target, position = definition, None
+        parent = self.m.parent(definition)
+        if isinstance(parent, ast.Tuple) and definition in parent.elts:
+            target, position = parent, parent.elts.index(definition)
+            parent = self.m.parent(parent)
+        if not isinstance(parent, ast.Assign) or parent.targets != [target]:
+            return None
+        made = parent.value
+        if position is not None and isinstance(made, ast.Tuple) and len(made.elts) == len(target.elts):
+            made, position = made.elts[position], None  # `policy, ref = nn.Linear(8, 8), nn.Linear(8, 8)`
+        if _constant_call(made):
+            value = self.expr(made)  # `nn.Linear(8, 8)`: nothing of the caller's state is read
+            return value if value.kind != UNKNOWN else None
+        if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Name)):
+            return None
+        func = self.m.module_functions.get(made.func.id)
+        if func is None:
+            return None
+        value = self.summary(func, made, [], {}, has_self=False)
+        if position is None:
+            return value if value.kind != UNKNOWN else None
+        if value.items is None or any(isinstance(e, ast.Starred) for e in target.elts) \
+                or len(value.items) != len(target.elts):
+            return None
+        return value.items[position] if value.items[position].kind != UNKNOWN else None
 
     def _note_site_value(self, name: str, value: Value) -> None:
         """Some caller in view passes a module for `name` (a may-fact: that path runs it)."""
@@ -559,12 +606,13 @@ class Analyzer:
             container = self.expr(target.value)
             self.expr(target.slice)
             self.result.values[target] = value
-            key = dotted(target.value)
-            if key is not None and container.kind == SEQUENCE:
-                entry = target.slice.value if isinstance(target.slice, ast.Constant) and \
-                    isinstance(target.slice.value, str) else None
-                # `d[k] = v`: d now holds v (under `k`, when d's entries are known)
-                self.env[key] = replace(grown(container, value), fields=with_field(container, entry, value))
+            root, path = _subscript_path(target)
+            key = dotted(root)
+            base = container if len(path) == 1 else self.env.get(key) if key is not None else None
+            if key is not None and base is not None and base.kind == SEQUENCE:
+                # `d[k] = v`: d now holds v (under `k`, when d's entries are known); `d["a"]["b"] = v`
+                # changes the entry under "a" the same way
+                self.env[key] = _stored_into(base, path, value)
         elif isinstance(target, ast.Starred):
             self.bind(target.value, sequence_of(value), stmt)
 
@@ -725,8 +773,11 @@ class Analyzer:
     def expr_Subscript(self, e: ast.Subscript) -> Value:
         owner = self.expr(e.value)
         self.expr(e.slice)
-        if owner.fields is not None and isinstance(e.slice, ast.Constant) and owner.field(e.slice.value) is not None:
-            return owner.field(e.slice.value)  # `logs["loss"]` of a dict whose entries are known
+        if owner.fields is not None and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
+            # `logs["loss"]` of a dict whose entries are known; a key no path stores is not
+            # there (a guarded read, or a KeyError): nothing is known of what it would hold
+            found = owner.field(e.slice.value)
+            return found if found is not None else UNKNOWN_V
         if owner.items is not None:
             index = e.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner.items) <= index.value < len(owner.items):
@@ -897,7 +948,7 @@ class Analyzer:
         args = [self.expr(a) for a in e.args]
         kwargs = {kw.arg: self.expr(kw.value) for kw in e.keywords}
         if receiver is not None:
-            self._track_growth(e, receiver, args)
+            self._track_growth(e, receiver, args, kwargs)
         self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
 
@@ -988,10 +1039,13 @@ class Analyzer:
             return isinstance(made, ast.Call) and (self.m.qualname(made.func) or getattr(made.func, "id", "")) in _EMPTY_CONTAINERS
         return bool(others) and all(isinstance(d, ast.Name) and container(d) for d in others)
 
-    def _track_growth(self, e: ast.Call, receiver: Value, args) -> None:
+    def _track_growth(self, e: ast.Call, receiver: Value, args, kwargs) -> None:
         """`lst.append(v)` and friends: the container now (also) holds v."""
         key = dotted(e.func.value)
         if key is None or receiver.kind not in (SEQUENCE, UNKNOWN) or receiver.name:
+            return
+        if e.func.attr == "update" and receiver.kind == SEQUENCE:
+            self.env[key] = _dict_updated(receiver, args, kwargs)
             return
         added = container_addition(e)
         if added is None:
@@ -1231,6 +1285,8 @@ class Analyzer:
             if method == "generate":
                 return TENSOR_V
             return UNKNOWN_V
+        if kind == SEQUENCE and method in _CONTAINER_METHODS:
+            return _container_method_result(receiver, method)  # a dict of losses' `.items()`: its entries
         if kind in TENSORISH or receiver.carries_graph:
             if torch_api.is_scalar_method(method):
                 return SCALAR_V
@@ -1248,15 +1304,7 @@ class Analyzer:
                 return self.produced(Value(GRAPH, scalar=scalar or receiver.scalar and method in _SHAPE_KEEPING))
             return TENSOR_V
         if kind == SEQUENCE:
-            if method in ("pop", "popleft", "get", "__getitem__", "setdefault"):
-                return element_of(receiver)
-            if method in ("values",):
-                return sequence_of(element_of(receiver))
-            if method in ("items",):
-                return sequence_of(Value(SEQUENCE, items=(SCALAR_V, element_of(receiver))))
-            if method in ("copy",):
-                return receiver
-            return UNKNOWN_V if method not in ("append", "extend", "insert", "clear", "update") else NONE_V
+            return UNKNOWN_V
         if kind == UNKNOWN:
             if torch_api.is_scalar_method(method) and method not in ("size",) and not args:
                 return SCALAR_V if method in ("item", "tolist", "numel", "dim") else None
@@ -1854,6 +1902,72 @@ def _unpacked_part(value: Value) -> Value:
     if value.kind in (TENSOR, DATA):
         return Value(value.kind)
     return UNKNOWN_V
+
+
+_CONTAINER_METHODS = frozenset({"pop", "popleft", "get", "__getitem__", "setdefault", "values", "items", "keys",
+                                "copy", "append", "appendleft", "extend", "insert", "clear", "update"})
+
+
+def _constant_call(expr: ast.AST) -> bool:
+    """`nn.Linear(8, 8)`, `nn.CrossEntropyLoss()`: a call of a dotted name on literal arguments."""
+    return isinstance(expr, ast.Call) and dotted(expr.func) is not None and all(
+        isinstance(a, ast.Constant) or isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant)
+        for a in list(expr.args) + [kw.value for kw in expr.keywords])
+
+
+def _subscript_path(target: ast.Subscript):
+    """`d["a"][k]` -> (`d`, ["a", None]): the stored-into root and its keys (None where not a
+    constant string)."""
+    path = []
+    node = target
+    while isinstance(node, ast.Subscript):
+        key = node.slice
+        path.append(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None)
+        node = node.value
+    return node, path[::-1]
+
+
+def _stored_into(container: Value, path, value: Value) -> Value:
+    """A container after `container[path[0]]...[path[-1]] = value`."""
+    if container.kind != SEQUENCE:
+        return container
+    entry = path[0]
+    if len(path) > 1:
+        inner = container.field(entry) if container.fields is not None and entry is not None else None
+        if inner is None:
+            # an entry of unknown layout changed: what it holds is unknown from now on
+            return replace(grown(container, UNKNOWN_V), fields=with_field(container, entry, UNKNOWN_V))
+        value = _stored_into(inner, path[1:], value)
+    return replace(grown(container, value), fields=with_field(container, entry, value))
+
+
+def _dict_updated(container: Value, args, kwargs) -> Value:
+    """A dict after `d.update(other)` / `d.update(loss=loss)`: entries added by keyword or from a
+    dict of known entries stay known; anything else leaves the keys unknown."""
+    out = container
+    if len(args) == 1 and args[0].kind == SEQUENCE and args[0].fields is not None:
+        for key, value in args[0].fields:
+            out = _stored_into(out, [key], value)
+    elif args:
+        return replace(grown(container, element_of(args[0])), fields=None)
+    for key, value in kwargs.items():
+        out = _stored_into(out, [key], value)  # `**extra` (key None): the keys become unknown
+    return out
+
+
+def _container_method_result(receiver: Value, method: str) -> Value:
+    """What a list's or dict's own method gives (`d.items()`, `d.pop(k)`), from its elements."""
+    if method in ("pop", "popleft", "get", "__getitem__", "setdefault"):
+        return element_of(receiver)
+    if method == "values":
+        return sequence_of(element_of(receiver))
+    if method == "items":
+        return sequence_of(Value(SEQUENCE, items=(SCALAR_V, element_of(receiver))))
+    if method == "keys":
+        return sequence_of(SCALAR_V)
+    if method == "copy":
+        return receiver
+    return NONE_V  # append, extend, insert, clear, update
 
 
 _GROW_METHODS = {"append": (0, False), "appendleft": (0, False), "add": (0, False),

@@ -16,7 +16,7 @@ from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
-    FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
+    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
     default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
@@ -848,13 +848,7 @@ class SemanticModel:
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
             attr = func.attr
         elif isinstance(func, ast.Name):
-            for loop in self.loops_around(call):
-                iterable = loop.iter if isinstance(loop, (ast.For, ast.AsyncFor)) else None
-                if isinstance(iterable, ast.Attribute) and isinstance(iterable.value, ast.Name) \
-                        and iterable.value.id == "self" and isinstance(loop.target, ast.Name) \
-                        and loop.target.id == func.id:
-                    attr = iterable.attr
-                    break
+            attr = self._iterated_self_attribute(call, func.id)
         classes = self._module_containers().get((info.name, attr)) if attr is not None else None
         if not classes and attr is not None and isinstance(func, ast.Attribute):
             # `self.norm(x)` of `self.norm = BatchNorm(dim)`: the module's own forward
@@ -864,6 +858,27 @@ class SemanticModel:
             return []
         targets = (self.method(cls, "forward") for cls in sorted(classes))
         return list({id(t): t for t in targets if t is not None}.values())
+
+    def _iterated_self_attribute(self, call: ast.AST, name: str) -> Optional[str]:
+        """`blocks` when `name` is the loop variable of the innermost loop or comprehension
+        around `call` that binds it, over `self.blocks` or `enumerate(self.blocks)`."""
+        for anc in self.ancestors(call):
+            if isinstance(anc, SCOPE_TYPES):
+                return None
+            generators = anc.generators if isinstance(anc, COMPREHENSION_TYPES) else \
+                [anc] if isinstance(anc, (ast.For, ast.AsyncFor)) else ()
+            for gen in generators:
+                target, iterable = gen.target, gen.iter
+                if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and \
+                        iterable.func.id == "enumerate" and len(iterable.args) == 1 and \
+                        isinstance(target, ast.Tuple) and len(target.elts) == 2:
+                    target, iterable = target.elts[1], iterable.args[0]
+                if isinstance(target, ast.Name) and target.id == name:
+                    if isinstance(iterable, ast.Attribute) and isinstance(iterable.value, ast.Name) \
+                            and iterable.value.id == "self":
+                        return iterable.attr
+                    return None
+        return None
 
     def _module_containers(self) -> Dict[Tuple[str, str], Set[str]]:
         """(class, attribute) -> the classes of this file whose modules the attribute holds,
@@ -2306,12 +2321,12 @@ class SemanticModel:
         return loops[0]
 
     def _per_step_caller(self, site: ast.AST, depth: int = 0) -> Optional[ast.AST]:
-        """The training loop that runs a call site once per step through the per-step methods
-        it is in: `capture.record(name, att)` in an attention head's forward, which the model's
-        forward calls, which the training loop calls. None when no such loop is in view."""
+        """The training loop that runs a call site once per step through the functions it is
+        in: `capture.record(name, att)` in an attention head's forward, which the model's
+        forward calls, which the training loop calls; `cache.compute(ids, x)` in a `grpo_step`
+        that the loop calls. None when no such loop is in view."""
         caller = self.unit_of(site)
-        if depth > 2 or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is None \
-                or not self.is_per_step_method(caller):
+        if depth > 2 or not isinstance(caller, FUNCTION_TYPES):
             return None
         for outer in self.call_sites(caller):
             for loop in self.loops_around(outer):

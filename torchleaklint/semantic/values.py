@@ -84,16 +84,24 @@ CUT_V = Value(TENSOR, cut=True)  # `.detach()`, or a graph computed with autogra
 
 
 def join(a: Optional[Value], b: Optional[Value]) -> Value:
-    """Least upper bound: a may-analysis, so a graph on either path wins. Two dicts with the
-    same constant keys keep their entries, joined key by key; otherwise entries are dropped."""
+    """Least upper bound: a may-analysis, so a graph on either path wins. Two dicts whose
+    entries are both known keep them: an entry is the join of what each path stored under its
+    key (a key one path never stores is absent there, so the other path's entry is what a
+    read can give); a dict of unknown keys on either path drops the entries."""
     out = _join(a, b)
     if a is None or b is None or a == b or out.fields is None and not (a.fields and b.fields) \
             or NONE in (a.kind, b.kind):  # `logs = None` on one path: the dict's entries stand
         return out
-    if a.fields and b.fields and [k for k, _ in a.fields] == [k for k, _ in b.fields]:
-        fields = tuple((k, join(x, y)) for (k, x), (_, y) in zip(a.fields, b.fields))
-        return replace(out, fields=fields) if out.kind == SEQUENCE else out
+    if a.fields and b.fields and out.kind == SEQUENCE:
+        return replace(out, fields=_joined_fields(a.fields, b.fields))
     return replace(out, fields=None)
+
+
+def _joined_fields(a, b) -> Tuple[Tuple[str, "Value"], ...]:
+    theirs = dict(b)
+    fields = [(key, join(value, theirs[key]) if key in theirs else value) for key, value in a]
+    mine = {key for key, _ in a}
+    return tuple(fields + [(key, value) for key, value in b if key not in mine])
 
 
 def with_field(container: Value, key: Optional[str], value: Value) -> Optional[Tuple[Tuple[str, Value], ...]]:
