@@ -52,7 +52,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 19
+SUMMARY_VERSION = 20
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -299,6 +299,12 @@ def _function(model, func, module: str, info) -> dict:
         out["weights"] = weights
     if _returns_detached_parameter(func, set(params)):
         out["detaches"] = True
+    from torchleaklint.semantic.syntax import passed_through_positions
+
+    width, passed = passed_through_positions(func)
+    if passed:
+        # the tuple it returns, and the items it hands back untouched (`return loss, logs`)
+        out["pass"] = {"w": width, "p": {str(k): v for k, v in passed.items()}}
     from torchleaklint.semantic.state_cuts import parameters_cut_on_entry
 
     cuts = parameters_cut_on_entry(model, func)

@@ -7,6 +7,7 @@ from typing import Iterator, List, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
@@ -232,7 +233,7 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # only a read that can see what the previous call left counts: after
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
         if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
-                and not _reads_detached_state(model, func, read):
+                and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt):
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \

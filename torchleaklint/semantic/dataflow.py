@@ -26,7 +26,7 @@ from torchleaklint.semantic.values import (
 )
 from torchleaklint.semantic.syntax import (
     INIT_METHODS, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
-    keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    keyword_arg as _kw, named_parameters, nodes_within, passed_through_positions, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -952,6 +952,84 @@ class Analyzer:
         self._track_loss_inputs(e, callee, args)
         return self.call(e, callee, receiver, args, kwargs)
 
+    def _module_output(self, e, callee: Value, args, kwargs, all_args) -> Value:
+        """What calling a module gives: its forward's summary when its class is known, else
+        the forward's graph."""
+        if self._constructs_a_module(e):
+            return Value(MODULE)
+        if callee.frozen and not _hands_a_module(all_args):
+            return self._parameterless_output(all_args)
+        if callee.name and callee.name in self.m.classes:
+            if holds_no_parameters(self.m, callee.name) and not _hands_a_module(all_args):
+                # a buffers-only module (not a criterion handed the model it runs:
+                # `loss, logs = criterion(model, sample)`)
+                return self._parameterless_output(all_args)
+            output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs),
+                                     self.m.behaviour_class)
+            return _strip_graph(output) if self.nograd else output
+        if callee.name and "." in callee.name and self.m.project is not None:
+            # a module class of another module: its forward's summary says what it returns
+            # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
+            forward = self.m.project.method_of(callee.name, "forward")
+            if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
+                output = self.project_call(forward, args, kwargs)
+                if output.kind in _NEVER_A_GRAPH and output.kind != UNKNOWN or output.cut:
+                    return output  # `return total_loss` built of `loss.item()`: a number, whatever it ran
+                if output.kind == INSTANCE and output.name and not self.nograd and self.m.behaviour_class(output.name):
+                    return output  # an object of a known class with methods: its attributes say what they hold
+                if output.kind == SEQUENCE and output.fields is not None and output.items is None \
+                        and not self.nograd:
+                    # a dict of results, entry by entry (`{"boxes": ...}` computed under
+                    # no-grad: graph-free; any entry not proven so is the forward's graph)
+                    return _trusted_entries(output, self.produced(Value(GRAPH)))
+                if output.items is not None and not self.nograd:
+                    # only numbers and containers are taken on trust (`lm_loss.item()`, a
+                    # literal 0, `[f.detach() for f in feats]`, whose growth the summary
+                    # tracked): a tensor the summary calls graph-free may have been filled
+                    # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
+                    graph = self.produced(Value(GRAPH))
+                    return Value(SEQUENCE, items=tuple(
+                        item if item.kind in _NEVER_A_GRAPH or item.cut or item.kind == SEQUENCE and not item.carries_graph
+                        and item.items is None and item.elem is not None else
+                        _trusted_entries(item, graph) if item.fields is not None else graph
+                        for item in output.items))
+        return self.produced(Value(GRAPH))
+
+    def _passed_back(self, callee: Value, output: Value, args, kwargs) -> Value:
+        """A module call's result with the items its forward hands back untouched replaced by
+        what the caller passed (`loss, logs = criterion(out, batch, logs)` of a logging dict):
+        a forward's output, but not a graph the forward made."""
+        if not callee.name:
+            return output
+        if callee.name in self.m.classes:
+            forward = self.m.method(callee.name, "forward")
+            if forward is None:
+                return output
+            params = [p.arg for p in positional_parameters(forward)]
+            width, positions = self.m.cached(("passed_through", forward), lambda: passed_through_positions(forward))
+        elif "." in callee.name and self.m.project is not None:
+            found = self.m.project.method_of(callee.name, "forward")
+            if found is None or found[0] != "function" or not found[1] or not found[1].get("pass"):
+                return output
+            params = found[1]["params"]
+            width, positions = found[1]["pass"]["w"], {int(k): v for k, v in found[1]["pass"]["p"].items()}
+        else:
+            return output
+        if not positions:
+            return output
+        if output.items is not None and len(output.items) == width:
+            items = list(output.items)
+        elif output.items is None and output.kind == GRAPH:
+            items = [output] * width  # the forward's graph, taken as a whole (a parameterless module)
+        else:
+            return output
+        for position, name in positions.items():
+            index = params.index(name) - 1 if name in params else -1  # `self` is not passed
+            value = kwargs.get(name) if name in kwargs else args[index] if 0 <= index < len(args) else None
+            if value is not None and position < len(items):
+                items[position] = value
+        return replace(output, items=tuple(items))
+
     def _an_accelerator(self, expr: ast.AST) -> bool:
         """Is `expr` a name or `self` attribute bound in this module to `Accelerator(...)`
         (HuggingFace accelerate)?"""
@@ -1132,45 +1210,7 @@ class Analyzer:
         if callee.kind == CLASS:
             return self.construct(callee.name, e, args, kwargs)
         if callee.kind == MODULE:
-            if self._constructs_a_module(e):
-                return Value(MODULE)
-            if callee.frozen and not _hands_a_module(all_args):
-                return self._parameterless_output(all_args)
-            if callee.name and callee.name in self.m.classes:
-                if holds_no_parameters(self.m, callee.name) and not _hands_a_module(all_args):
-                    # a buffers-only module (not a criterion handed the model it runs:
-                    # `loss, logs = criterion(model, sample)`)
-                    return self._parameterless_output(all_args)
-                output = _forward_output(self.local_call(e, f"{callee.name}.forward", args, kwargs),
-                                         self.m.behaviour_class)
-                return _strip_graph(output) if self.nograd else output
-            if callee.name and "." in callee.name and self.m.project is not None:
-                # a module class of another module: its forward's summary says what it returns
-                # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
-                forward = self.m.project.method_of(callee.name, "forward")
-                if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
-                    output = self.project_call(forward, args, kwargs)
-                    if output.kind in _NEVER_A_GRAPH and output.kind != UNKNOWN or output.cut:
-                        return output  # `return total_loss` built of `loss.item()`: a number, whatever it ran
-                    if output.kind == INSTANCE and output.name and not self.nograd and self.m.behaviour_class(output.name):
-                        return output  # an object of a known class with methods: its attributes say what they hold
-                    if output.kind == SEQUENCE and output.fields is not None and output.items is None \
-                            and not self.nograd:
-                        # a dict of results, entry by entry (`{"boxes": ...}` computed under
-                        # no-grad: graph-free; any entry not proven so is the forward's graph)
-                        return _trusted_entries(output, self.produced(Value(GRAPH)))
-                    if output.items is not None and not self.nograd:
-                        # only numbers and containers are taken on trust (`lm_loss.item()`, a
-                        # literal 0, `[f.detach() for f in feats]`, whose growth the summary
-                        # tracked): a tensor the summary calls graph-free may have been filled
-                        # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
-                        graph = self.produced(Value(GRAPH))
-                        return Value(SEQUENCE, items=tuple(
-                            item if item.kind in _NEVER_A_GRAPH or item.cut or item.kind == SEQUENCE and not item.carries_graph
-                            and item.items is None and item.elem is not None else
-                            _trusted_entries(item, graph) if item.fields is not None else graph
-                            for item in output.items))
-            return self.produced(Value(GRAPH))
+            return self._passed_back(callee, self._module_output(e, callee, args, kwargs, all_args), args, kwargs)
         if callee.kind == LOSS_FN:
             return self.loss_value(all_args)
         if callee.kind == INSTANCE and callee.name:

@@ -350,3 +350,82 @@ def _stepped_attributes(model) -> set:
                 out.add(dotted(node.target))
         return {key for key in out if key and key.startswith("self.")}
     return model.cached(("stepped_attributes",), compute)
+
+
+def in_exclusive_modes(model, a: ast.AST, b: ast.AST) -> bool:
+    """Do `a` and `b` (in one function) run in calls of different modes? One is under a
+    condition on a flag (`if template:`), the other under its negation (`if not template and
+    ...:`, `if use_template is True and template is False:`), and the flag (a parameter or a
+    local) keeps one value for the whole call. A store in one mode read in the other is handed
+    from one call to another of a different kind (a tracker's template pass to its search
+    pass), not from one step to the next."""
+    func = model.unit_of(a)
+    if func is None or model.unit_of(b) is not func or not isinstance(func, FUNCTION_TYPES):
+        return False
+    guards_a, guards_b = _mode_guards(model, a, func), _mode_guards(model, b, func)
+    return any((name, not polarity) in guards_b and _fixed_for_the_call(func, name, a, b)
+               for name, polarity in guards_a)
+
+
+def _mode_guards(model, node, func) -> set:
+    """(flag, value) pairs every path to `node` has tested: the conjuncts of the `if` tests
+    it is the body of, the single flag of those it is the `else` of."""
+    out = set()
+    child = node
+    for anc in model.ancestors(node):
+        if anc is func:
+            break
+        if isinstance(anc, ast.If):
+            if child in anc.body:
+                for conjunct in _conjuncts(anc.test):
+                    literal = _flag_literal(conjunct)
+                    if literal is not None:
+                        out.add(literal)
+            elif child in anc.orelse:
+                literal = _flag_literal(anc.test)
+                if literal is not None:
+                    out.add((literal[0], not literal[1]))
+        child = anc
+    return out
+
+
+def _conjuncts(test):
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [c for value in test.values for c in _conjuncts(value)]
+    return [test]
+
+
+def _flag_literal(test):
+    """`flag` -> (flag, True); `not flag`, `flag is False`, `flag == False` -> (flag, False)."""
+    if isinstance(test, ast.Name):
+        return test.id, True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _flag_literal(test.operand)
+        return (inner[0], not inner[1]) if inner is not None else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Name) \
+            and isinstance(test.comparators[0], ast.Constant) and isinstance(test.comparators[0].value, bool) \
+            and isinstance(test.ops[0], (ast.Is, ast.Eq, ast.IsNot, ast.NotEq)):
+        value = test.comparators[0].value
+        return test.left.id, value if isinstance(test.ops[0], (ast.Is, ast.Eq)) else not value
+    return None
+
+
+def _fixed_for_the_call(func, name: str, a, b) -> bool:
+    """Is `name` a parameter never rebound, or a local bound only outside loops and before
+    both nodes (`template = x.size(-1) < 200` at the top of the forward)?"""
+    first = min((a.lineno, a.col_offset), (b.lineno, b.col_offset))
+    is_param = name in {p.arg for p in positional_parameters(func)} | {p.arg for p in func.args.kwonlyargs}
+    bindings = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(func)):
+        return False
+    if is_param:
+        return not bindings
+    if not bindings:
+        return False
+    loops = [n for n in ast.walk(func) if isinstance(n, LOOP_TYPES)]
+    for binding in bindings:
+        if (binding.lineno, binding.col_offset) >= first:
+            return False
+        if any(binding in set(ast.walk(loop)) for loop in loops):
+            return False
+    return True

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List, Optional
+from typing import Iterable, Iterator, List, Optional, Tuple
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -165,3 +165,48 @@ def empties(stmt: ast.AST) -> Optional[ast.AST]:
             and stmt.value.func.attr == "clear" and not stmt.value.args:
         return stmt.value.func.value
     return None
+
+
+_READING_BUILTINS = frozenset({"len", "isinstance", "print", "str", "repr", "bool", "type", "id", "hasattr", "getattr"})
+_MUTATING_METHODS = frozenset({"append", "extend", "insert", "update", "setdefault", "add", "__setitem__",
+                               "copy_", "add_", "mul_", "sub_", "div_", "fill_", "zero_"})
+
+
+def passed_through_positions(func: ast.AST) -> Tuple[int, dict]:
+    """(the width of the tuple every `return` of `func` gives, {position: parameter} for its
+    items that every `return` hands back as the caller passed them): `return loss,
+    scalars_to_log` of a logging dict the function neither rebinds nor changes gives what the
+    caller passed there. (0, {}) when the returns are not tuples of one width."""
+    returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
+    if not returns or any(not isinstance(r.value, ast.Tuple) for r in returns):
+        return 0, {}
+    width = len(returns[0].value.elts)
+    if any(len(r.value.elts) != width or any(isinstance(e, ast.Starred) for e in r.value.elts) for r in returns):
+        return 0, {}
+    params = {a.arg for a in every_parameter(func)}
+    out = {}
+    for position in range(width):
+        names = {r.value.elts[position].id if isinstance(r.value.elts[position], ast.Name) else None for r in returns}
+        if len(names) == 1 and None not in names and names <= params and _untouched(func, next(iter(names))):
+            out[position] = next(iter(names))
+    return (width, out) if out else (0, {})
+
+
+def _untouched(func: ast.AST, name: str) -> bool:
+    """Is parameter `name` never rebound, stored into, changed by a method or handed to a call
+    (which may change it) in `func`, nested functions included?"""
+    for node in ast.walk(func):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS) \
+                and any(isinstance(a, ast.Name) and a.id == name for a in list(node.args) + [k.value for k in node.keywords]):
+            return False
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return False
+        if isinstance(node, (ast.Subscript, ast.Attribute)) and not isinstance(node.ctx, ast.Load) \
+                and isinstance(node.value, ast.Name) and node.value.id == name:
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATING_METHODS \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            return False
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+    return True
