@@ -9,7 +9,8 @@ from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.evaluation import is_unit_test
-from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, under_one_off_guard
+from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, \
+    under_memory_pressure_check, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
@@ -58,8 +59,9 @@ class EmptyCacheInLoop(Rule):
     Not reported: once per epoch (an epoch loop whose body calls a function with its own
     batch loop), loops over benchmark sizes or retry attempts, unit tests (a test that times
     kernels over repetitions trains nothing), `on_*_epoch_end` and
-    `on_train_end` hooks, after training, between trials, `cleanup()`/`__del__`, and
-    out-of-memory `except` handlers. To fight fragmentation, prefer
+    `on_train_end` hooks, after training, between trials, `cleanup()`/`__del__`,
+    out-of-memory `except` handlers, and a call behind a test of the memory in use
+    (`if torch.cuda.memory_reserved() > limit:`), which runs only under memory pressure. To fight fragmentation, prefer
     `PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True`.
 
     ## Fix safety
@@ -78,7 +80,8 @@ class EmptyCacheInLoop(Rule):
     def check(self, model) -> Iterator:
         for call in model.calls:
             qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
-            if not qual or not torch_api.is_empty_cache(qual) or model.in_except_handler(call):
+            if not qual or not torch_api.is_empty_cache(qual) or model.in_except_handler(call) \
+                    or under_memory_pressure_check(model, call):
                 continue
             why = _runs_per_step(model, call)
             if why is None:

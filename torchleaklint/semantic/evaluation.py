@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -126,6 +126,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         # `F.mse_loss(target, critic_value).backward()`: training code in eval mode
     if _callee_computes_gradients(model, call):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
+    if _unknown_wrapper_handed_a_module(model, call):
+        return True  # `method(model=model, support=s, query=q)`: a few-shot method that may
+        # fine-tune the model it is handed at test time; what its forward does is not in view
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
     return has_gradient_code(model, unit, start, end, forward=call)
@@ -829,6 +832,30 @@ def _callee_computes_gradients(model, call) -> bool:
     if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
         return False
     return _computes_gradients(model, callee, 0)
+
+
+def _unknown_wrapper_handed_a_module(model, call) -> bool:
+    """Is `call` a module of a class not in view (picked from a registry, built by a factory)
+    handed another module (`method(model=model, ...)`)? Such a wrapper runs the model it is
+    handed its own way (a test-time fine-tuner, a meta-learner, an attack): whether it
+    computes gradients cannot be decided, so no finding rests on it."""
+    callee = model.value(call.func)
+    if callee.kind != MODULE or callee.name and not _abstract_forward(model, callee.name):
+        return False
+    handed = list(call.args) + [kw.value for kw in call.keywords]
+    return any(not isinstance(arg, ast.Starred) and model.value(arg).kind == MODULE for arg in handed)
+
+
+def _abstract_forward(model, class_name: str) -> bool:
+    """Is the class's `forward` a stub (`raise NotImplementedError`), so that what runs is a
+    subclass's (an annotation `method: FSmethod` naming the base of a registry)?"""
+    if class_name in model.classes:
+        forward = model.method(class_name, "forward")
+        return forward is not None and is_stub(forward)
+    if "." in class_name and model.project is not None:
+        found = model.project.method_of(class_name, "forward")
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("stub"))
+    return False
 
 
 def _computes_gradients(model, func, depth: int) -> bool:

@@ -429,3 +429,28 @@ def _fixed_for_the_call(func, name: str, a, b) -> bool:
         if any(binding in set(ast.walk(loop)) for loop in loops):
             return False
     return True
+
+
+def under_memory_pressure_check(model, node) -> bool:
+    """Is `node` in the body of an `if` (in its function) that tests how much device memory is
+    in use (`if torch.cuda.memory_reserved(dev) > 30e9:`)? It runs when memory runs short, as
+    an out-of-memory handler does, not once per step."""
+    from torchleaklint.semantic import torch_api
+
+    def queries(expr) -> bool:
+        return any(isinstance(n, ast.Call) and torch_api.is_memory_query(model.qualname(n.func) or "")
+                   for n in ast.walk(expr))
+
+    unit = model.unit_of(node)
+    # names bound from a memory query (`free, total = torch.cuda.mem_get_info()`)
+    measured = {t.id for n in ast.walk(unit) if isinstance(n, ast.Assign) and queries(n.value)
+                for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)} if unit is not None else set()
+    child = node
+    for anc in model.ancestors(node):
+        if isinstance(anc, FUNCTION_TYPES):
+            return False
+        if isinstance(anc, ast.If) and child in anc.body and (queries(anc.test) or any(
+                isinstance(n, ast.Name) and n.id in measured for n in ast.walk(anc.test))):
+            return True
+        child = anc
+    return False

@@ -157,6 +157,21 @@ def is_empty_cache(qualname: str) -> bool:
     return qualname in data.EMPTY_CACHE_FUNCTIONS
 
 
+# Queries of how much device memory is in use: an `empty_cache()` behind a test of one of them
+# runs under memory pressure only, not every step.
+MEMORY_QUERY_FUNCTIONS = frozenset(
+    f"torch.{device}{sub}.{name}"
+    for device in ("cuda", "xpu", "mps", "accelerator")
+    for sub in ("", ".memory")
+    for name in ("memory_reserved", "memory_allocated", "max_memory_reserved", "max_memory_allocated",
+                 "mem_get_info", "memory_stats", "current_allocated_memory", "driver_allocated_memory",
+                 "memory_usage", "utilization"))
+
+
+def is_memory_query(qualname: str) -> bool:
+    return qualname in MEMORY_QUERY_FUNCTIONS
+
+
 def is_scalar_method(name: str) -> bool:
     return name in data.SCALAR_TENSOR_METHODS
 
