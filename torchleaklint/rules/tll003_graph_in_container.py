@@ -128,10 +128,15 @@ class GraphInContainer(Rule):
         else:
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"
+        if _a_list(model, values[0]):
+            return (f"`{name}` keeps the items of `{shown}`, each carrying an autograd graph, {where}; "
+                    f"{kept.clause()}. Store `[t.{_method(model, values)}() for t in {shown}]`")
         return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
                 f"Store `{with_method(values[0], _method(model, values))}`")
 
     def _fix(self, model, values) -> Optional[FixSpec]:
+        if any(_a_list(model, v) for v in values):
+            return None  # the items of a list: no `.detach()` of the list itself
         method = _method(model, values)
         spans = tuple((v.lineno, v.col_offset, v.end_lineno, v.end_col_offset) for v in values)
         return FixSpec(codemod="append_method", safety=SAFE, title=f"Store `.{method}()`",
@@ -179,6 +184,11 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             extended = model.value(value)
             if extended.kind == GRAPH and not extended.scalar:
                 return _keyed(container, [value])  # `scores.extend(s)` of a tensor: its rows, views of its graph
+            if extended.kind == SEQUENCE and extended.elem is not None and extended.elem.carries_graph \
+                    and _list_filled_here(model, value):
+                # `episode_log_probs.extend(log_probs)` of a list this function fills (a list a
+                # callee returns is reported where the callee fills it)
+                return _keyed(container, [value])
             if not isinstance(value, (ast.List, ast.Tuple)):
                 return None  # `c.extend(outs)`: what is stored is not spelled out here
             values = list(value.elts)
@@ -286,6 +296,28 @@ def _comprehension_feeds_backward(model, comp) -> bool:
     if isinstance(stmt, ast.Assign):
         return any(model.feeds_backward(unit, key) for key in map(dotted, stmt.targets) if key)
     return False
+
+
+def _list_filled_here(model, value) -> bool:
+    """Is `value` a name every definition of which makes a fresh list in this function
+    (`log_probs = []`, then appended to)?"""
+    if not isinstance(value, ast.Name):
+        return False
+    def fresh_or_filled(stmt) -> bool:
+        if isinstance(stmt, ast.Assign):
+            return isinstance(stmt.value, (ast.List, ast.ListComp))  # `log_probs = []`
+        # `log_probs.append(lp)`: the list made above, filled here
+        return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
+            container_addition(stmt.value) is not None and dotted(stmt.value.func.value) == value.id
+
+    definitions = model.reaching(model.unit_of(value)).definitions(value)
+    return bool(definitions) and all(fresh_or_filled(model.statement_of(d)) for d in definitions) and \
+        any(isinstance(model.statement_of(d), ast.Assign) for d in definitions)
+
+
+def _a_list(model, value) -> bool:
+    """Is the stored expression a list of tensors (`c.extend(log_probs)`), not a tensor?"""
+    return model.value(value).kind == SEQUENCE
 
 
 def _method(model, values) -> str:

@@ -703,6 +703,9 @@ class Analyzer:
             return self.env[key]
         if owner.kind == REF:
             return Value(REF, name=f"{owner.name}.{e.attr}")
+        if owner.kind == CLASS and e.attr == "apply" and owner.name in self.m.classes \
+                and self.m.class_is(self.m.classes[owner.name], "autograd.Function", "Function"):
+            return Value(REF, name=AUTOGRAD_FUNCTION_APPLY)  # `SpikeFn.apply`: a custom op
         if e.attr in ("values", "indices") and self._values_and_indices_call(e.value):
             # `torch.max(p, dim=1).indices`: integer positions, never a graph; `.values`: the
             # reduced tensor, a graph when the input has one
@@ -778,6 +781,9 @@ class Analyzer:
             # there (a guarded read, or a KeyError): nothing is known of what it would hold
             found = owner.field(e.slice.value)
             return found if found is not None else UNKNOWN_V
+        if owner.kind == SEQUENCE and isinstance(e.slice, ast.Slice):
+            # `graphs[28:36]`, `outs[1:]`: a list of the same elements, not one of them
+            return Value(SEQUENCE, elem=element_of(owner)) if owner.items is not None else replace(owner, fields=None)
         if owner.items is not None:
             index = e.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner.items) <= index.value < len(owner.items):
@@ -1353,6 +1359,11 @@ class Analyzer:
         return None
 
     def ref_call(self, e, qual: str, args, kwargs, all_args) -> Value:
+        if qual == AUTOGRAD_FUNCTION_APPLY:
+            # a custom autograd op records a node when an input requires grad
+            if self.nograd or not any(a.requires_grad for a in all_args):
+                return TENSOR_V
+            return self.produced(Value(GRAPH))
         if self.m.project is not None:
             found = self.m.project.imported_summary(qual)
             if found is not None:
@@ -1946,6 +1957,9 @@ def _unpacked_part(value: Value) -> Value:
 
 _CONTAINER_METHODS = frozenset({"pop", "popleft", "get", "__getitem__", "setdefault", "values", "items", "keys",
                                 "copy", "append", "appendleft", "extend", "insert", "clear", "update"})
+
+
+AUTOGRAD_FUNCTION_APPLY = "torch.autograd.Function.apply"
 
 
 def _constant_call(expr: ast.AST) -> bool:

@@ -1540,8 +1540,10 @@ class SemanticModel:
                    and self.value(n).kind not in ("scalar", MODULE)}
         if not targets or not self._batch_shaped(loop, targets):
             return False
-        if _rooted_at_self(iterable) and not (self._moves_to_device(loop, targets) or self.step_ops_in(loop)):
+        if _rooted_at_self(iterable) and not (self._moves_to_device(loop, targets) or self.step_ops_in(loop)) \
+                and not _list_of_non_modules(value):
             return False  # `self.blocks`, `self.heads.items()`: parts of the model, unless moved like a batch
+            # (a list the object holds, of anything but modules, is decided by what the loop feeds)
         targets = _derived_names(loop, targets, self._data_reads)
         calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
         for call in calls:
@@ -3433,6 +3435,15 @@ def _unknown_items(value: Value) -> bool:
     return elem.kind == "unknown"
 
 
+def _list_of_non_modules(value: Value) -> bool:
+    """A sequence (not a module container) whose items are no modules: `self.data_loader`
+    holding the batches an evaluator was handed."""
+    if value.kind != "sequence" or value.elem is None:
+        return False
+    parts = value.elem.items if value.elem.items is not None else (value.elem,)
+    return not any(part.kind == MODULE for part in parts)
+
+
 def _data_items(value: Value) -> bool:
     """A sequence of graph-free tensors or tuples of them (`[(x, y), ...]` handed in as the
     validation batches): whether it is a list of batches is decided by what the loop feeds."""
@@ -3440,7 +3451,8 @@ def _data_items(value: Value) -> bool:
     if elem is None:
         return False
     parts = elem.items if elem.items is not None else (elem,)
-    return bool(parts) and all(part.kind in ("tensor", "data") for part in parts)
+    # also objects of a class of this project (a graph sample holding `x`, `edge_index`, `y`)
+    return bool(parts) and all(part.kind in ("tensor", "data", INSTANCE) for part in parts)
 
 
 # builtins that read an object without calling it: handed `self` or a module, they run no forward
