@@ -1438,7 +1438,10 @@ class Analyzer:
                 else None  # `torch.max(logits, 1)`
             if both is not None:
                 return both
-            if any(a.requires_grad for a in all_args):
+            if any(a.requires_grad for a in all_args) or not self.nograd and (
+                    qual.count(".") == 1 or qual in _DIFFERENTIABLE_LIST_FUNCTIONS) and any(_holds_leaves(a) for a in args):
+                # also `torch.cat([w1, w2])`, `parameters_to_vector(model.parameters())`: an op
+                # over parameters records a graph (not `clip_grad_norm_(model.parameters())`)
                 scalar = name in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
                 return self.produced(Value(GRAPH, scalar=scalar))
             # (under no-grad a torch op makes a tensor without graph, whatever its inputs are)
@@ -1960,6 +1963,18 @@ _CONTAINER_METHODS = frozenset({"pop", "popleft", "get", "__getitem__", "setdefa
 
 
 AUTOGRAD_FUNCTION_APPLY = "torch.autograd.Function.apply"
+# functions outside the top-level `torch.` namespace that combine the tensors of a list they
+# are handed into one differentiable tensor
+_DIFFERENTIABLE_LIST_FUNCTIONS = frozenset({"torch.nn.utils.parameters_to_vector",
+                                            "torch.nn.utils.convert_parameters.parameters_to_vector"})
+
+
+def _holds_leaves(value: Value) -> bool:
+    """A list or tuple of tensors that require grad (`model.parameters()`, `[w1, w2]`)."""
+    if value.kind != SEQUENCE:
+        return False
+    parts = value.items if value.items is not None else (value.elem,) if value.elem is not None else ()
+    return bool(parts) and any(part.kind in (LEAF, GRAPH) for part in parts)
 
 
 def _constant_call(expr: ast.AST) -> bool:
