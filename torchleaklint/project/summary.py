@@ -52,7 +52,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 20
+SUMMARY_VERSION = 21
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -69,7 +69,7 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
     elif kind in _NAMED_LOCAL and name and "." not in name:
         name = f"{module}.{name}"
     if name is None and value.items is None and value.elem is None and not value.scalar and not value.grad_off \
-            and value.fields is None and not value.frozen and not value.cut:
+            and value.fields is None and not value.frozen and not value.cut and not value.alts:
         return kind
     out: Dict[str, object] = {"k": kind}
     if name:
@@ -82,6 +82,8 @@ def encode(value: Optional[Value], module: str = "", depth: int = 0):
         out["z"] = 1  # a module whose parameters are all frozen (pytorch-fid's InceptionV3)
     if value.cut:
         out["x"] = 1  # a tensor cut from any graph (`.detach()`, computed under no-grad)
+    if value.alts:
+        out["a"] = [f"{module}.{n}" if "." not in n else n for n in value.alts]  # one of these classes
     if depth < 3:
         if value.items is not None:
             out["i"] = [encode(item, module, depth + 1) for item in value.items]
@@ -104,7 +106,7 @@ def decode(data) -> Value:
                  items=tuple(decode(i) for i in items) if items is not None else None,
                  elem=decode(elem) if elem is not None else None,
                  scalar=bool(data.get("s")), grad_off=bool(data.get("g")), frozen=bool(data.get("z")),
-                 cut=bool(data.get("x")),
+                 cut=bool(data.get("x")), alts=tuple(data["a"]) if data.get("a") else None,
                  fields=tuple((key, decode(item)) for key, item in fields) if fields is not None else None)
 
 
@@ -587,14 +589,26 @@ def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
         return [f"{module}.{info.name}.{func.attr}"] if info is not None else []
     if view is None:
         return []
+    if callee is not None and callee.alts:
+        # an object of one of several classes called (`abstractor(tokens)`): each one's `__call__`
+        found = [_other_module_target(view, Value(callee.kind, name=n), module) for n in callee.alts]
+        return list(dict.fromkeys(t for t in found if t))
     if callee is not None and callee.kind not in (UNKNOWN, NONE):
         target = _other_module_target(view, callee, module)
         return [target] if target else []
     if isinstance(func, ast.Attribute):
         # `logger.log(name, loss)` on an instance of another module's class: that class's
-        # method (found along its bases), so its parameters see what this call hands them
-        target = _other_module_method(view, flow.values.get(func.value), func.attr, module)
-        return [target] if target else []
+        # method (found along its bases), so its parameters see what this call hands them;
+        # of each class, for an object of one of several (`A2CSeparate() if flag else A2CShared()`)
+        receiver = flow.values.get(func.value)
+        receivers = [Value(receiver.kind, name=n) for n in receiver.alts] if receiver is not None and receiver.alts \
+            else [receiver]
+        targets = []
+        for one in receivers:
+            target = _other_module_method(view, one, func.attr, module)
+            if target and target not in targets:
+                targets.append(target)
+        return targets
     if not isinstance(func, ast.Name):
         return []
     # a local bound on several paths to different objects: each binding the read can see
@@ -633,7 +647,7 @@ def _other_module_method(view, receiver, method: str, module: str) -> Optional[s
     `receiver` is an instance of, or None."""
     from torchleaklint.project.modules import module_name
 
-    if receiver is None or receiver.kind != INSTANCE:
+    if receiver is None or receiver.kind not in (INSTANCE, MODULE):
         return None
     name = receiver.name
     if not name or name.startswith(module + ".") or not view.is_first_party(name):
@@ -643,6 +657,8 @@ def _other_module_method(view, receiver, method: str, module: str) -> Optional[s
 
 
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:
+    from torchleaklint.semantic.model import bound_on_an_object
+
     site = {
         "t": target, "l": call.lineno, "c": call.col_offset, "self": self_call,
         "a": [encode(flow.values.get(a), module) for a in call.args if not isinstance(a, ast.Starred)],
@@ -656,6 +672,7 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         "ex": model.in_except_handler(call),
         "bp": model.result_back_propagated(call),  # the caller back-propagates the result
         "rt": model.result_returned(call),  # or hands it to its own caller
+        "ob": bound_on_an_object(model, call),  # or keeps it on an object (`self.out = f(x)`)
         "fw": model.in_module_forward(call),  # made by a module's forward: part of it
         "ps": _in_per_step_function(model, call),  # made once per step by the caller's own step
     }

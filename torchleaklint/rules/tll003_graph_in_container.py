@@ -129,8 +129,11 @@ class GraphInContainer(Rule):
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which runs once per step"
         if _a_list(model, values[0]):
+            # a list extended with (or a tuple or dict of) tensors: their detached copies
+            advice = f"`[t.{_method(model, values)}() for t in {shown}]`" if _extends(node) else \
+                f"`.{_method(model, values)}()` copies of the tensors in `{shown}`"
             return (f"`{name}` keeps the items of `{shown}`, each carrying an autograd graph, {where}; "
-                    f"{kept.clause()}. Store `[t.{_method(model, values)}() for t in {shown}]`")
+                    f"{kept.clause()}. Store {advice}")
         return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
                 f"Store `{with_method(values[0], _method(model, values))}`")
 
@@ -313,6 +316,10 @@ def _list_filled_here(model, value) -> bool:
     definitions = model.reaching(model.unit_of(value)).definitions(value)
     return bool(definitions) and all(fresh_or_filled(model.statement_of(d)) for d in definitions) and \
         any(isinstance(model.statement_of(d), ast.Assign) for d in definitions)
+
+
+def _extends(node) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "extend"
 
 
 def _a_list(model, value) -> bool:

@@ -144,7 +144,7 @@ class Analyzer:
                 own = values.get(name, UNKNOWN_V)
                 if own is DECLARED_NUMBERS:
                     continue  # a container the signature declares as numbers: callers' guesses do not override it
-                if own.kind == MODULE and not own.name and value.kind == MODULE and (value.name or value.frozen):
+                if own.kind == MODULE and not own.name and value.kind == MODULE and (value.name or value.alts or value.frozen):
                     values[name] = value  # duck-typed a module here; the callers say which class (or
                     # that every module they hand is frozen)
                 elif value.carries_graph or own.kind == UNKNOWN:
@@ -956,6 +956,18 @@ class Analyzer:
         if receiver is not None:
             self._track_growth(e, receiver, args, kwargs)
         self._track_loss_inputs(e, callee, args)
+        if receiver is not None and receiver.alts:
+            # `agent.update(...)` of an agent of one of several classes: what any of them gives
+            out = None
+            for name in receiver.alts:
+                one = Value(receiver.kind, name=name)
+                out = join(out, self.call(e, self._attribute_callee(func, one), one, args, kwargs))
+            return out
+        if receiver is None and callee.alts:
+            out = None
+            for name in callee.alts:
+                out = join(out, self.call(e, Value(callee.kind, name=name), None, args, kwargs))
+            return out
         return self.call(e, callee, receiver, args, kwargs)
 
     def _module_output(self, e, callee: Value, args, kwargs, all_args) -> Value:

@@ -1219,8 +1219,11 @@ class SemanticModel:
         if not answer and depth < 3:
             for call in self._calls_within(owner, skip_loops=True):
                 target = self._resolve_call_cheap(call)
-                if target is not None and target is not owner and self.runs_training_step(target, depth + 1) \
-                        and not self._steps_in_own_loop(target):
+                # an object of one of several classes (`Shared() if shared else Separate()`):
+                # a step when every class's method runs one
+                targets = [target] if target is not None else self._instance_call_targets(call)
+                if targets and all(t is not owner and self.runs_training_step(t, depth + 1)
+                                   and not self._steps_in_own_loop(t) for t in targets):
                     answer = True
                     break
                 if target is not None and is_stub(target) and self._override_steps(target, depth):
@@ -1278,7 +1281,18 @@ class SemanticModel:
         """A call of a function (or a method of a class) of another module of the project
         whose summary says it runs one training step per call (`train_step(model, batch, opt)`,
         `finish_episode(policy, optimizer)`)."""
-        return bool((self._project_function_entry(call) or {}).get("step"))
+        if (self._project_function_entry(call) or {}).get("step"):
+            return True
+        # `agent.update(batch)` of an agent of one of several classes of another module: any
+        # of their methods that runs a step
+        receiver = self.value(call.func.value) if isinstance(call.func, ast.Attribute) else None
+        if self.project is None or receiver is None or not receiver.alts:
+            return False
+        for name in receiver.alts:
+            found = self.project.method_of(name, call.func.attr) if "." in name else None
+            if found is not None and found[0] == "function" and isinstance(found[1], dict) and found[1].get("step"):
+                return True
+        return False
 
     def _project_function_entry(self, call: ast.Call) -> Optional[dict]:
         """The summary entry of the function (or method) of another module of the project
@@ -1375,6 +1389,10 @@ class SemanticModel:
         the flags its forwards with autograd on need), or of a class of another module of the
         project (from its summary). None when it is not in view: a third-party `inference()`
         or `generate()` may turn autograd off itself."""
+        if not receiver.name and receiver.alts:
+            # one of several classes: a forward when any of them runs one, unknown when one is not in view
+            answers = [self.method_runs_forward(Value(receiver.kind, name=name), attr, call) for name in receiver.alts]
+            return True if any(answers) else None if None in answers else False
         if not receiver.name:
             if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
                 return None  # every module has it: the one class of this file defining it says nothing
@@ -3235,9 +3253,11 @@ class SemanticModel:
         from torchleaklint.semantic.probes import probes_the_module
 
         sites = self.call_sites(func)
-        if not sites or depth > 2 or self.external_sites(func) or self.handed_out(func) or \
-                self.calls_by_method_name(func)[0]:
+        external = self.external_sites(func)
+        if not (sites or external) or depth > 2 or self.handed_out(func) or self.calls_by_method_name(func)[0]:
             return False
+        if any(site.get("bp") or site.get("rt") or site.get("ob", True) for site in external):
+            return False  # a caller in another module back-propagates it, hands it on or keeps it
         if all(probes_the_module(self, site, self.unit_of(site)) for site in sites):
             return False  # only a smoke test of the file's own network (`y = net(torch.randn(1, 3,
             # 32, 32)); print(y.shape)`): the real callers import it, out of view
@@ -3696,6 +3716,10 @@ def _is_range_like(expr: ast.AST, model: SemanticModel) -> bool:
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("enumerate", "zip"):
         return all(_is_range_like(a, model) for a in expr.args)
     return isinstance(expr, (ast.List, ast.Tuple, ast.Constant))
+
+
+def bound_on_an_object(model, call) -> bool:
+    return _bound_on_an_object(model, call)
 
 
 def _bound_on_an_object(model, call) -> bool:

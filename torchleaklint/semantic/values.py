@@ -46,6 +46,9 @@ class Value:
     # TENSOR proven graph-free by a cut (`.detach()`, computed with autograd off), not merely
     # a tensor the analysis saw no graph flow into (one filled in place may hold a graph)
     cut: bool = False
+    # MODULE or INSTANCE that is one of several classes (`A2CSeparate() if flag else A2CShared()`):
+    # their names, each a class whose methods the value's calls may run (`name` is then None)
+    alts: Optional[Tuple[str, ...]] = None
 
     def field(self, key: str) -> Optional["Value"]:
         """The value stored under a constant key, when the dict's entries are known."""
@@ -104,6 +107,17 @@ def _joined_fields(a, b) -> Tuple[Tuple[str, "Value"], ...]:
     return tuple(fields + [(key, value) for key, value in b if key not in mine])
 
 
+def _alternatives(a: Value, b: Value) -> Optional[Tuple[str, ...]]:
+    """The classes of either of two objects, when each is of known class(es)."""
+    names = []
+    for value in (a, b):
+        known = value.alts or ((value.name,) if value.name else None)
+        if not known:
+            return None
+        names.extend(n for n in known if n not in names)
+    return tuple(sorted(names)) if len(names) > 1 else None
+
+
 def with_field(container: Value, key: Optional[str], value: Value) -> Optional[Tuple[Tuple[str, Value], ...]]:
     """A dict's entries after `d[key] = value`: the entry replaced or added for a constant
     key; unknown (None) for any other key, whose store may overwrite any entry."""
@@ -134,9 +148,15 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         return a if a.carries_graph else b
     if a.kind == b.kind and a.kind in TENSORISH:
         return Value(a.kind, cut=a.cut and b.cut)
-    if a.kind == b.kind == MODULE:
-        # one of them has parameters; of two different (or unnamed) classes, still a module
-        return Value(MODULE, name=a.name if a.name == b.name else None)
+    if a.kind == b.kind and a.kind in (MODULE, INSTANCE):
+        # one of them has parameters; of two different (or unnamed) classes, still a module,
+        # one of those classes when both are known
+        if a.name == b.name and a.name:
+            return Value(a.kind, name=a.name)
+        alts = _alternatives(a, b)
+        if a.kind == INSTANCE and alts is None:
+            return UNKNOWN_V  # objects of unknown or unnamed classes: nothing known of either
+        return Value(a.kind, alts=alts)
     if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
         # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
         return Value(a.kind, name=a.name if a.name == b.name else None)
