@@ -82,6 +82,7 @@ class Project:
         _index_overrides(index, self.summaries, children)
         _index_named_calls(index, self.summaries)
         _index_backpropagated_attributes(index, self.summaries)
+        _index_differentiating_forwards(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
@@ -193,6 +194,17 @@ def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) ->
     `~fst` -> those that other modules store on its objects (`rnn.hidden = ...`)."""
     _index_attributes_used_elsewhere(index, summaries, "bwa", "~bwa")
     _index_attributes_used_elsewhere(index, summaries, "fattrs", "~fst")
+
+
+def _index_differentiating_forwards(index: dict, summaries: Dict[str, dict]) -> None:
+    """`~gfw` -> the module classes of the project whose `forward` computes gradients on
+    purpose (`torch.autograd.grad(sdf, x, create_graph=True)` for a surface's normals), for
+    every module: a model of a class chosen at run time may be one of them."""
+    found = [f"{path}:{cls}" for path, summary in summaries.items()
+             for cls, entry in (summary.get("classes") or {}).items() if entry.get("gfw")]
+    if found:
+        for path in summaries:
+            index.setdefault(path, {})["~gfw"] = [{"path": "", "l": 0, "c": 0, "classes": sorted(found)}]
 
 
 def _index_attributes_used_elsewhere(index: dict, summaries: Dict[str, dict], field: str, key: str) -> None:

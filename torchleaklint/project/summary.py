@@ -52,7 +52,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 21
+SUMMARY_VERSION = 22
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -498,6 +498,12 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
                     attrs[node.attr] = encode(value, module)
     out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
            "methods": sorted(info.methods), "attrs": attrs}
+    forward = info.methods.get("forward")
+    if kind == "module" and forward is not None:
+        from torchleaklint.semantic.evaluation import computes_gradients
+
+        if computes_gradients(model, forward):
+            out["gfw"] = True  # its forward differentiates on purpose (also in a partial summary)
     if kind == "module" and not partial:
         from torchleaklint.semantic.dataflow import construction_freeze, holds_no_parameters
 

@@ -372,6 +372,10 @@ class ProjectView:
         script)?"""
         return any(attr in site.get("attrs", ()) for site in self._sites_under("~fst"))
 
+    def differentiating_forwards(self) -> bool:
+        """Does some module class of the project compute gradients in its `forward`?"""
+        return bool(self._sites_under("~gfw"))
+
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the
         method name `method` on receivers of unknown class."""

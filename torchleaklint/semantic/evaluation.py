@@ -126,6 +126,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         # `F.mse_loss(target, critic_value).backward()`: training code in eval mode
     if _callee_computes_gradients(model, call):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
+    if _model_of_a_class_chosen_at_run_time(model, call):
+        return True  # `utils.get_class(conf.model_class)(conf)` in a project whose surface model's
+        # forward differentiates the SDF for its normals: no_grad may break whichever class runs
     if _unknown_wrapper_handed_a_module(model, call):
         return True  # `method(model=model, support=s, query=q)`: a few-shot method that may
         # fine-tune the model it is handed at test time; what its forward does is not in view
@@ -846,6 +849,47 @@ def _unknown_wrapper_handed_a_module(model, call) -> bool:
     return any(not isinstance(arg, ast.Starred) and model.value(arg).kind == MODULE for arg in handed)
 
 
+def _model_of_a_class_chosen_at_run_time(model, call) -> bool:
+    """Is `call` a module of a class not in view, in a project some of whose module classes
+    compute gradients in their `forward`? Which class runs is decided at run time (a class
+    looked up by a configured name), so whether `no_grad` would break it cannot be decided."""
+    callee = model.value(call.func)
+    if callee.kind != MODULE or callee.name or callee.alts or not _built_from_a_looked_up_class(model, call.func):
+        return False
+    if any(computes_gradients(model, model.method(cls, "forward"))
+           for cls, info in model.classes.items() if model.is_module_class(info) and model.method(cls, "forward")):
+        return True
+    return model.project is not None and model.project.differentiating_forwards()
+
+
+def _built_from_a_looked_up_class(model, func: ast.AST) -> bool:
+    """Is every binding of the called name (or `self` attribute) an object of a class looked
+    up at run time: `get_class(conf.model_class)(conf=c)`, `MODELS[name](cfg)`, possibly wrapped
+    in `DistributedDataParallel(...)`?"""
+    if isinstance(func, ast.Name):
+        unit = model.unit_of(func)
+        bindings = [model.parent(d) for d in model.reaching(unit).definitions(func)] if unit is not None else []
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        info = model.enclosing_class_info(func)
+        bindings = [node for method in (info.methods.values() if info is not None else ())
+                    for node in ast.walk(method) if isinstance(node, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
+                        and t.attr == func.attr for t in node.targets)]
+    else:
+        return False
+    if not bindings or not all(isinstance(b, ast.Assign) for b in bindings):
+        return False
+
+    def unwrapped(value):
+        while isinstance(value, ast.Call) and (model.qualname(value.func) or "").endswith("DataParallel") and value.args:
+            value = value.args[0]  # `DistributedDataParallel(model, ...)`
+        return value
+
+    made = [unwrapped(b.value) for b in bindings]
+    made = [v for v in made if dotted(v) != dotted(func)]  # `self.model = DDP(self.model)`: the same object
+    return bool(made) and all(isinstance(v, ast.Call) and isinstance(v.func, (ast.Call, ast.Subscript)) for v in made)
+
+
 def _abstract_forward(model, class_name: str) -> bool:
     """Is the class's `forward` a stub (`raise NotImplementedError`), so that what runs is a
     subclass's (an annotation `method: FSmethod` naming the base of a registry)?"""
@@ -869,8 +913,11 @@ def _computes_gradients(model, func, depth: int) -> bool:
     for node in ast.walk(func):
         if isinstance(node, ast.Call):
             target = model.resolve_call(node)
-            if isinstance(target, FUNCTION_TYPES) and target is not func and target.name != "__init__" \
-                    and _computes_gradients(model, target, depth + 1):
+            # a submodule of one of two classes (`self.implicit_network = Grid(...) if grid else
+            # Plain(...)`): either may be the one that differentiates
+            targets = [target] if target is not None else model.may_call_targets(node)
+            if any(isinstance(t, FUNCTION_TYPES) and t is not func and t.name != "__init__"
+                   and _computes_gradients(model, t, depth + 1) for t in targets):
                 return True
             if target is None and model.project is not None and _other_module_callee_differentiates(model, node):
                 return True

@@ -804,6 +804,10 @@ class SemanticModel:
                 return self.method(cls, func.attr)
         return None
 
+    def may_call_targets(self, call: ast.Call) -> List[ast.AST]:
+        """The functions a call may run when its receiver is one of several classes' objects."""
+        return self._instance_call_targets(call)
+
     def _instance_call_targets(self, call: ast.Call) -> List[ast.AST]:
         """Calling a name bound to instances of several classes of the module
         (`abstractor = Abstractor(p)` on one branch, `BeamAbstractor(p)` on another): the call
