@@ -425,6 +425,22 @@ class Analyzer:
     def stmt_For(self, s) -> None:
         iterable = self.expr(s.iter)
         self.loop(s, lambda: self.bind(s.target, element_of(iterable), s))
+        self._note_frozen_by_loop(s)
+
+    def _note_frozen_by_loop(self, s) -> None:
+        """`for p in clip.parameters(): p.requires_grad = False`: from here on `clip` (and
+        what is taken from it: `clip.transformer`) records a graph only from its input."""
+        if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Attribute)
+                and s.iter.func.attr == "parameters" and not s.iter.args):
+            return
+        key = dotted(s.iter.func.value)
+        if key is None or key == "self":
+            return
+        flag = _freezing_flag(s, owner=key)
+        if isinstance(flag, ast.Constant) and flag.value is False:
+            current = self.env.get(key, UNKNOWN_V)
+            if current.kind in (MODULE, UNKNOWN, INSTANCE):
+                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
 
     stmt_AsyncFor = stmt_For
 
@@ -719,7 +735,8 @@ class Analyzer:
                 return self.summary(method, e, [], {}, has_self=True)  # `net.loss`: what the getter returns
             if method is not None:
                 return Value(FUNCTION, name=f"{owner.name}.{e.attr}")
-            return self.m_attribute(owner.name, e.attr)
+            part = self.m_attribute(owner.name, e.attr)
+            return _part_of_frozen(part) if owner.frozen else part
         if owner.kind in TENSORISH or owner.carries_graph:
             if torch_api.is_nondiff_attribute(e.attr):
                 return SCALAR_V if e.attr in ("shape", "ndim", "dtype", "device", "requires_grad", "is_leaf") else TENSOR_V
@@ -1989,6 +2006,16 @@ def _holds_leaves(value: Value) -> bool:
     return bool(parts) and any(part.kind in (LEAF, GRAPH) for part in parts)
 
 
+def _part_of_frozen(part: Value) -> Value:
+    """An attribute of a frozen module: a submodule as frozen, a parameter as a tensor that
+    records nothing."""
+    if part.kind == MODULE:
+        return replace(part, frozen=True)
+    if part.kind == LEAF:
+        return TENSOR_V
+    return part
+
+
 def _constant_call(expr: ast.AST) -> bool:
     """`nn.Linear(8, 8)`, `nn.CrossEntropyLoss()`: a call of a dotted name on literal arguments."""
     return isinstance(expr, ast.Call) and dotted(expr.func) is not None and all(
@@ -2543,10 +2570,13 @@ def _fills_with_modules(model, info, attr: str) -> bool:
 
 
 def _attributes_used_as_objects(info) -> Set[str]:
-    """`self.x` attributes the class calls, iterates, indexes or reads attributes of: what
-    a submodule (or a container of them) would be used as."""
+    """`self.x` attributes the class calls, iterates, indexes or reads attributes of outside
+    its init-like methods: what a submodule (or a container of them) would be used as when the
+    module runs (`self.cfg.text_encoder` read while building it is configuration)."""
     out: Set[str] = set()
-    for method in info.methods.values():
+    for name, method in info.methods.items():
+        if name in INIT_METHODS:
+            continue
         for node in ast.walk(method):
             holder = None
             if isinstance(node, ast.Call):
