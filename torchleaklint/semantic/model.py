@@ -3125,11 +3125,13 @@ class SemanticModel:
         `float(x)`), an identity test (`x is None`) or a comparison (`x > 0`): no graph flows on
         from here."""
         parent = self.parents.get(expr)
-        # climb through method chains that keep the graph: `x.norm().cpu().item()`
-        while isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
+        # climb through method chains that keep the graph: `x.norm().cpu().item()`, and
+        # through indexing: `model(x)[:, 0].detach()`
+        while isinstance(parent, ast.Subscript) and parent.value is expr or \
+                isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
                 and parent.attr != "data" and isinstance(self.parents.get(parent), ast.Call) \
                 and self.parents[parent].func is parent:
-            expr = self.parents[parent]
+            expr = parent if isinstance(parent, ast.Subscript) else self.parents[parent]
             parent = self.parents.get(expr)
         if isinstance(parent, ast.Attribute) and (parent.attr in torch_api.GRAPH_KILLER_METHODS
                                                    or parent.attr == "data"):
