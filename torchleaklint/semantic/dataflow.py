@@ -1006,6 +1006,9 @@ class Analyzer:
             # a module class of another module: its forward's summary says what it returns
             # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
             forward = self.m.project.method_of(callee.name, "forward")
+            if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("nograd"):
+                # a forward decorated `@torch.no_grad()` in its module: it records no graph
+                return _made_without_grad(_strip_graph(self.project_call(forward, args, kwargs)))
             if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                 output = self.project_call(forward, args, kwargs)
                 if output.kind in _NEVER_A_GRAPH and output.kind != UNKNOWN or output.cut:

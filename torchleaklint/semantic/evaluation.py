@@ -85,6 +85,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True
     if model.value(call).kind == "tensor":
         return True  # proven graph-free: a parameterless module of this file on inputs without grad
+    callee = model.value(call.func)
+    if callee.kind == MODULE and callee.name and model.method_runs_forward(callee, "forward", call) is False:
+        return True  # its class's forward runs under `@torch.no_grad()` (here or in its module)
     if _asserted_to_call_without_grad(model, call, unit):
         return True  # `assert isinstance(predictor, OCRPredictor)`, whose forward is under inference_mode
     if model.holds_no_parameters(call.func) or isinstance(call.func, ast.Attribute) and \
