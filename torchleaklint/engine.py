@@ -139,9 +139,11 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
         rules = [rule for rule in rules if rule.code.startswith("TLL9")]  # PaddlePaddle, TensorFlow...
     out: List[Diagnostic] = []
     raw: List[Diagnostic] = []  # before `# noqa`
+    dead = model.unreachable_lines()  # code after a `return` or an `assert False` never runs
     for rule in rules:
         try:
-            diagnostics = [to_diagnostic(finding, path, lines) for finding in rule.check(model)]
+            diagnostics = [to_diagnostic(finding, path, lines) for finding in rule.check(model)
+                           if getattr(finding.node, "lineno", None) not in dead]
         except RecursionError:  # the model's memo may be half-built: stop analyzing this file
             return _too_deep(path, settings)
         except Exception as exc:  # a bug in a rule must not take the run down

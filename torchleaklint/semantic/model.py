@@ -16,7 +16,7 @@ from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
-    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, every_parameter,
+    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
     default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
 
 
@@ -803,6 +803,10 @@ class SemanticModel:
             if cls is not None:
                 return self.method(cls, func.attr)
         return None
+
+    def unreachable_lines(self) -> set:
+        """Lines of statements that never run (after a `return` or an `assert False`)."""
+        return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree))
 
     def may_call_targets(self, call: ast.Call) -> List[ast.AST]:
         """The functions a call may run when its receiver is one of several classes' objects."""

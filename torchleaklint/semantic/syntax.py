@@ -210,3 +210,42 @@ def _untouched(func: ast.AST, name: str) -> bool:
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
     return True
+
+
+def unreachable_lines(tree: ast.AST) -> set:
+    """The lines of statements that can never run: those after a `return`, `raise`,
+    `continue`, `break` or an assertion that always fails (`assert False`, `assert 1 == 2`) in
+    the same block."""
+    out = set()
+    for node in ast.walk(tree):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for index, stmt in enumerate(block):
+                if _ends_the_block(stmt):
+                    for dead in block[index + 1:]:
+                        out.update(range(dead.lineno, (dead.end_lineno or dead.lineno) + 1))
+                    break
+    return out
+
+
+def _ends_the_block(stmt: ast.AST) -> bool:
+    if isinstance(stmt, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    return isinstance(stmt, ast.Assert) and _always_false(stmt.test)
+
+
+def _always_false(test: ast.AST) -> bool:
+    """`False`, `0`, `None`, or a comparison of two literals that does not hold (`1 == 2`)."""
+    if isinstance(test, ast.Constant):
+        return not test.value and not isinstance(test.value, str) or test.value == ""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Constant) \
+            and isinstance(test.comparators[0], ast.Constant):
+        left, right = test.left.value, test.comparators[0].value
+        if type(left) is not type(right) or not isinstance(left, (int, float, str)):
+            return False
+        checks = {ast.Eq: left == right, ast.NotEq: left != right}
+        op = type(test.ops[0])
+        return op in checks and not checks[op]
+    return False
