@@ -9,6 +9,7 @@ from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import kept_graph
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.object_state import registered_by_a_base
 from torchleaklint.semantic.values import SEQUENCE
 from torchleaklint.semantic.syntax import short_source as _short, with_method
 
@@ -90,6 +91,8 @@ class LossAccumulation(Rule):
                 # state it goes into, by another method): deliberate
             if model.grad_disabled_at(stmt) or model.runs_only_without_grad(stmt):
                 continue
+            if _managed_by_a_base(model, stmt, key):
+                continue  # `self.out_i` registered with a spiking framework's `register_memory`
             if any(model.inner_update_of(operand, key) for operand in operands):
                 continue  # `params = params - lr * grad` of a create_graph=True gradient: meta-learning
             stored = model.flow(model.unit_of(stmt))
@@ -332,3 +335,11 @@ def _started_as_a_list(model, stmt, key: str) -> bool:
                                                       and value.func.id == "list"):
                     return True
     return False
+
+
+def _managed_by_a_base(model, stmt, key: str) -> bool:
+    """Is the total `self.<attr>` state that a base class registers by name and manages?"""
+    if not key.startswith("self.") or key.count(".") != 1:
+        return False
+    info = model.class_of(model.unit_of(stmt))
+    return info is not None and registered_by_a_base(model, info, key.split(".", 1)[1].split("[")[0])

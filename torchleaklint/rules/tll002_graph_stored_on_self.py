@@ -9,7 +9,7 @@ from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
-    registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
+    registered_by_a_base, registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
                                           with_method)
 
@@ -112,8 +112,10 @@ class GraphStoredOnSelf(Rule):
             return None
         attr = target.attr
         methods = class_methods(model, info)
-        if model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr):
+        if model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr) \
+                or registered_by_a_base(model, info, attr):
             return None  # cut between steps, or a Parameter's name: nothing else can be stored there
+            # (or state a base class registers by name and manages)
         if every_instance_steps_once(model, info):
             return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)

@@ -767,6 +767,31 @@ def stores_attribute(model, info, attr: str) -> bool:
     return attr in _attribute_stores(model, info)
 
 
+# nn.Module's own registries: what they hold is known (a parameter, a buffer, a child module)
+_TORCH_REGISTRIES = frozenset({"register_parameter", "register_buffer", "add_module", "register_module"})
+
+
+def registered_by_a_base(model, info, attr: str) -> bool:
+    """Is `self.<attr>` state the class registers by name with a method of a base class that
+    is not torch's (`self.register_memory('out_i', 0.)` of a spiking framework's memory module,
+    which keeps it in a dict of its own and resets it between samples)? The base manages its
+    lifecycle in code the analysis does not follow: whether it is carried from one step to the
+    next cannot be decided."""
+    def compute() -> bool:
+        for method in class_methods(model, info):
+            receiver = self_name(method)
+            if receiver is None or method.name not in INIT_METHODS:
+                continue
+            for node in ast.walk(method):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                        and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver \
+                        and node.func.attr.startswith("register") and node.func.attr not in _TORCH_REGISTRIES \
+                        and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr:
+                    return True
+        return False
+    return model.cached(("registered_by_a_base", info.name, attr), compute)
+
+
 def registered_parameter(model, info, attr: str) -> bool:
     """Is `self.<attr>` an `nn.Parameter` or a child module of this module class (`self.w =
     nn.Parameter(...)`, `self.register_parameter("w", ...)`, `self.downsample =
