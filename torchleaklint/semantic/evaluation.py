@@ -85,8 +85,7 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True
     if model.value(call).kind == "tensor":
         return True  # proven graph-free: a parameterless module of this file on inputs without grad
-    callee = model.value(call.func)
-    if callee.kind == MODULE and callee.name and model.method_runs_forward(callee, "forward", call) is False:
+    if _forward_decorated_no_grad(model, model.value(call.func)):
         return True  # its class's forward runs under `@torch.no_grad()` (here or in its module)
     if _asserted_to_call_without_grad(model, call, unit):
         return True  # `assert isinstance(predictor, OCRPredictor)`, whose forward is under inference_mode
@@ -850,6 +849,20 @@ def _unknown_wrapper_handed_a_module(model, call) -> bool:
         return False
     handed = list(call.args) + [kw.value for kw in call.keywords]
     return any(not isinstance(arg, ast.Starred) and model.value(arg).kind == MODULE for arg in handed)
+
+
+def _forward_decorated_no_grad(model, callee) -> bool:
+    """Is `callee` a module whose class's `forward` is decorated `@torch.no_grad()` (or run
+    without grad by its framework), in this file or in its own module?"""
+    if callee.kind != MODULE or not callee.name:
+        return False
+    if callee.name in model.classes:
+        forward = model.method(callee.name, "forward")
+        return forward is not None and model.grad_off_decorated(forward)
+    if "." in callee.name and model.project is not None:
+        found = model.project.method_of(callee.name, "forward")
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("nograd"))
+    return False
 
 
 def _model_of_a_class_chosen_at_run_time(model, call) -> bool:
