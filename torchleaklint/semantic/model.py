@@ -3272,7 +3272,7 @@ class SemanticModel:
             return False  # only a smoke test of the file's own network (`y = net(torch.randn(1, 3,
             # 32, 32)); print(y.shape)`): the real callers import it, out of view
         for site in sites:
-            if self._result_graph_differentiated(site) or _bound_on_an_object(self, site):
+            if self._result_graph_differentiated(site) or bound_on_an_object(self, site):
                 return False
             if self.result_returned(site):
                 caller = self.unit_of(site)
@@ -3729,10 +3729,6 @@ def _is_range_like(expr: ast.AST, model: SemanticModel) -> bool:
 
 
 def bound_on_an_object(model, call) -> bool:
-    return _bound_on_an_object(model, call)
-
-
-def _bound_on_an_object(model, call) -> bool:
     """`self.losses = self.train_step(x)`: the result outlives the caller's frame."""
     stmt = model.statement_of(call)
     targets = getattr(stmt, "targets", [getattr(stmt, "target", None)])
