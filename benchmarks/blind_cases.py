@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -62,12 +63,19 @@ def _score(files, findings_of) -> dict:
 # round 3 (a third writer; written as s*/p* and renamed on import): single/r*.py, projects/q*;
 # round 4 (two more writers, the same way): single/v*.py, projects/w*; round 5: single/x*.py, projects/y*;
 # round 6: single/m*.py, projects/n*; round 7: single/g*.py, projects/h*; round 8: single/k*.py, projects/j*; round 9: single/e*.py, projects/f*; round 10: single/d*.py, projects/c*; round 11: single/b*.py, projects/a*.
-ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q"), "4": ("v", "w"), "5": ("x", "y"), "6": ("m", "n"), "7": ("g", "h"), "8": ("k", "j"), "9": ("e", "f"), "10": ("d", "c"), "11": ("b", "a"), "12": ("z", "i"), "13": ("o", "l"), "14": ("y", "g"), "15": ("a", "b"), "16": ("c", "d"), "17": ("f", "e"), "18": ("h", "k"), "19": ("i", "m"), "20": ("j", "o"), "21": ("l", "r"), "22": ("n", "s"), "23": ("p", "t"), "24": ("q", "v"), "25": ("u", "x"), "26": ("w", "z")}
+ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q"), "4": ("v", "w"), "5": ("x", "y"), "6": ("m", "n"), "7": ("g", "h"), "8": ("k", "j"), "9": ("e", "f"), "10": ("d", "c"), "11": ("b", "a"), "12": ("z", "i"), "13": ("o", "l"), "14": ("y", "g"), "15": ("a", "b"), "16": ("c", "d"), "17": ("f", "e"), "18": ("h", "k"), "19": ("i", "m"), "20": ("j", "o"), "21": ("l", "r"), "22": ("n", "s"), "23": ("p", "t"), "24": ("q", "v"), "25": ("u", "x"), "26": ("w", "z"),
+          # every letter is taken from round 27 on: two-letter prefixes, matched only when a digit follows
+          "27": ("aa", "aa")}
+
+
+def in_round(name: str, prefix: str) -> bool:
+    """`name` belongs to the round whose prefix is `prefix` (`a001_x` is round 15's, `aa001_x` round 27's)."""
+    return not prefix or re.match(re.escape(prefix) + r"\d", name) is not None
 
 
 def measure_single(round_: str = "") -> dict:
     prefix = ROUNDS[round_][0] if round_ else ""
-    files = sorted(p for p in (CASES / "single").glob("*.py") if p.name.startswith(prefix))
+    files = sorted(p for p in (CASES / "single").glob("*.py") if in_round(p.name, prefix))
     return _score(files, lambda path: lint_file(str(path), Settings(select=MEASURED)))
 
 
@@ -76,7 +84,7 @@ def measure_projects(round_: str = "") -> dict:
 
     prefix = ROUNDS[round_][1] if round_ else ""
     files, findings = [], {}
-    for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir() and p.name.startswith(prefix)):
+    for project in sorted(p for p in (CASES / "projects").iterdir() if p.is_dir() and in_round(p.name, prefix)):
         settings = Settings(project_root=str(project), respect_gitignore=False, select=MEASURED)
         paths = discover([str(project)], settings)
         # the whole project at once, as the command line lints it (imports followed across modules)

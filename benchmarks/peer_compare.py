@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -55,13 +56,13 @@ def family_of(code: str, ours: bool):
     return None
 
 
-PREFIXES: tuple = ()  # --prefix: only the entries whose names start so (one round of blind cases)
+PREFIXES: tuple = ()  # --prefix: only the entries named prefix + digit (one round of blind cases)
 
 
 def units(directory: Path):
     """(root to lint, files it holds): a project directory is one unit, a loose file another."""
     for entry in sorted(directory.iterdir()):
-        if PREFIXES and not entry.name.startswith(PREFIXES):
+        if PREFIXES and not any(re.match(re.escape(prefix) + r"\d", entry.name) for prefix in PREFIXES):
             continue
         if entry.is_dir() and not entry.name.startswith((".", "_")):
             yield entry, sorted(entry.rglob("*.py"))
