@@ -3233,10 +3233,12 @@ class SemanticModel:
         stmt = self.statement_of(call)
         caller = self.unit_of(call)
         if isinstance(caller, FUNCTION_TYPES) and self.result_returned(call) and (
-                self._framework_back_propagates(caller) or depth < 2 and any(
-                    self._graph_result_back_propagated(site, depth + 1) for site in self.call_sites(caller))):
+                self._framework_back_propagates(caller) or depth < 2 and (any(
+                    self._graph_result_back_propagated(site, depth + 1) for site in self.call_sites(caller))
+                    or any(site.get("bp") and not site["ng"] for site in self.external_sites(caller)))):
             return True  # `compute_loss` returns the loss built from it to the Trainer, which back-propagates
-            # it (also through a helper: `compute_loss` returning `self._compute_loss(...)`)
+            # it (also through a helper: `compute_loss` returning `self._compute_loss(...)`, or to
+            # another module's training loop: a NeRF's chunked render returned to `train.py`)
         if not isinstance(stmt, ast.Assign):
             return self.result_back_propagated(call)  # not bound by a plain assignment: data dependence
         targets = {leaf for t in getattr(stmt, "targets", []) for leaf in ast.walk(t)
