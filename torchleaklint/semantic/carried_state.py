@@ -10,7 +10,7 @@ import ast
 from typing import Iterator, List, Optional
 
 from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
-from torchleaklint.semantic.values import UNKNOWN
+from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -65,9 +65,27 @@ def _one_per_cycle(model, candidates):
 
     marked = [(stmt, loop, names, survives(stmt, loop, names)) for stmt, loop, names in candidates]
     surviving = {(loop, name) for _, loop, names, kept in marked if kept for name in names}
+    # `logit, hidden = model(inp, hidden)` then `hidden = reset_hidden(hidden, finished)`: the
+    # recurrent step is the forward (the last one of the cycle), not a helper that masks or
+    # moves the state after it
+    last_forward = {}
+    for stmt, loop, names, _ in sorted(marked, key=lambda m: (m[0].lineno, m[0].col_offset)):
+        if _runs_a_forward(model, stmt):
+            for name in names:
+                last_forward[(loop, name)] = stmt
     for stmt, loop, names, kept in marked:
+        forwards = {last_forward.get((loop, name)) for name in names}
+        if len(forwards) == 1 and None not in forwards:
+            if stmt in forwards:
+                yield stmt, loop, names
+            continue
         if kept or not all((loop, name) in surviving for name in names):
             yield stmt, loop, names
+
+
+def _runs_a_forward(model, stmt) -> bool:
+    """Does the statement call a module (`model(inp, hidden)`, `self.cell(x, h)`)?"""
+    return any(isinstance(call, ast.Call) and model.value(call.func).kind == MODULE for call in ast.walk(stmt.value))
 
 
 def _target_names(target) -> List[ast.Name]:

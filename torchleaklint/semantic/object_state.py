@@ -516,11 +516,27 @@ def _cut_runs_per_step(model, cut, func, depth: int) -> bool:
     unit = model.unit_of(cut)
     if not isinstance(unit, FUNCTION_TYPES) or unit is func or conditional_per_call(model, cut, unit):
         return False  # (`if (step + 1) % log_every == 0: self._reduce_losses()`: every few steps)
+    if _stepped_after_the_cut_in_a_backward_loop(model, func, unit, cut):
+        return False  # `agent.reset()` once per episode, then `q = agent(obs); loss.backward()` at
+        # every step of it: each backward walks what the episode's earlier steps chained
     if model.is_per_step_method(unit):
         return True
     if depth >= 3:
         return False
     return any(_cut_runs_per_step(model, site, func, depth + 1) for site in model.method_call_sites(unit))
+
+
+def _stepped_after_the_cut_in_a_backward_loop(model, func, unit, cut) -> bool:
+    """Does `unit`, which makes the cut outside any loop, run `func` in a loop of its own
+    whose every iteration back-propagates, a loop the cut is not in? The cut then runs once
+    per call of `unit` (per episode), not between the backwards of that loop."""
+    for site in model.method_call_sites(func):
+        if model.unit_of(site) is not unit:
+            continue
+        around = model.loops_around(site)
+        if around and not model.is_inside(cut, around[0]) and model.has_backward_within(around[0]):
+            return True
+    return False
 
 
 def _stepped_in_backward_loop_within(model, func, loop) -> bool:
