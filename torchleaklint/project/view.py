@@ -265,6 +265,10 @@ class ProjectView:
                 if found is not None and found[0] == "alias":
                     table.aliases[local] = found[1]
 
+    def note_import(self, module: str) -> None:
+        """A module imported by a call (`importlib.import_module("pkg.mod")`), not a statement."""
+        self._note(module)
+
     def _note(self, module: str, quiet: bool = False) -> None:
         path = modules.find_module(module, self.path)
         if path is not None and path != self.path:

@@ -206,10 +206,22 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
                     and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)):
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
-        if model.qualname(call.func) == "torch.autograd.grad" and _passed_true(call, "create_graph"):
-            continue
+        if model.qualname(call.func) == "torch.autograd.grad" and (
+                _passed_true(call, "create_graph") or _differentiates_with_respect_to(call, name)):
+            continue  # (`grad = autograd.grad(loss, fast_weights)` of an inner adaptation loop:
+            # differentiating with respect to the carried value stops there, walking none of
+            # the history that made it)
         return True
     return False
+
+
+def _differentiates_with_respect_to(call: ast.Call, name: str) -> bool:
+    """`torch.autograd.grad(loss, name)` (or `inputs=name`, `[name]`): gradients with respect
+    to the carried value itself."""
+    inputs = call.args[1] if len(call.args) > 1 else keyword_arg(call, "inputs")
+    if isinstance(inputs, (ast.List, ast.Tuple)) and len(inputs.elts) == 1:
+        inputs = inputs.elts[0]
+    return isinstance(inputs, ast.Name) and inputs.id == name
 
 
 def _reads_state(model, unit, target: ast.AST, name: str) -> bool:

@@ -1391,6 +1391,8 @@ class Analyzer:
         return None
 
     def ref_call(self, e, qual: str, args, kwargs, all_args) -> Value:
+        if qual == "importlib.import_module" and e in self.m.dynamic_imports:
+            return Value(REF, name=self.m.dynamic_imports[e])  # the module, as `import pkg.mod` binds it
         if qual == AUTOGRAD_FUNCTION_APPLY:
             # a custom autograd op records a node when an input requires grad
             if self.nograd or not any(a.requires_grad for a in all_args):

@@ -834,6 +834,10 @@ def _callee_computes_gradients(model, call) -> bool:
             owners = model.module_classes_defining(call.func.attr)
             if len(owners) == 1 and model.value(call.func.value).kind == MODULE:
                 callee = model.method(owners[0], call.func.attr)
+    if callee is None and model.project is not None:
+        # a module of a class of another module (`MetaModel` of model/meta_model.py, whose
+        # `forward` adapts itself with `torch.autograd.grad`): that forward's summary
+        return _other_module_callee_differentiates(model, call)
     if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
         return False
     return _computes_gradients(model, callee, 0)

@@ -123,6 +123,7 @@ class SemanticModel:
             if self.project is not None:
                 self.project.extend_imports(self.imports, node)
         self.calls = by_type.get(ast.Call, [])
+        self.dynamic_imports = self._dynamic_imports()
         self._index_branch_calls()
         for node in self.tree.body:
             if isinstance(node, FUNCTION_TYPES):
@@ -136,6 +137,25 @@ class SemanticModel:
                     self.method_class[item] = info
             self.classes.setdefault(cls.name, info)
         self.functions = by_type.get(ast.FunctionDef, []) + by_type.get(ast.AsyncFunctionDef, [])
+
+    def _dynamic_imports(self) -> Dict[ast.Call, str]:
+        """`importlib.import_module("model.meta_model")` with a literal absolute name: the module
+        it returns, as an import statement would bind it (the project then reads its summary)."""
+        found = {}
+        for call in self.calls:
+            func = call.func
+            if not (isinstance(func, ast.Attribute) and func.attr == "import_module" or
+                    isinstance(func, ast.Name) and func.id == "import_module"):
+                continue
+            if self.imports.qualname(func) != "importlib.import_module" or len(call.args) != 1 or call.keywords:
+                continue
+            name = call.args[0]
+            if isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value \
+                    and all(part.isidentifier() for part in name.value.split(".")):
+                found[call] = name.value
+                if self.project is not None:
+                    self.project.note_import(name.value)
+        return found
 
     def _index_branch_calls(self) -> None:
         """A call of a conditional expression (`(self.step_shared if shared else
