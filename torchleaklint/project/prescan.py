@@ -28,6 +28,8 @@ _CONTINUATION = re.compile(rb"\\\r?\n")
 _FROM = re.compile(rb"from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import[ \t]*(\([^)]*\)|[^\n;#]*)")
 _IMPORT = re.compile(rb"import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[\w.]+")
+# `importlib.import_module("pkg.mod")`: a literal module name imported by a call
+_IMPORT_MODULE = re.compile(rb"import_module\(\s*[\"']([\w.]+)[\"']\s*\)")
 _DEF = re.compile(rb"(?:def|class)[ \t]+(\w+)")
 
 
@@ -48,6 +50,9 @@ def imported_names(raw: bytes) -> Iterable[tuple]:
             name = part.split()[0].decode("ascii", "replace") if part.split() else ""
             if name:
                 yield 0, name, []
+    if b"import_module" in text:
+        for match in _IMPORT_MODULE.finditer(text):
+            yield 0, match.group(1).decode("ascii", "replace"), []
 
 
 def _after_word(text: bytes, start: int) -> bool:

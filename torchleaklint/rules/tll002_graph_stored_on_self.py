@@ -8,6 +8,7 @@ from typing import Iterator, List, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.gating import in_exclusive_modes
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     registered_by_a_base, registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
@@ -235,7 +236,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # only a read that can see what the previous call left counts: after
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
         if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
-                and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt):
+                and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt) \
+                and not model.read_graph_dies_in_call(read, _stored_expr(stmt, target)):
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
@@ -370,7 +372,46 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
         if differentiated is not None and (model.feeds(stored, stmt, differentiated) or
                                            model.graphs_share(stored, differentiated)):
             return True  # `logits, attn = probe(x)`; `self.attn = attn`; the loss of logits is back-propagated here
+    if _made_of_back_propagated_results(model, stored, func):
+        return True  # `self.loss_D += self.loss_Ds[-1]`, each an output of `backward_D_basic(...)`,
+        # which back-propagated the loss it returns: their activations are freed already
     return _argument_back_propagated_by_caller(model, stored, func)
+
+
+def _made_of_back_propagated_results(model, stored, func) -> bool:
+    """Is every graph-carrying part of `stored` the result of a call of a function of this
+    module that back-propagates the value it returns (`loss_d.backward(); return loss_d`), or
+    an item of a `self` list that only such results are appended to in `func`?"""
+    receiver = _self_name(func)
+    parts = [n for n in ast.walk(stored) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)) and model.carries_graph(n)]
+    if not parts:
+        return False
+    for part in parts:
+        if any(part is not other and model.is_inside(part, other) for other in parts):
+            continue  # judged through the part it is in
+        if isinstance(part, ast.Call):
+            if not _returns_what_it_back_propagates(model, part):
+                return False
+        elif isinstance(part, ast.Subscript) and isinstance(part.value, ast.Attribute) \
+                and isinstance(part.value.value, ast.Name) and part.value.value.id == receiver:
+            appended = [c.args[0] for c in model.calls if model.unit_of(c) is func and isinstance(c.func, ast.Attribute)
+                        and c.func.attr == "append" and len(c.args) == 1 and dotted(c.func.value) == dotted(part.value)]
+            if not appended or not all(isinstance(a, ast.Call) and _returns_what_it_back_propagates(model, a)
+                                       for a in appended):
+                return False
+        else:
+            return False
+    return True
+
+
+def _returns_what_it_back_propagates(model, call) -> bool:
+    """`backward_D_basic(...)` whose body ends `loss_d.backward(); return loss_d`."""
+    callee = model.resolve_call(call)
+    if callee is None:
+        return False
+    targets = {dotted(model.backward_target(c)) for c in model.backward_calls_in(callee)} - {None}
+    returns = [n.value for n in ast.walk(callee) if isinstance(n, ast.Return) and n.value is not None]
+    return bool(returns) and all(dotted(r) in targets for r in returns)
 
 
 def _argument_back_propagated_by_caller(model, stored, func) -> bool:

@@ -1362,6 +1362,10 @@ class Analyzer:
                 return self.produced(GRAPH_V)
             if method == "generate":
                 return TENSOR_V
+            if method == "merge_and_unload" and not e.args and not e.keywords:
+                # PEFT folds the adapters into the base weights, which `get_peft_model` froze:
+                # the plain model it hands back has no parameter that requires grad
+                return Value(MODULE, frozen=True)
             return UNKNOWN_V
         if kind == SEQUENCE and method in _CONTAINER_METHODS:
             return _container_method_result(receiver, method)  # a dict of losses' `.items()`: its entries

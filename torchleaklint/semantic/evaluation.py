@@ -126,7 +126,7 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if _result_differentiated_here(model, call, unit):
         return True  # `critic_value = self.critic.forward(s, a)` after `critic.eval()`, then
         # `F.mse_loss(target, critic_value).backward()`: training code in eval mode
-    if _callee_computes_gradients(model, call):
+    if _callee_computes_gradients(model, call, eval_mode=context[4] is not None):
         return True  # a forward that differentiates inside (an energy minimized by autograd)
     if _model_of_a_class_chosen_at_run_time(model, call):
         return True  # `utils.get_class(conf.model_class)(conf)` in a project whose surface model's
@@ -819,10 +819,12 @@ def _declared_scalars(unit) -> set:
             and isinstance(node.target, ast.Name) and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS}
 
 
-def _callee_computes_gradients(model, call) -> bool:
+def _callee_computes_gradients(model, call, eval_mode: bool = False) -> bool:
     """The called function of this file (a local module class's `forward`, a method) has
     gradient code itself (`torch.autograd.grad`, `requires_grad=True`, `enable_grad()`):
-    it needs autograd on, so `no_grad` around the call would break it."""
+    it needs autograd on, so `no_grad` around the call would break it. With `eval_mode` (the
+    module was switched by `.eval()`), code only its train mode runs (`if self.training:
+    self.accelerator.backward(loss)`) does not count."""
     callee = model.resolve_call(call)
     if callee is None:
         value = model.value(call.func)
@@ -837,10 +839,10 @@ def _callee_computes_gradients(model, call) -> bool:
     if callee is None and model.project is not None:
         # a module of a class of another module (`MetaModel` of model/meta_model.py, whose
         # `forward` adapts itself with `torch.autograd.grad`): that forward's summary
-        return _other_module_callee_differentiates(model, call)
+        return _other_module_callee_differentiates(model, call, eval_mode)
     if not isinstance(callee, FUNCTION_TYPES) or callee.name == "__init__":
         return False
-    return _computes_gradients(model, callee, 0)
+    return _computes_gradients(model, callee, 0, eval_mode)
 
 
 def _unknown_wrapper_handed_a_module(model, call) -> bool:
@@ -922,11 +924,12 @@ def _abstract_forward(model, class_name: str) -> bool:
     return False
 
 
-def _computes_gradients(model, func, depth: int) -> bool:
+def _computes_gradients(model, func, depth: int, eval_mode: bool = False) -> bool:
     """`func` or a function of this file it calls (`forward` dispatching to `meta_forward`,
-    two calls deep) has gradient code."""
-    if model.cached(("evaluation_direct_gradient_code", func),
-                    lambda: any(_is_gradient_code(model, node) for node in ast.walk(func))):
+    two calls deep) has gradient code (with `eval_mode`: code that runs in eval mode too)."""
+    if model.cached(("evaluation_direct_gradient_code", func, eval_mode),
+                    lambda: any(_is_gradient_code(model, node) and not (eval_mode and _train_mode_only(model, node, func))
+                                for node in ast.walk(func))):
         return True
     if depth >= 2:
         return False
@@ -936,24 +939,53 @@ def _computes_gradients(model, func, depth: int) -> bool:
             # a submodule of one of two classes (`self.implicit_network = Grid(...) if grid else
             # Plain(...)`): either may be the one that differentiates
             targets = [target] if target is not None else model.may_call_targets(node)
+            if eval_mode and _train_mode_only(model, node, func):
+                continue
             if any(isinstance(t, FUNCTION_TYPES) and t is not func and t.name != "__init__"
-                   and _computes_gradients(model, t, depth + 1) for t in targets):
+                   and _computes_gradients(model, t, depth + 1, eval_mode) for t in targets):
                 return True
-            if target is None and model.project is not None and _other_module_callee_differentiates(model, node):
+            if target is None and model.project is not None and \
+                    _other_module_callee_differentiates(model, node, eval_mode):
                 return True
     return False
 
 
-def computes_gradients(model, func) -> bool:
+def _train_mode_only(model, node, func) -> bool:
+    """Is `node` in a branch of `func` that runs only in train mode: `if self.training:`
+    (also `if self.training and ...`), or the `else` of `if not self.training:`?"""
+    child = node
+    for anc in model.ancestors(node):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.If):
+            in_body = any(stmt is child for stmt in anc.body)
+            test = anc.test
+            if in_body and (_reads_training(test) or isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+                            and any(_reads_training(v) for v in test.values)):
+                return True
+            if not in_body and isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
+                    and _reads_training(test.operand):
+                return True
+        child = anc
+    return False
+
+
+def _reads_training(test) -> bool:
+    return isinstance(test, ast.Attribute) and test.attr == "training" and isinstance(test.value, ast.Name) \
+        and test.value.id == "self"
+
+
+def computes_gradients(model, func, eval_mode: bool = False) -> bool:
     """Does `func` (or what it calls, here or in another module of the project) compute
-    gradients on purpose? What a function's summary says (`grad`) for callers elsewhere."""
-    return _computes_gradients(model, func, 0)
+    gradients on purpose? What a function's summary says (`grad`, and `gtr` when only its
+    train mode does) for callers elsewhere."""
+    return _computes_gradients(model, func, 0, eval_mode)
 
 
-def _other_module_callee_differentiates(model, call) -> bool:
+def _other_module_callee_differentiates(model, call, eval_mode: bool = False) -> bool:
     """Is `call` a call of a function or method of another module of the project whose
     summary says it computes gradients (`self.matmul2.relprop(cam)` of a layer class whose
-    `relprop` runs `torch.autograd.grad`)?"""
+    `relprop` runs `torch.autograd.grad`), in eval mode too when `eval_mode`?"""
     func = call.func
     found = None
     if isinstance(func, ast.Attribute):
@@ -966,7 +998,8 @@ def _other_module_callee_differentiates(model, call) -> bool:
             found = model.project.imported_summary(callee.name)
         elif callee.kind == MODULE and callee.name and "." in callee.name:
             found = model.project.method_of(callee.name, "forward")
-    return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("grad"))
+    return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("grad")) \
+        and not (eval_mode and found[1].get("gtr"))
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:

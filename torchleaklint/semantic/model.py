@@ -2012,6 +2012,13 @@ class SemanticModel:
 
         return graphs_share(self, first, second)
 
+    def read_graph_dies_in_call(self, read: ast.AST, stored: ast.AST) -> bool:
+        """Does the graph a read brings into its function end there, reaching neither
+        `stored` nor anything the call returns, stores, hands on or back-propagates?"""
+        from torchleaklint.semantic.provenance import read_graph_dies_in_call
+
+        return read_graph_dies_in_call(self, read, stored)
+
     def side_output_of(self, stored: ast.AST, other: ast.AST) -> bool:
         """Is the name `stored` bound only by statements that also compute part of `other`'s
         graph (a second output of the same forward), adding no forward of its own?"""
@@ -3096,7 +3103,39 @@ class SemanticModel:
         site = self.training_loop_call_site(func)
         if site is not None:
             return f"`{name}` is called in the training loop at {self.site_label(site)}"
+        caller = self._per_step_method_calling(func)
+        if caller is not None:
+            return f"`{name}` is called by `{caller.name}`, which runs once per step"
         return None
+
+    def _per_step_method_calling(self, func: ast.AST, depth: int = 0) -> Optional[ast.AST]:
+        """A method of the same class, run once per step by its name or its call in a
+        training loop, that calls `func` on `self` outside any loop and condition of its own
+        (`set_forward_loss` -> `self.set_forward(x)`): `func` runs once per step too."""
+        info = self.class_of(func)
+        for site in self.call_sites(func):
+            caller = self.unit_of(site)
+            if caller is func or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is not info \
+                    or not (isinstance(site.func, ast.Attribute) and dotted(site.func.value) == "self") \
+                    or self.loops_around(site) or self._under_a_test(site, caller):
+                continue
+            if caller.name in INIT_METHODS or caller.name.startswith(_SETUP_PREFIXES):
+                continue
+            if any(fnmatch.fnmatchcase(caller.name, p) for p in self.per_step_patterns()) \
+                    or self.is_hf_trainer_step_hook(caller) or self.training_loop_call_site(caller) is not None \
+                    or depth < 1 and self._per_step_method_calling(caller, depth + 1) is not None:
+                return caller
+        return None
+
+    def _under_a_test(self, node: ast.AST, unit: ast.AST) -> bool:
+        """Is `node` under an `if`, a conditional expression, a `try` handler or a boolean
+        operator inside `unit`?"""
+        for anc in self.ancestors(node):
+            if anc is unit:
+                return False
+            if isinstance(anc, (ast.If, ast.IfExp, ast.BoolOp, ast.ExceptHandler, ast.Match)):
+                return True
+        return False
 
     def training_loop_call_site(self, func: ast.AST) -> Optional[ast.Call]:
         """The first call of `func` in this module made inside a training loop (a loop that

@@ -517,6 +517,75 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
         _reads_object_state_set_per_call(model, second)
 
 
+def read_graph_dies_in_call(model, read: ast.AST, stored: ast.AST) -> bool:
+    """Does the graph read at `read` (`self.h` of the previous step) end in its function?
+    It must reach `stored` only under a cut (`(w * self.h).detach() + ...`), and otherwise
+    only locals whose graphs end in graph-free values (`prob = head(0.9 * self.h + ...)`, then
+    `argmax(prob)`): no return, store, backward or statement-level call takes a value
+    computed from it. Unknown links (a read inside a larger statement, an unresolved call's
+    result) count as reaching."""
+    unit = model.unit_of(read)
+    if unit is None:
+        return False
+    if model.is_inside(read, stored):
+        return _cut_on_the_way(model, read, stored)
+    source = model.statement_of(read)
+    if not (isinstance(source, ast.Assign) and all(isinstance(t, ast.Name) for t in source.targets)
+            and model.is_inside(read, source.value)):
+        return False  # `self.h.add_(x)`, `out, h = f(self.h)` into a tuple: not followed
+    for sink in _graph_sinks(model, unit, stored):
+        if sink is source or source in {model.statement_of(d) for d in graph_dependencies(model, sink)}:
+            return False
+    return True
+
+
+def _cut_on_the_way(model, read: ast.AST, top: ast.AST) -> bool:
+    """Is the path from `read` up to `top` (which contains it) cut by a graph killer
+    (`(w * self.h).detach()`, `self.h.item()`, `self.h > 0`)? Read syntactically: the value
+    the read has on entry is the first call's, not the one a later step brings."""
+    node = read
+    while node is not None and node is not top:
+        if model.value_killed_at(node):
+            return True
+        node = model.parent(node)
+    return False
+
+
+def _graph_sinks(model, unit, stored: ast.AST) -> List[ast.AST]:
+    """Where a graph computed in `unit` can go on living or be consumed: the stored value,
+    returned and yielded values, values stored in items or on other objects, backward targets,
+    arguments of calls made as statements (`buf.append(h)`, `log(h)`). Another attribute of
+    the same object (`self.last_prob = head(hist)`) is a store of its own, judged on its own:
+    it keeps the read graph one step longer, it does not chain it into `stored`."""
+    sinks: List[ast.AST] = [stored]
+    receiver = _self_parameter(unit)
+    for node in nodes_within(unit):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
+            sinks.append(node.value)
+        elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node, ast.AugAssign) or any(
+                    not isinstance(t, ast.Name) and not _own_attribute(t, receiver) for t in targets):
+                sinks.append(node.value)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            sinks.extend(list(node.value.args) + [kw.value for kw in node.value.keywords])
+            if isinstance(node.value.func, ast.Attribute):
+                sinks.append(node.value.func.value)  # `loss.backward()`, `h.add_(x)`
+    return sinks
+
+
+def _self_parameter(unit) -> Optional[str]:
+    args = getattr(unit, "args", None)
+    positional = (args.posonlyargs + args.args) if args is not None else []
+    return positional[0].arg if positional else None
+
+
+def _own_attribute(target: ast.AST, receiver: Optional[str]) -> bool:
+    """`self.last_prob` as an assignment target (not `self.cache[k]`, not `self.a.b`)."""
+    return receiver is not None and isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+        and target.value.id == receiver
+
+
 def side_output_of(model, stored: ast.AST, other: ast.AST) -> bool:
     """Is `stored` a name bound only by statements that also compute part of `other`'s graph
     (`src2, attn = self.self_attn(q, k, v)`, then `return src + src2`)? It adds no forward of
