@@ -23,7 +23,9 @@ the per-file semantic layer:
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
   per-step loop (`st`), or in a function that runs one training step per call (`ps`: a
-  learner's `train(batch)` restarting the controller's state before its unroll).
+  learner's `train(batch)` restarting the controller's state before its unroll); `nb` when
+  that loop also holds a nested loop that back-propagates (a reset once per episode, then a
+  backward at every tick of it).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
@@ -51,9 +53,10 @@ from torchleaklint.semantic.values import (
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
+from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 23
+SUMMARY_VERSION = 24
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -691,6 +694,9 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["lit"] = literal  # the arguments given a literal (positions, keyword names)
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
+    if loops and _backward_loop_nested_beside(model, call, loops[0]):
+        site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several
+        # times (`plant.reset()` per episode, then a backward at every tick): not between those steps
     consumed = _arguments_back_propagated(model, call, loops)
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)
@@ -703,6 +709,24 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
             if under_one_off_guard(model, call):
                 site["once"] = 1  # ... that holds on one step (`if self.step == self.start_step:`)
     return site
+
+
+def _backward_loop_nested_beside(model, call, loop) -> bool:
+    """Does `loop` (the innermost around `call`, a method call `obj.reset()`) hold a loop, not
+    around `call`, that calls `obj` again (`obj.step(u)`, `obj(x)`) and back-propagates in its
+    iterations? Not a loop over the parts of one step's losses, which calls no `obj`."""
+    receiver = dotted(call.func.value) if isinstance(call.func, ast.Attribute) else None
+    if receiver is None:
+        return False
+
+    def calls_receiver(node) -> bool:
+        return any(isinstance(c, ast.Call) and (dotted(c.func) == receiver or isinstance(c.func, ast.Attribute)
+                                                and dotted(c.func.value) == receiver) for c in ast.walk(node))
+    for node in ast.walk(loop):
+        if node is not loop and isinstance(node, (ast.For, ast.AsyncFor, ast.While)) \
+                and not model.is_inside(call, node) and model.has_backward_within(node) and calls_receiver(node):
+            return True
+    return False
 
 
 def _arguments_back_propagated(model, call, loops) -> list:

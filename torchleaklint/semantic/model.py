@@ -1296,7 +1296,20 @@ class SemanticModel:
         override of an abstract method, or another module's (from its summary, `ep`). What it
         keeps from one iteration to the next outlives every step of the later epochs."""
         return self.cached(("epoch_loop", loop), lambda: any(
-            self._runs_training_loop(call) for call in self._calls_within(loop, skip_loops=True)))
+            self._runs_training_loop(call) for call in self._calls_within(loop, skip_loops=True)) or any(
+            self.is_epoch_loop(inner) for inner in self._loops_directly_within(loop)))
+
+    def _loops_directly_within(self, loop: ast.AST) -> List[ast.AST]:
+        """The loops of `loop`'s body not inside another loop of it (a federated round's loop
+        over clients, each of which trains in a loop of its own: the round is an epoch too)."""
+        found, stack = [], list(body_nodes(loop)) + list(getattr(loop, "orelse", []))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, LOOP_TYPES):
+                found.append(node)
+            elif not isinstance(node, SCOPE_TYPES):
+                stack.extend(ast.iter_child_nodes(node))
+        return found
 
     def _runs_training_loop(self, call: ast.Call) -> bool:
         target = self._resolve_call_cheap(call)

@@ -314,14 +314,14 @@ def _cuts_between_steps(model, method, func) -> bool:
     # does not. They count beside the calls of this module (`o.detach_state()` in a bank of
     # observers here, `observer.detach_state()` in the training loop of another module); not
     # one in an epoch loop that trains in a loop of its own (`meter.reset()` once per epoch)
-    if any((site["st"] or site.get("ps")) and not site.get("cd") for site in external):
+    if any((site["st"] or site.get("ps")) and not site.get("cd") and not site.get("nb") for site in external):
         return True
     if not sites:
         if method.name in _CONSTRUCTION_METHODS or _epoch_hook(method.name):
             return False  # the start value, set once when the object is built; or a framework
             # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
         if external:
-            return any(site["tr"] and not site.get("cd") for site in external)
+            return any(site["tr"] and not site.get("cd") and not site.get("nb") for site in external)
         if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func):
             return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown

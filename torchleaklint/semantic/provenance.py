@@ -793,6 +793,11 @@ def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bo
 
 
 def _counted_steps(loop) -> bool:
-    """`for _ in range(steps)`: a number of inner steps, not a walk over data or episodes."""
-    return isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and \
-        isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
+    """`for _ in range(steps)`, `range(self.inner_steps)`: a number of inner steps, not a walk
+    over data or episodes (`range(0, traj.shape[1] - window, window)`, `range(len(data))`)."""
+    if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name)
+            and loop.iter.func.id == "range" and len(loop.iter.args) == 1 and not loop.iter.keywords):
+        return False
+    count = loop.iter.args[0]
+    return isinstance(count, (ast.Name, ast.Constant)) or isinstance(count, ast.Attribute) and count.attr != "shape" \
+        and not (isinstance(count.value, ast.Attribute) and count.value.attr == "shape")

@@ -549,6 +549,9 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         # `torch.poisson(torch.rand(4000, 64) * 3)`, `np.log1p(counts)`: as big as the input
         return _bulk_data(model, call.args[0], depth + 1)
     qual = _generator_method(model, call) or qual
+    count = _element_count(model, call)
+    if count is not None and count >= LARGE_ELEMENTS and not (qual in _SHAPE_FACTORIES):
+        return Weight(f"a tensor of {count:,} elements (`{text}(...)`)", DATA)
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
         if shape and _product(shape) >= LARGE_ELEMENTS:
@@ -566,6 +569,51 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
             return Weight("a model's `state_dict()`", DATA)
         return owner if func.attr in torch_api.MODULE_SELF_METHODS else None
     return owner  # df.dropna(), x.float(), arr.reshape(...), dataset.map(...)
+
+
+# Ranges whose length is an argument: (qualified name, position of the count, its keyword)
+_COUNTED_RANGES = {"torch.linspace": (2, "steps"), "torch.logspace": (2, "steps"),
+                   "numpy.linspace": (2, "num"), "numpy.logspace": (2, "num")}
+# Methods that copy their receiver's elements as many times as their integer arguments say.
+_REPEATING_METHODS = frozenset({"repeat", "tile"})
+_SAME_SIZE_METHODS = frozenset({"float", "double", "half", "to", "cpu", "cuda", "clone", "contiguous", "reshape",
+                                "view", "flatten", "t", "numpy", "astype", "copy"})
+
+
+def _element_count(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
+    """How many elements the array `expr` builds holds, when its sizes are known:
+    `torch.linspace(0, 6.28, 200)` 200, `torch.sin(x)` as many as `x`, `x.repeat(256, 1)`
+    256 times as many, `torch.arange(n)` n, a shape factory its shape's product."""
+    if depth > MAX_DEPTH or not isinstance(expr, ast.Call):
+        return None
+    qual = model.qualname(expr.func) or ""
+    if qual in _SHAPE_FACTORIES:
+        shape = _literal_shape(model, expr, qual)
+        return _product(shape) if shape else None
+    if qual in _COUNTED_RANGES:
+        position, keyword = _COUNTED_RANGES[qual]
+        steps = _keyword(expr, keyword) or (expr.args[position] if len(expr.args) > position else None)
+        return _int_value(model, steps) if steps is not None else None
+    if qual in ("torch.arange", "numpy.arange") and 1 <= len(expr.args) <= 3 and not expr.keywords:
+        bounds = [_int_value(model, a) for a in expr.args]
+        if any(b is None for b in bounds):
+            return None
+        start, end, step = (0, bounds[0], 1) if len(bounds) == 1 else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1)
+        return max(0, (end - start + step - 1) // step) if step > 0 else None
+    if qual in _ELEMENTWISE_FUNCTIONS and expr.args:
+        return _element_count(model, expr.args[0], depth + 1)
+    func = expr.func
+    if isinstance(func, ast.Attribute) and not qual:
+        inner = _element_count(model, func.value, depth + 1)
+        if inner is None:
+            return None
+        if func.attr in _SAME_SIZE_METHODS:
+            return inner
+        if func.attr in _REPEATING_METHODS and expr.args and not expr.keywords:
+            factors = _ints(model, expr.args[0].elts if len(expr.args) == 1 and isinstance(expr.args[0], ast.Tuple)
+                            else expr.args)
+            return inner * _product(factors) if factors else None
+    return None
 
 
 def _returned_by_local_function(model, call: ast.Call, depth: int) -> Optional[Weight]:
@@ -594,7 +642,9 @@ _ELEMENTWISE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.
 _ELEMENTWISE_FUNCTIONS = frozenset(
     f"{lib}.{name}" for lib in ("torch", "numpy")
     for name in ("poisson", "bernoulli", "exp", "log", "log1p", "expm1", "abs", "sqrt", "square", "sign", "round",
-                 "floor", "ceil", "clip", "clamp", "sigmoid", "tanh", "relu", "nan_to_num", "where", "float32"))
+                 "floor", "ceil", "clip", "clamp", "sigmoid", "tanh", "relu", "nan_to_num", "where", "float32",
+                 "sin", "cos", "tan", "sinh", "cosh", "arcsin", "arccos", "arctan", "asin", "acos", "atan", "neg",
+                 "negative", "reciprocal", "rsqrt", "erf"))
 
 
 def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
@@ -797,6 +847,9 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
                 if isinstance(key, ast.Constant) and key.value == expr.slice.value:
                     return _int_value(model, value, depth + 1)
         return None
+    if isinstance(expr, ast.Attribute) and depth < 4:
+        source = _set_once_at_construction(model, expr)  # `self.n`, bound once: `self.n = n` in `__init__`
+        return _int_value(model, source, depth + 1) if source is not None else None
     if isinstance(expr, ast.Name) and depth < 4:
         definitions, _ = reaching_bindings(model, expr)
         if len(definitions) == 1 and not isinstance(definitions[0], ast.arg):
@@ -813,6 +866,36 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
             if values and all(v is not None for v in values):
                 return min(values)
     return None
+
+
+def _set_once_at_construction(model, expr: ast.Attribute) -> Optional[ast.expr]:
+    """The value `self.<attr>` read in a method was bound to, when the class binds it once,
+    in `__init__` (`self.n, self.dim = n, dim` counts only as plain `self.n = n`)."""
+    method = model.unit_of(expr)
+    info = model.class_of(method) if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    params = method.args.args if info is not None else []
+    if not (params and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg):
+        return None
+    stores = []
+    for other in info.methods.values():
+        receiver = other.args.args[0].arg if other.args.args else None
+        for node in ast.walk(other):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    elts = target.elts if isinstance(target, ast.Tuple) else [target]
+                    for i, elt in enumerate(elts):
+                        if isinstance(elt, ast.Attribute) and elt.attr == expr.attr and isinstance(elt.value, ast.Name) \
+                                and elt.value.id == receiver:
+                            value = node.value
+                            if isinstance(target, ast.Tuple):
+                                value = value.elts[i] if isinstance(value, ast.Tuple) and len(value.elts) == len(elts) \
+                                    else None
+                            stores.append((other, node, value))
+    if len(stores) != 1:
+        return None
+    other, node, value = stores[0]
+    return value if other.name == "__init__" and isinstance(node, ast.Assign) else None
 
 
 def _none_valued(model, expr: ast.AST) -> bool:
