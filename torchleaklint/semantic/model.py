@@ -857,6 +857,15 @@ class SemanticModel:
         elif isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "self":
             info = self.enclosing_class_info(call)
             classes = self._instance_bindings()[1].get((info.name, owner.attr)) or () if info is not None else ()
+        elif isinstance(owner, ast.Subscript) and _self_attribute_name(owner.value):
+            # `self.meters[name].update(value, n)`: a method of the class (or classes) whose
+            # objects the class puts into that dict or list
+            info = self.enclosing_class_info(call)
+            key = _self_attribute_name(owner.value) + "[]"
+            classes = self._instance_bindings()[1].get((info.name, key)) or () if info is not None else ()
+            if classes:
+                targets = (self.method(cls, func.attr) for cls in sorted(classes))
+                return list({id(t): t for t in targets if t is not None}.values())
         if len(classes) < 2:
             return []
         targets = (self.method(cls, func.attr) for cls in sorted(classes))
@@ -955,6 +964,11 @@ class SemanticModel:
                         owner = self.enclosing_class_info(node)
                         if owner is not None:
                             attrs.setdefault((owner.name, target.attr), set()).add(cls)
+                    elif isinstance(target, ast.Subscript) and _self_attribute_name(target.value):
+                        # `self.meters[name] = AverageMeter()`: the items the dict holds
+                        owner = self.enclosing_class_info(node)
+                        if owner is not None:
+                            attrs.setdefault((owner.name, _self_attribute_name(target.value) + "[]"), set()).add(cls)
             self._memo[key] = (names, attrs)
         return self._memo[key]
 
@@ -2355,7 +2369,7 @@ class SemanticModel:
         if self._persists_across_calls(unit, key):
             if self._flushed_by_its_module(unit, key):
                 return None
-            if self.is_per_step_method(unit):
+            if self.is_per_step_method(unit, through_other_objects=True):
                 if self._self_attribute_cut(unit, key):
                     return None
                 return "method"
@@ -3100,8 +3114,10 @@ class SemanticModel:
         return self.class_of(func) is not None and any(
             fnmatch.fnmatchcase(func.name, pattern) for pattern in PER_BATCH_HOOKS)
 
-    def is_per_step_method(self, func: ast.AST) -> Optional[str]:
-        """Why `func` runs once per step: its name, or the call site in a training loop.
+    def is_per_step_method(self, func: ast.AST, through_other_objects: bool = False) -> Optional[str]:
+        """Why `func` runs once per step: its name, or the call site in a training loop, or a
+        per-step method of its class calling it (with `through_other_objects`, also a per-step
+        method of another class: a meter set's `update` calling its meters' `update`).
         Returns None for a method that does not."""
         if self.class_of(func) is None:
             return None
@@ -3116,27 +3132,30 @@ class SemanticModel:
         site = self.training_loop_call_site(func)
         if site is not None:
             return f"`{name}` is called in the training loop at {self.site_label(site)}"
-        caller = self._per_step_method_calling(func)
+        caller = self._per_step_method_calling(func, other_classes=through_other_objects)
         if caller is not None:
             return f"`{name}` is called by `{caller.name}`, which runs once per step"
         return None
 
-    def _per_step_method_calling(self, func: ast.AST, depth: int = 0) -> Optional[ast.AST]:
-        """A method of the same class, run once per step by its name or its call in a
-        training loop, that calls `func` on `self` outside any loop and condition of its own
-        (`set_forward_loss` -> `self.set_forward(x)`): `func` runs once per step too."""
+    def _per_step_method_calling(self, func: ast.AST, depth: int = 0, other_classes: bool = False) -> Optional[ast.AST]:
+        """A method of the same class (with `other_classes`, of any class), run once per step by
+        its name or its call in a training loop, that calls `func` outside any loop and condition
+        of its own (`set_forward_loss` -> `self.set_forward(x)`; a meter set's `update` ->
+        `self.meters[name].update(value, n)`): `func` runs once per step too."""
         info = self.class_of(func)
         for site in self.call_sites(func):
             caller = self.unit_of(site)
-            if caller is func or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is not info \
-                    or not (isinstance(site.func, ast.Attribute) and dotted(site.func.value) == "self") \
+            if caller is func or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is None \
+                    or not isinstance(site.func, ast.Attribute) \
                     or self.loops_around(site) or self._under_a_test(site, caller):
+                continue
+            if not other_classes and (self.class_of(caller) is not info or dotted(site.func.value) != "self"):
                 continue
             if caller.name in INIT_METHODS or caller.name.startswith(_SETUP_PREFIXES):
                 continue
             if any(fnmatch.fnmatchcase(caller.name, p) for p in self.per_step_patterns()) \
                     or self.is_hf_trainer_step_hook(caller) or self.training_loop_call_site(caller) is not None \
-                    or depth < 1 and self._per_step_method_calling(caller, depth + 1) is not None:
+                    or depth < 1 and self._per_step_method_calling(caller, depth + 1, other_classes) is not None:
                 return caller
         return None
 
@@ -3643,6 +3662,13 @@ def _other_frameworks() -> Tuple[str, ...]:
     from torchleaklint.semantic.dataflow import _OTHER_FRAMEWORKS
 
     return _OTHER_FRAMEWORKS
+
+
+def _self_attribute_name(expr: ast.AST) -> Optional[str]:
+    """`meters` for `self.meters`."""
+    if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        return expr.attr
+    return None
 
 
 def _constructed_bindings(node: ast.Assign, constructed):
