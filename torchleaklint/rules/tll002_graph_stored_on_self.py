@@ -372,46 +372,11 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
         if differentiated is not None and (model.feeds(stored, stmt, differentiated) or
                                            model.graphs_share(stored, differentiated)):
             return True  # `logits, attn = probe(x)`; `self.attn = attn`; the loss of logits is back-propagated here
-    if _made_of_back_propagated_results(model, stored, func):
+    if model.made_of_back_propagated_results(stored, func):
         return True  # `self.loss_D += self.loss_Ds[-1]`, each an output of `backward_D_basic(...)`,
-        # which back-propagated the loss it returns: their activations are freed already
+        # which back-propagated the loss it returns; `self.loss_total = torch.mean(al)` of a model
+        # whose forward back-propagated it: their activations are freed already
     return _argument_back_propagated_by_caller(model, stored, func)
-
-
-def _made_of_back_propagated_results(model, stored, func) -> bool:
-    """Is every graph-carrying part of `stored` the result of a call of a function of this
-    module that back-propagates the value it returns (`loss_d.backward(); return loss_d`), or
-    an item of a `self` list that only such results are appended to in `func`?"""
-    receiver = _self_name(func)
-    parts = [n for n in ast.walk(stored) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)) and model.carries_graph(n)]
-    if not parts:
-        return False
-    for part in parts:
-        if any(part is not other and model.is_inside(part, other) for other in parts):
-            continue  # judged through the part it is in
-        if isinstance(part, ast.Call):
-            if not _returns_what_it_back_propagates(model, part):
-                return False
-        elif isinstance(part, ast.Subscript) and isinstance(part.value, ast.Attribute) \
-                and isinstance(part.value.value, ast.Name) and part.value.value.id == receiver:
-            appended = [c.args[0] for c in model.calls if model.unit_of(c) is func and isinstance(c.func, ast.Attribute)
-                        and c.func.attr == "append" and len(c.args) == 1 and dotted(c.func.value) == dotted(part.value)]
-            if not appended or not all(isinstance(a, ast.Call) and _returns_what_it_back_propagates(model, a)
-                                       for a in appended):
-                return False
-        else:
-            return False
-    return True
-
-
-def _returns_what_it_back_propagates(model, call) -> bool:
-    """`backward_D_basic(...)` whose body ends `loss_d.backward(); return loss_d`."""
-    callee = model.resolve_call(call)
-    if callee is None:
-        return False
-    targets = {dotted(model.backward_target(c)) for c in model.backward_calls_in(callee)} - {None}
-    returns = [n.value for n in ast.walk(callee) if isinstance(n, ast.Return) and n.value is not None]
-    return bool(returns) and all(dotted(r) in targets for r in returns)
 
 
 def _argument_back_propagated_by_caller(model, stored, func) -> bool:

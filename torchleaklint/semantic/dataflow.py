@@ -75,7 +75,15 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
         or (depth == 0 and _called_only_without_grad(model, unit))
     ):
         analyzer.nograd = 1
-    analyzer.block(body)
+    if isinstance(unit, ast.Module):
+        # the module body's bindings so far, for a function its top-level code calls now
+        # (`train(data)` at the bottom, reading `_criterion = nn.CrossEntropyLoss()` above)
+        model.module_env_so_far = analyzer.env
+    try:
+        analyzer.block(body)
+    finally:
+        if isinstance(unit, ast.Module):
+            model.module_env_so_far = None
     return analyzer.result
 
 
@@ -680,6 +688,11 @@ class Analyzer:
             flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
             if flow is not None:
                 return self._with_global_writes(name, flow_env_value(flow, name), flow)
+            so_far = getattr(m, "module_env_so_far", None)
+            if so_far is not None and name in so_far and not m.global_writers(name):
+                # the module body is being analyzed and its top-level code calls this function:
+                # the global as bound by then (still provisional: `m.flow` recorded the read)
+                return so_far[name]
         return UNKNOWN_V
 
     def _with_global_writes(self, name: str, top: Value, module_flow: FlowResult) -> Value:
@@ -1560,6 +1573,10 @@ class Analyzer:
         tensors = [a for a in all_args if a.kind != SCALAR and a.kind != NONE]
         if tensors and all(a.kind in (TENSOR, DATA) for a in tensors):
             return TENSOR_V
+        if tensors and tensors[0].kind in (TENSOR, DATA) and not any(a.carries_graph for a in tensors):
+            # `criterion(logit, data.y)` with `logit` made under no_grad: only a target of unknown
+            # kind could bring a graph, which nothing proves
+            return UNKNOWN_V
         reduction = _kw(call, "reduction") if call is not None else None
         per_sample = isinstance(reduction, ast.Constant) and reduction.value == "none"
         return self.produced(Value(GRAPH, scalar=not per_sample))

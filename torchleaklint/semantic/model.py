@@ -89,6 +89,7 @@ class SemanticModel:
         self._in_progress: Set[ast.AST] = set()
         self._summarizing: Set[ast.AST] = set()
         self.depth_cuts = 0  # summaries the data flow cut at its depth limit, so far
+        self.module_env_so_far = None  # the module body's environment while it is analyzed (dataflow)
         self._memo: Dict[Tuple[str, object], object] = {}
         # Recursion guards answer "unknown" for a computation still in progress. A result that
         # read such a provisional answer (of anything but itself) is not cached: it is
@@ -2038,6 +2039,14 @@ class SemanticModel:
         from torchleaklint.semantic.provenance import graphs_share
 
         return graphs_share(self, first, second)
+
+    def made_of_back_propagated_results(self, stored: ast.AST, func: ast.AST) -> bool:
+        """Is every graph `stored` holds the result of a call whose callee back-propagates in
+        that call (`self.loss = torch.mean(al)` of `al, acc = self.model(x, 'gen_update')`,
+        whose forward ran `l_total.backward()`)?"""
+        from torchleaklint.semantic.provenance import made_of_back_propagated_results
+
+        return made_of_back_propagated_results(self, stored, func)
 
     def read_graph_dies_in_call(self, read: ast.AST, stored: ast.AST) -> bool:
         """Does the graph a read brings into its function end there, reaching neither

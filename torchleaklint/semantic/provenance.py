@@ -539,6 +539,83 @@ def read_graph_dies_in_call(model, read: ast.AST, stored: ast.AST) -> bool:
     return True
 
 
+def made_of_back_propagated_results(model, stored: ast.AST, func: ast.AST) -> bool:
+    """Is every graph-carrying part of `stored` the result of a call that back-propagates in
+    that call: a function of this module or a module's forward (here or, from its summary, in
+    another module) whose body runs a backward outside loops of its own, reached directly,
+    through torch ops on it (`torch.mean(al)`), through the local it was bound to (`al, acc =
+    self.model(...)`), or through a `self` list that only such results are appended to in
+    `func`? Those graphs were consumed by that backward: their activations are freed."""
+    receiver = _self_parameter(func)
+    reaching = model.reaching(func)
+
+    def consumed(node, depth: int = 0) -> bool:
+        if depth > 4:
+            return False
+        if isinstance(node, ast.Call):
+            if _callee_back_propagates(model, node):
+                return True
+            qual = model.qualname(node.func) or ""
+            if not (qual.startswith("torch.") or isinstance(node.func, ast.Attribute) and model.carries_graph(node.func.value)):
+                return False
+            inputs = list(node.args) + [kw.value for kw in node.keywords]
+            if isinstance(node.func, ast.Attribute) and not qual:
+                inputs.append(node.func.value)
+            parts = _graph_parts(model, inputs)
+            return bool(parts) and all(consumed(a, depth + 1) for a in parts)  # (none: a graph made here)
+        if isinstance(node, ast.Name):
+            definitions = [d for d in reaching.definitions(node) if not isinstance(d, ast.arg)]
+            if not definitions:
+                return False
+            for definition in definitions:
+                stmt = model.statement_of(definition)
+                if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call)
+                        and _callee_back_propagates(model, stmt.value)):
+                    return False
+            return True
+        if isinstance(node, ast.Subscript) and _own_attribute(node.value, receiver):
+            appended = [c.args[0] for c in model.calls if model.unit_of(c) is func and isinstance(c.func, ast.Attribute)
+                        and c.func.attr == "append" and len(c.args) == 1 and dotted(c.func.value) == dotted(node.value)]
+            return bool(appended) and all(isinstance(a, ast.Call) and _callee_back_propagates(model, a)
+                                          for a in appended)
+        if isinstance(node, ast.BinOp):
+            parts = _graph_parts(model, [node.left, node.right])
+            return bool(parts) and all(consumed(a, depth + 1) for a in parts)
+        return False
+
+    parts = _graph_parts(model, [stored])
+    return bool(parts) and all(consumed(part) for part in parts)
+
+
+def _graph_parts(model, exprs) -> List[ast.AST]:
+    """The expressions among `exprs` (or their operands, through arithmetic) that carry a graph."""
+    return [e for e in exprs if model.carries_graph(e)]
+
+
+def _callee_back_propagates(model, call: ast.Call) -> bool:
+    """Does the function (or module forward) `call` runs back-propagate in the call, outside
+    loops of its own: `backward_D_basic(...)` ending `loss_d.backward(); return loss_d`, a GAN
+    model's `forward(mode)` running `l_total.backward()` (here, or in another module's summary)?"""
+    callee = model.resolve_call(call)
+    if callee is None:
+        value = model.value(call.func)
+        if value.kind == MODULE and value.name and value.name in model.classes:
+            callee = model.method(value.name, "forward")
+        elif model.project is not None:
+            found = None
+            if value.kind == MODULE and value.name and "." in value.name:
+                found = model.project.method_of(value.name, "forward")
+            elif isinstance(call.func, ast.Attribute):
+                owner = model.value(call.func.value)
+                if owner.kind in (MODULE, INSTANCE) and owner.name and "." in owner.name:
+                    found = model.project.method_of(owner.name, call.func.attr)
+            entry = found[1] if found is not None and found[0] == "function" and isinstance(found[1], dict) else None
+            return bool(entry and entry.get("bw") and entry.get("step"))
+    if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return any(not model.loops_around(c) for c in model.backward_calls_in(callee))
+
+
 def _cut_on_the_way(model, read: ast.AST, top: ast.AST) -> bool:
     """Is the path from `read` up to `top` (which contains it) cut by a graph killer
     (`(w * self.h).detach()`, `self.h.item()`, `self.h > 0`)? Read syntactically: the value
