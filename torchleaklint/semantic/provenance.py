@@ -530,6 +530,8 @@ def read_graph_dies_in_call(model, read: ast.AST, stored: ast.AST) -> bool:
     if model.is_inside(read, stored):
         return _cut_on_the_way(model, read, stored)
     source = model.statement_of(read)
+    if _cut_on_the_way(model, read, source):
+        return True  # `elif score < self.best_score - self.delta:`: only a comparison's result goes on
     if not (isinstance(source, ast.Assign) and all(isinstance(t, ast.Name) for t in source.targets)
             and model.is_inside(read, source.value)):
         return False  # `self.h.add_(x)`, `out, h = f(self.h)` into a tuple: not followed
