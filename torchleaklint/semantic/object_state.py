@@ -567,6 +567,8 @@ def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
     for site in reader_sites:
         loops = model.loops_around(site)
         unit = model.unit_of(site)
+        if any(_stored_earlier_in_the_same_run(model, s, site, unit) for s in storer_sites):
+            continue  # `h = self.f_init(ctx)` at the top of `forward`, then `self.get_emb(y)`
         if not loops:
             if depth >= 3 or not isinstance(unit, FUNCTION_TYPES) or unit is reader or model.class_of(unit) is None \
                     or not runs_after_store_each_step(model, unit, storer, depth + 1):
@@ -576,6 +578,25 @@ def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
                    for s in storer_sites):
             return False
     return True
+
+
+def _stored_earlier_in_the_same_run(model, store_site, read_site, unit) -> bool:
+    """Is `store_site` a call in `unit` made before `read_site` on every run of it: earlier in
+    the source, unconditionally, and in no loop that does not also hold `read_site`?"""
+    if model.unit_of(store_site) is not unit or not _pos(store_site) < _pos(read_site):
+        return False
+    around = model.loops_around(read_site)
+    if any(loop not in around for loop in model.loops_around(store_site)):
+        return False
+    return not any(isinstance(anc, (ast.If, ast.IfExp, ast.Try, ast.BoolOp)) and not model.is_inside(read_site, anc)
+                   for anc in _ancestors_within(model, store_site, unit))
+
+
+def _ancestors_within(model, node, unit):
+    for anc in model.ancestors(node):
+        if anc is unit:
+            return
+        yield anc
 
 
 def stores_before_reading(model, reader, storer, attr: str) -> bool:
