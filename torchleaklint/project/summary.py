@@ -13,7 +13,7 @@ the per-file semantic layer:
   autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad; `fwd_if` the flags,
   name and position, without which it runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), computes gradients on purpose (`grad`; `gtr` when only in train mode, under
-  `if self.training:`), and which parameters it keeps on `self`
+  `if self.training:`), passes over data in a loop of its own (`pod`), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
   `tune_p` its parameters that reach a Ray Tune config.
@@ -56,7 +56,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 24
+SUMMARY_VERSION = 25
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -347,6 +347,8 @@ def _function(model, func, module: str, info) -> dict:
         out["grad"] = True  # differentiates on purpose (`torch.autograd.grad`, `requires_grad_()`)
         if not computes_gradients(model, func, eval_mode=True):
             out["gtr"] = True  # ... only in train mode (`if self.training: accelerator.backward(loss)`)
+    if model.passes_over_data(func):
+        out["pod"] = True  # a loop over batches of its own (an evaluation or aggregation pass)
     if model.runs_one_step_per_call(func):
         out["step"] = True  # a backward or an update per call, outside loops of its own
     elif model.trains_in_own_loop(func):

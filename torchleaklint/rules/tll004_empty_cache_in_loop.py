@@ -119,8 +119,9 @@ def _runs_per_step(model, call) -> Optional[str]:
     if hook is not None:
         guard = _guard_in(model, call, unit)
         return hook if guard is None else hook.replace("every step", f"on the steps that pass the test at line {guard}", 1)
-    if model.passes_over_data(unit):
-        return None  # `validation()` empties the cache once per pass over its own loader
+    if model.passes_over_data(unit) or model.calls_a_pass_over_data(unit):
+        return None  # `validation()` empties the cache once per pass over its own loader; `gpu_sk()`
+        # once per pass of the helper it calls over the whole dataset
     if _builds_a_model_each_iteration(model, unit):
         return None  # each call is a trial that builds its own model (a benchmark sweep)
     return _only_called_per_step(model, unit, call)

@@ -1928,6 +1928,22 @@ class SemanticModel:
         return self.cached(("passes_over_data", func), lambda: any(
             isinstance(node, LOOP_TYPES) and self.is_step_loop(node) for node in nodes_within(func)))
 
+    def calls_a_pass_over_data(self, func: ast.AST) -> bool:
+        """Does the function call, outside loops of its own, a function that passes over data
+        (here, or in another module from its summary, `pod`): `gpu_sk(self)` aggregating the
+        activations of the whole `pseudo_loader` before its label optimisation? What it does
+        then runs once per such pass, not once per training step."""
+        def compute() -> bool:
+            for call in self._calls_within(func, skip_loops=True):
+                target = self._resolve_call_cheap(call)
+                if target is not None and target is not func and isinstance(target, FUNCTION_TYPES):
+                    if self.passes_over_data(target):
+                        return True
+                elif target is None and (self._project_function_entry(call) or {}).get("pod"):
+                    return True
+            return False
+        return self.cached(("calls_a_pass_over_data", func), compute)
+
     # ------------------------------------------------------ loop-carried state
     def reaching(self, unit: ast.AST):
         """Reaching definitions of a function (or the module body), computed once."""
