@@ -63,14 +63,29 @@ def probes_the_module(model, call, unit) -> bool:
     """Does the forward `call` (in function `unit`) on made-up input probe its module
     instead of evaluating it: a smoke test of an untrained network built here, or a read of
     the output's shape only?"""
-    if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)) or model.loops_around(call) \
+    if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)) \
             or not _input_made_up(model, call, unit):
-        return False  # (a forward repeated in a loop is a benchmark or a sampler, not a probe)
+        return False
+    loops = model.loops_around(call)
+    if loops:
+        # a forward repeated in a loop is a benchmark or a sampler, not a probe; unless each
+        # iteration builds the untrained network it probes (`for a in cfg: net = VGG(a); y =
+        # net(torch.randn(2, 3, 32, 32)); print(y.size())`, one smoke test per configuration)
+        return _built_in_the_loop(model, call, unit, loops[0]) and _untrained_and_built_here(model, call, unit)
     parent = model.parent(call)
     if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and parent.value is call and \
             [getattr(t, "id", None) for t in parent.targets] == ["_"]:
         return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
+
+
+def _built_in_the_loop(model, call, unit, loop) -> bool:
+    """Is the module `call` runs bound, once, inside `loop`'s body (a new one every iteration)?"""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+    if not isinstance(receiver, ast.Name):
+        return False
+    definitions = model.reaching(unit).definitions(receiver)
+    return len(definitions) == 1 and model.is_inside(definitions[0], loop)
 
 
 def _in_main_block(model, call, unit) -> bool:
@@ -90,7 +105,8 @@ def _untrained_and_built_here(model, call, unit) -> bool:
     if len(definitions) != 1 or not isinstance(definitions[0], ast.Name):
         return False
     stmt = model.statement_of(definitions[0])
-    if not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]] and _builds_untrained(model, stmt.value)):
+    if not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]]
+            and _builds_untrained(model, stmt.value, settings=_configuration_loop_names(model, stmt))):
         return False
     return all(_smoke_test_use(model, read) for read in reaching.reads_by_key.get(receiver.id, ()))
 
@@ -118,6 +134,29 @@ def _builds_untrained(model, expr, depth: int = 0, settings: Set[str] = frozense
     # a configuration made first (`cfg = {'num_blocks': [4, 8, 4]}`), then the construction
     names = {t.id for s in bound if isinstance(s, ast.Assign) for t in s.targets}
     return all(s.value is not None and _builds_untrained(model, s.value, depth + 1, names) for s in returns)
+
+
+def _configuration_loop_names(model, stmt) -> Set[str]:
+    """The targets of the loops around `stmt` that walk a literal table of configurations:
+    `for a in cfg.keys():` over a module-level dict display, or over a literal list."""
+    names: Set[str] = set()
+    for loop in model.loops_around(stmt):
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name):
+            continue
+        iterable = loop.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and \
+                iterable.func.attr == "keys" and not iterable.args:
+            iterable = iterable.func.value
+        if _literal(iterable) or isinstance(iterable, ast.Name) and _module_table(model, iterable.id):
+            names.add(loop.target.id)
+    return names
+
+
+def _module_table(model, name: str) -> bool:
+    """Is `name` bound at module level, once, to a dict or list display?"""
+    bindings = [s for s in model.tree.body if isinstance(s, ast.Assign)
+                and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+    return len(bindings) == 1 and isinstance(bindings[0].value, (ast.Dict, ast.List, ast.Tuple))
 
 
 def _plain_setting(stmt) -> bool:
