@@ -688,7 +688,7 @@ class Analyzer:
             flow = m.flow(m.tree)  # a module-level global (`model = Net()` at top level)
             if flow is not None:
                 return self._with_global_writes(name, flow_env_value(flow, name), flow)
-            so_far = getattr(m, "module_env_so_far", None)
+            so_far = m.module_env_so_far
             if so_far is not None and name in so_far and not m.global_writers(name):
                 # the module body is being analyzed and its top-level code calls this function:
                 # the global as bound by then (still provisional: `m.flow` recorded the read)

@@ -139,6 +139,17 @@ class SemanticModel:
             self.classes.setdefault(cls.name, info)
         self.functions = by_type.get(ast.FunctionDef, []) + by_type.get(ast.AsyncFunctionDef, [])
 
+    def module_assignments(self, name: str) -> List[ast.Assign]:
+        """The module body's own `name = ...` statements (top level only, in source order)."""
+        def index() -> Dict[str, List[ast.Assign]]:
+            out: Dict[str, List[ast.Assign]] = {}
+            for stmt in self.tree.body:
+                if isinstance(stmt, ast.Assign):
+                    for target in {t.id for t in stmt.targets if isinstance(t, ast.Name)}:
+                        out.setdefault(target, []).append(stmt)
+            return out
+        return self.cached(("module_assignments", None), index).get(name, [])
+
     def _dynamic_imports(self) -> Dict[ast.Call, str]:
         """`importlib.import_module("model.meta_model")` with a literal absolute name: the module
         it returns, as an import statement would bind it (the project then reads its summary)."""

@@ -23,18 +23,10 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, empties, positional_parameters
+from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, empties, positional_parameters, self_name
 from torchleaklint.semantic.values import MODULE
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def self_name(func) -> Optional[str]:
-    """The name of a method's receiver (`self`), None for static and class methods."""
-    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
-        return None
-    args = positional_parameters(func)
-    return args[0].arg if args else None
 
 
 def class_methods(model, info) -> List[ast.AST]:

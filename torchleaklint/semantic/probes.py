@@ -154,8 +154,7 @@ def _configuration_loop_names(model, stmt) -> Set[str]:
 
 def _module_table(model, name: str) -> bool:
     """Is `name` bound at module level, once, to a dict or list display?"""
-    bindings = [s for s in model.tree.body if isinstance(s, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+    bindings = model.module_assignments(name)
     return len(bindings) == 1 and isinstance(bindings[0].value, (ast.Dict, ast.List, ast.Tuple))
 
 
@@ -280,8 +279,7 @@ def _tokenizes_written_text(model, expr) -> bool:
 
 def _module_string(model, name: str):
     """The string literal a module-level `NAME = "..."` binds, when that is its only binding."""
-    bindings = [stmt for stmt in model.tree.body if isinstance(stmt, ast.Assign)
-                and any(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)]
+    bindings = model.module_assignments(name)
     if len(bindings) == 1 and len(bindings[0].targets) == 1 and isinstance(bindings[0].value, ast.Constant):
         return bindings[0].value
     return None

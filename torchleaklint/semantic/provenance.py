@@ -16,7 +16,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import nodes_within, short_source
+from torchleaklint.semantic.syntax import nodes_within, self_name, short_source
 from torchleaklint.semantic.values import INSTANCE, MODULE, UNKNOWN
 
 MAX_ORIGIN_HOPS = 6
@@ -440,8 +440,6 @@ def reads_graph_held_by_object(model, expr: ast.AST) -> bool:
     while the object, or a subclass of it in this file, holds a graph built when it was set
     up (`self.grid_x = (x.requires_grad_(True) + 1) / 2` in `__init__`)? Every step's backward
     may then run through that graph again, and need it retained: not decidable here."""
-    from torchleaklint.semantic.object_state import self_name
-
     unit = model.unit_of(expr)
     info = model.class_of(unit) if unit is not None else None
     receiver = self_name(unit) if info is not None else None
@@ -548,7 +546,7 @@ def made_of_back_propagated_results(model, stored: ast.AST, func: ast.AST) -> bo
     through torch ops on it (`torch.mean(al)`), through the local it was bound to (`al, acc =
     self.model(...)`), or through a `self` list that only such results are appended to in
     `func`? Those graphs were consumed by that backward: their activations are freed."""
-    receiver = _self_parameter(func)
+    receiver = self_name(func)
     reaching = model.reaching(func)
 
     def consumed(node, depth: int = 0) -> bool:
@@ -590,7 +588,7 @@ def made_of_back_propagated_results(model, stored: ast.AST, func: ast.AST) -> bo
 
 
 def _graph_parts(model, exprs) -> List[ast.AST]:
-    """The expressions among `exprs` (or their operands, through arithmetic) that carry a graph."""
+    """The expressions among `exprs` that carry a graph."""
     return [e for e in exprs if model.carries_graph(e)]
 
 
@@ -637,7 +635,7 @@ def _graph_sinks(model, unit, stored: ast.AST) -> List[ast.AST]:
     the same object (`self.last_prob = head(hist)`) is a store of its own, judged on its own:
     it keeps the read graph one step longer, it does not chain it into `stored`."""
     sinks: List[ast.AST] = [stored]
-    receiver = _self_parameter(unit)
+    receiver = self_name(unit) if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     for node in nodes_within(unit):
         if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and node.value is not None:
             sinks.append(node.value)
@@ -651,12 +649,6 @@ def _graph_sinks(model, unit, stored: ast.AST) -> List[ast.AST]:
             if isinstance(node.value.func, ast.Attribute):
                 sinks.append(node.value.func.value)  # `loss.backward()`, `h.add_(x)`
     return sinks
-
-
-def _self_parameter(unit) -> Optional[str]:
-    args = getattr(unit, "args", None)
-    positional = (args.posonlyargs + args.args) if args is not None else []
-    return positional[0].arg if positional else None
 
 
 def _own_attribute(target: ast.AST, receiver: Optional[str]) -> bool:

@@ -94,6 +94,14 @@ def positional_parameters(func: ast.AST) -> List[ast.arg]:
     return list(func.args.posonlyargs) + list(func.args.args)
 
 
+def self_name(func) -> Optional[str]:
+    """The name of a method's receiver (`self`), None for static and class methods."""
+    if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod") for d in func.decorator_list):
+        return None
+    args = positional_parameters(func)
+    return args[0].arg if args else None
+
+
 def default_of(func: ast.AST, param: ast.arg) -> Optional[ast.expr]:
     """The default value expression of a parameter of `func`, or None."""
     args = func.args

@@ -550,7 +550,7 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         return _bulk_data(model, call.args[0], depth + 1)
     qual = _generator_method(model, call) or qual
     count = _element_count(model, call)
-    if count is not None and count >= LARGE_ELEMENTS and not (qual in _SHAPE_FACTORIES):
+    if count is not None and count >= LARGE_ELEMENTS and qual not in _SHAPE_FACTORIES:
         return Weight(f"a tensor of {count:,} elements (`{text}(...)`)", DATA)
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
@@ -913,9 +913,8 @@ def _none_valued(model, expr: ast.AST) -> bool:
 
 def _module_dict_literal(model, name: str) -> Optional[ast.Dict]:
     """The dict literal a module-level name is bound to once (`DEFAULTS = {"n": 2048}`)."""
-    found = [node.value for node in model.tree.body if isinstance(node, ast.Assign)
-             and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
-    return found[0] if len(found) == 1 and isinstance(found[0], ast.Dict) else None
+    found = model.module_assignments(name)
+    return found[0].value if len(found) == 1 and isinstance(found[0].value, ast.Dict) else None
 
 
 def _default_of_parameter(model, param: ast.arg) -> Optional[ast.expr]:
