@@ -25,7 +25,8 @@ the per-file semantic layer:
   per-step loop (`st`), or in a function that runs one training step per call (`ps`: a
   learner's `train(batch)` restarting the controller's state before its unroll); `nb` when
   that loop also holds a nested loop that back-propagates (a reset once per episode, then a
-  backward at every tick of it).
+  backward at every tick of it); `ev` when it is made after `receiver.eval()` of the object it
+  calls (an evaluation).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
@@ -56,7 +57,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 25
+SUMMARY_VERSION = 26
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -699,6 +700,10 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
     if loops and _backward_loop_nested_beside(model, call, loops[0]):
         site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several
         # times (`plant.reset()` per episode, then a backward at every tick): not between those steps
+    from torchleaklint.semantic.evaluation import in_evaluation_region
+
+    if in_evaluation_region(model, call):
+        site["ev"] = 1  # after `model.eval()` of its receiver: the caller evaluates what it calls
     consumed = _arguments_back_propagated(model, call, loops)
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)

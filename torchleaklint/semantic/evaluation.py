@@ -324,7 +324,10 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     if "train" in func.name.lower():
         return False
     owner = model.class_of(func)
-    sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)]
+    # (a call that only probes the method, a model file's `print(model.inference(x).shape)` on
+    # made-up input, evaluates nothing)
+    sites = [site for site in _sites_including_self_calls(model, func) if not model.grad_disabled_at(site)
+             and not probes_the_module(model, site, model.unit_of(site))]
     if any(site.get("bp") and not site["ng"] for site in model.external_sites(func)):
         return False  # another module's training loop back-propagates what it returns
         # (`reaction_center_prediction(...)` shared by training and evaluation): training code
@@ -343,8 +346,26 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     if any(_feeds_a_loss(model, site) for site in sites):
         return False  # a training path runs it too (`loss()` calling `self.inference()`): what it
         # computes is part of that loss, whatever another caller does with it
-    return any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
-               and _caller_evaluates(model, owner, site, depth) for site in sites)
+    if any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
+           and _caller_evaluates(model, owner, site, depth) for site in sites):
+        return True
+    # another module calls it after `model.eval()` with grad on, and neither back-propagates
+    # nor hands on what it returns (a benchmark script's loop over its data set)
+    return any(site.get("ev") and not site["ng"] and not site.get("bp") and not site.get("rt") and not site.get("fw")
+               for site in model.external_sites(func))
+
+
+def in_evaluation_region(model, call) -> bool:
+    """Is `call` a call of a model (or of one of its methods) between that model's `eval()`
+    and its next `train()` in the same function or module body?"""
+    unit = model.unit_of(call)
+    position = start_of(call)
+    return any(region[0] is unit and region[2] <= position < region[3] and _calls_receiver(call, region[1])
+               and not _other_branch(model, region[4], call) for region in _eval_regions_cached(model))
+
+
+def _eval_regions_cached(model) -> List[Tuple]:
+    return model.cached(("eval_regions",), lambda: list(_eval_regions(model)))
 
 
 def _run_by_own_forward(model, owner, sites, depth: int = 0) -> bool:
@@ -431,6 +452,8 @@ def _only_called_without_grad(model, func, depth: int = 0) -> bool:
         return model._memo[key]
     model._memo[key] = False  # recursion guard: a cycle of callers proves nothing
     sites = _sites_including_self_calls(model, func)
+    if not model.switches_grad_on(func):  # its recursive calls run in the grad mode of the outer one
+        sites = [site for site in sites if model.unit_of(site) is not func]
     external = model.external_sites(func)
     if not sites and not external:
         # a method nothing resolves to: the calls of its name on receivers of unknown class

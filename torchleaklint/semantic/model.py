@@ -467,11 +467,30 @@ class SemanticModel:
             return self._memo[key]
         self._memo[key] = False  # recursion guard
         sites = self.call_sites(func)
+        # a recursive call runs in the grad mode of the call it is made from (`make_inference`
+        # splitting an interval in two), unless the function turns autograd back on itself
+        if not self.switches_grad_on(func):
+            sites = [s for s in sites if self.unit_of(s) is not func]
         external = self.external_sites(func)
         answer = bool(sites or external) and all(self.grad_disabled_at(site) for site in sites) \
             and all(site["ng"] for site in external)
         self._memo[key] = answer
         return answer
+
+    def switches_grad_on(self, func: ast.AST) -> bool:
+        """Does `func` (its decorators included) name `torch.enable_grad` or call
+        `set_grad_enabled` with anything but a literal False?"""
+        for node in ast.walk(func):
+            target = node.func if isinstance(node, ast.Call) else node
+            if not isinstance(target, (ast.Name, ast.Attribute)):
+                continue
+            context = torch_api.grad_context(self.qualname(target) or "")
+            if context == "on":
+                return True
+            if context == "set" and isinstance(node, ast.Call) and not (
+                    node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value is False):
+                return True
+        return False
 
     # ------------------------------------------------------- other modules
     def objpath(self, func: ast.AST) -> Optional[str]:

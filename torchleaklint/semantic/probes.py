@@ -52,6 +52,12 @@ _WEIGHT_WORDS = ("pretrain", "weight", "ckpt", "checkpoint", "path", "load", "st
 # Factories of made-up input (data from sizes, not from a dataset).
 _MADE_UP = frozenset({"randn", "rand", "randint", "zeros", "ones", "empty", "full", "randn_like", "rand_like",
                       "zeros_like", "ones_like", "empty_like", "full_like", "normal"})
+# Torch functions that wrap an array into a tensor, and numpy's factories of made-up arrays.
+_FROM_ARRAY = frozenset({"torch.tensor", "torch.from_numpy", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor"})
+_NUMPY_MADE_UP = frozenset({"normal", "randn", "rand", "random", "uniform", "randint", "zeros", "ones", "empty",
+                            "full", "random_sample", "standard_normal"})
+# Joins of several tensors into one: made-up when each part is.
+_JOINS = frozenset({"torch.cat", "torch.stack", "torch.concat", "torch.concatenate"})
 # Tensor methods that make a new tensor from sizes alone.
 _NEW_FROM_SIZES = frozenset({"new_empty", "new_zeros", "new_ones", "new_full"})
 # Methods that turn text into token ids.
@@ -220,25 +226,37 @@ def _smoke_test_use(model, read) -> bool:
 # ----------------------------------------------------------- a shape read on made-up input
 def _input_made_up(model, call, unit) -> bool:
     arguments = list(call.args) + [kw.value for kw in call.keywords]
-    if not arguments:
+    return bool(arguments) and all(_made_up_here(model, arg, unit) for arg in arguments)
+
+
+def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
+    """`expr` is made-up input: a factory call, a name every reaching binding of which is
+    one, or a join of such (`torch.cat((img0, img1), 1)`)."""
+    if _made_up(model, expr):
+        return True
+    if depth > 2:
         return False
-    reaching = model.reaching(unit)
-    for arg in arguments:
-        if _made_up(model, arg):
-            continue
-        if not isinstance(arg, ast.Name):
-            return False
-        definitions = reaching.definitions(arg)
-        if not definitions or not all(isinstance(d, ast.Name) and _bound_to_made_up(model, d) for d in definitions):
-            return False
-    return True
+    if isinstance(expr, ast.Subscript):  # `imgs[:1]`: part of a made-up batch
+        return _made_up_here(model, expr.value, unit, depth + 1)
+    if isinstance(expr, ast.Name):
+        definitions = model.reaching(unit).definitions(expr)
+        return bool(definitions) and all(isinstance(d, ast.Name) and _bound_to_made_up(model, d, unit, depth)
+                                         for d in definitions)
+    if isinstance(expr, ast.Call) and expr.args and isinstance(expr.args[0], (ast.Tuple, ast.List)) \
+            and (model.qualname(expr.func) or "") in _JOINS:
+        return bool(expr.args[0].elts) and all(_made_up_here(model, e, unit, depth + 1) for e in expr.args[0].elts)
+    return False
 
 
-def _bound_to_made_up(model, target: ast.Name) -> bool:
+def _bound_to_made_up(model, target: ast.Name, unit, depth: int) -> bool:
     stmt = model.statement_of(target)
     if isinstance(stmt, ast.AnnAssign):  # `input_ids: torch.Tensor = roberta.encode(SAMPLE_TEXT)`
-        return stmt.target is target and stmt.value is not None and _made_up(model, stmt.value)
-    return isinstance(stmt, ast.Assign) and stmt.targets == [target] and _made_up(model, stmt.value)
+        value = stmt.value if stmt.target is target else None
+    elif isinstance(stmt, ast.Assign) and stmt.targets == [target]:
+        value = stmt.value
+    else:
+        return False
+    return value is not None and _made_up_here(model, value, unit, depth + 1)
 
 
 def _made_up(model, expr) -> bool:
@@ -257,7 +275,18 @@ def _made_up(model, expr) -> bool:
     if not isinstance(expr, ast.Call):
         return False
     qualname = model.qualname(expr.func) or ""
+    if qualname in _FROM_ARRAY and len(expr.args) == 1:
+        return _numpy_made_up(model, expr.args[0])  # `torch.tensor(np.random.normal(0, 1, (3, 3, 256, 256)))`
     return torch_api.is_factory(qualname) and qualname.rsplit(".", 1)[-1] in _MADE_UP
+
+
+def _numpy_made_up(model, expr) -> bool:
+    """`np.random.normal(0, 1, shape)`, `np.zeros(shape)`: an array made from sizes."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("astype", "copy"):
+        expr = expr.func.value
+    qualname = (model.qualname(expr.func) or "") if isinstance(expr, ast.Call) else ""
+    head, _, name = qualname.rpartition(".")
+    return head in ("numpy", "numpy.random") and name in _NUMPY_MADE_UP
 
 
 def _tokenizes_written_text(model, expr) -> bool:
