@@ -25,7 +25,8 @@ the per-file semantic layer:
   per-step loop (`st`), or in a function that runs one training step per call (`ps`: a
   learner's `train(batch)` restarting the controller's state before its unroll); `nb` when
   that loop also holds a nested loop that back-propagates (a reset once per episode, then a
-  backward at every tick of it); `ev` when it is made after `receiver.eval()` of the object it
+  backward at every tick of it; or the call, once per call of its function, precedes such a
+  loop); `ev` when it is made after `receiver.eval()` of the object it
   calls (an evaluation).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
@@ -700,6 +701,9 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
     if loops and _backward_loop_nested_beside(model, call, loops[0]):
         site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several
         # times (`plant.reset()` per episode, then a backward at every tick): not between those steps
+    elif not loops and site["ps"] and _backward_loop_nested_beside(model, call, model.unit_of(call)):
+        site["nb"] = 1  # once per call of a function that then back-propagates in a loop of its
+        # own (`model.encoder.reset_state()`, then a backward per batch, one update per epoch)
     from torchleaklint.semantic.evaluation import in_evaluation_region
 
     if in_evaluation_region(model, call):
@@ -727,13 +731,18 @@ def _backward_loop_nested_beside(model, call, loop) -> bool:
         return False
 
     def calls_receiver(node) -> bool:
-        return any(isinstance(c, ast.Call) and (dotted(c.func) == receiver or isinstance(c.func, ast.Attribute)
-                                                and dotted(c.func.value) == receiver) for c in ast.walk(node))
+        # the object itself, or the one holding it (`model.compute_loss(x)` runs `model.encoder`)
+        return any(isinstance(c, ast.Call) and (_same_or_holder(dotted(c.func), receiver) or isinstance(
+            c.func, ast.Attribute) and _same_or_holder(dotted(c.func.value), receiver)) for c in ast.walk(node))
     for node in ast.walk(loop):
         if node is not loop and isinstance(node, (ast.For, ast.AsyncFor, ast.While)) \
                 and not model.is_inside(call, node) and model.has_backward_within(node) and calls_receiver(node):
             return True
     return False
+
+
+def _same_or_holder(name: Optional[str], receiver: str) -> bool:
+    return name is not None and (name == receiver or receiver.startswith(name + "."))
 
 
 def _arguments_back_propagated(model, call, loops) -> list:
@@ -824,9 +833,21 @@ def _may_call_first_party(model, call) -> bool:
         return True
     # a parameter that other modules' calls pass first-party objects for (`plant.step(u)`
     # in a loop whose `plant` the entry script constructs), though this module imports none
+    # (or to a function of this module that hands it on: `fit(model, ...)` -> `_train_epoch(model, ...)`)
     unit = model.unit_of(call)
     return isinstance(unit, FUNCTION_TYPES) and \
-        any(a.arg == func.id for a in positional_parameters(unit)) and bool(model.external_sites(unit))
+        any(a.arg == func.id for a in positional_parameters(unit)) and _called_from_other_modules(model, unit)
+
+
+def _called_from_other_modules(model, unit, depth: int = 0) -> bool:
+    """Do other modules call `unit`, or a function of this module that calls it (two levels)?"""
+    if model.external_sites(unit):
+        return True
+    if depth >= 2:
+        return False
+    callers = {model.unit_of(site) for site in model.call_sites(unit)}
+    return any(isinstance(caller, FUNCTION_TYPES) and caller is not unit and
+               _called_from_other_modules(model, caller, depth + 1) for caller in callers)
 
 
 def _names_and_items(expr) -> bool:

@@ -16,7 +16,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import nodes_within, self_name, short_source
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, self_name, short_source
 from torchleaklint.semantic.values import INSTANCE, MODULE, UNKNOWN
 
 MAX_ORIGIN_HOPS = 6
@@ -511,8 +511,69 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
         # a differentiated value whose graph the analysis traced to nothing (a helper's
         # result taken for graph-free): what it shares cannot be told, so it may share
         return True
-    return bool(ours & theirs) or _reads_object_state_set_per_call(model, first) or \
-        _reads_object_state_set_per_call(model, second)
+    if ours & theirs:
+        return True
+    ours_state, theirs_state = _object_state_read(model, first), _object_state_read(model, second)
+    return any(not _own_state_set_apart(model, read, theirs, theirs_state) for read in ours_state) or \
+        any(not _own_state_set_apart(model, read, ours, ours_state) for read in theirs_state)
+
+
+def _stored_here_before(reaching, read: ast.Attribute) -> bool:
+    """Is every value `read` can see a store of that same attribute made by this unit
+    (`self.err_d = ...` above it), none the one it had on entry?"""
+    definitions = reaching.definitions(read)
+    return reaching.from_entry(read) is False and bool(definitions) and all(
+        isinstance(d, ast.Attribute) and dotted(d) == dotted(read) for d in definitions)
+
+
+def _own_state_set_apart(model, read: ast.Attribute, other: Set[ast.AST], other_reads: List[ast.Attribute]) -> bool:
+    """Is the graph held in `self.<attr>` (read by one differentiated value) apart from the
+    other value's graph? When the attribute is the unit's own object's, the other value does
+    not read it, and none of the other's computations runs a method of the object that
+    stores it (GANomaly's `self.forward_g()` sets `self.fake`; the discriminator's loss reads
+    only `self.fake.detach()`: two graphs). State of another object (`sl.loss` set by its
+    forward when the model ran) may come from any forward: not apart."""
+    unit = model.unit_of(read)
+    receiver = self_name(unit) if isinstance(unit, FUNCTION_TYPES) else None
+    if receiver is None or not (isinstance(read.value, ast.Name) and read.value.id == receiver):
+        return False
+    info = model.class_of(unit)
+    stored_by = _storing_methods(model, info, read.attr)
+    for other_read in other_reads:
+        if dotted(other_read) == dotted(read):
+            return False
+        if isinstance(other_read.value, ast.Name) and other_read.value.id == receiver and \
+                stored_by & _storing_methods(model, info, other_read.attr):
+            return False  # `self.fake_shape, self.fake_colour = self.netG(...)`: one forward's outputs
+    for stmt in other:
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id == receiver:
+                return False  # `self(x)`: its forward may store it
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver:
+                method = model.method(info.name, func.attr) if info is not None else None
+                if method is None and model.value(func).kind == MODULE:
+                    continue  # `self.netd(x)`: a submodule's forward stores nothing on its holder
+                if method is None or _stores_attribute_in(method, read.attr):
+                    return False
+    return True
+
+
+def _storing_methods(model, info, attr: str) -> Set[ast.AST]:
+    """The methods of the class (and its bases in this file) that store `self.<attr>`."""
+    if info is None:
+        return set()
+    return {method for current in [info] + [model.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
+                                            if b.rsplit(".", 1)[-1] in model.classes]
+            for method in current.methods.values() if _stores_attribute_in(method, attr)}
+
+
+def _stores_attribute_in(method, attr: str) -> bool:
+    receiver = self_name(method)
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
+               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(method))
 
 
 def read_graph_dies_in_call(model, read: ast.AST, stored: ast.AST) -> bool:
@@ -672,13 +733,17 @@ def side_output_of(model, stored: ast.AST, other: ast.AST) -> bool:
     return all(model.statement_of(d) in theirs for d in definitions)
 
 
-def _reads_object_state_set_per_call(model, expr: ast.AST) -> bool:
-    """Is the value of `expr` computed from an attribute that an object of a class of this
-    file stores outside its init-like methods (`sl.loss` of a style-loss module, set by its
-    `forward` when the model ran)? That graph was built by a call out of this unit's sight,
-    maybe from the same forward as another value's: what it shares cannot be told."""
+def _object_state_read(model, expr: ast.AST) -> List[ast.Attribute]:
+    """The reads `expr`'s value is computed from of attributes that an object of a class of
+    this file stores outside its init-like methods (`sl.loss` of a style-loss module, set by
+    its `forward` when the model ran), not stored by the unit itself before the read. Such a
+    graph was built by a call out of this unit's sight, maybe from the same forward as another
+    value's."""
     from torchleaklint.semantic.object_state import stores_graph_outside_construction
 
+    out = []
+    unit = model.unit_of(expr)
+    reaching = model.reaching(unit) if isinstance(unit, FUNCTION_TYPES) else None
     parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
     for part in parts:
         for node in ast.walk(part):
@@ -686,11 +751,15 @@ def _reads_object_state_set_per_call(model, expr: ast.AST) -> bool:
                 continue
             if _called(model, node):
                 continue  # a method call, not state
+            if _cut_on_the_way(model, node, part):
+                continue  # `self.netd(self.fake.detach())`: only a detached copy of it goes on
+            if reaching is not None and _stored_here_before(reaching, node):
+                continue  # `self.err_d` stored just above in this unit: traced like a local
             base = model.value(node.value)
             info = model.classes.get(base.name) if base.kind in (INSTANCE, MODULE) and base.name else None
             if info is not None and stores_graph_outside_construction(model, info, node.attr):
-                return True
-    return False
+                out.append(node)
+    return out
 
 
 def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
