@@ -276,7 +276,7 @@ class Analyzer:
     def _left_to_defaults(self, unit, names, given: int, passed, out) -> None:
         """The parameters a call leaves to their literal defaults (`book=None`, then `book =
         book if book is not None else LossBook()`): that call binds the default's value."""
-        defaults = _literal_defaults(unit)
+        defaults = _literal_defaults(unit, self.m.classes)
         for index, name in enumerate(names):
             if index >= given and name not in passed and name in defaults:
                 out[name] = join(out.get(name), defaults[name])
@@ -1258,6 +1258,11 @@ class Analyzer:
             return self.ref_call(e, callee.name, args, kwargs, all_args)
         if callee.kind == FUNCTION:
             return self.local_call(e, callee.name, args, kwargs)
+        if callee.kind == CLASS and callee.alts:
+            out = None
+            for name in callee.alts:  # one of several classes: what either construction gives
+                out = join(out, self.construct(name, e, args, kwargs))
+            return out
         if callee.kind == CLASS:
             return self.construct(callee.name, e, args, kwargs)
         if callee.kind == MODULE:
@@ -2237,13 +2242,16 @@ def _made_without_grad(value: Value) -> Value:
     return value
 
 
-def _literal_defaults(unit) -> Dict[str, Value]:
+def _literal_defaults(unit, classes=None) -> Dict[str, Value]:
     """Parameter -> the value of its literal default (`None`, a number, a string, a tuple or
-    list of numbers: `sizes=(8, 32, 128)`)."""
+    list of numbers: `sizes=(8, 32, 128)`), or of a default naming a class of this module
+    (`norm_cls=RunningGraphNorm`)."""
     out: Dict[str, Value] = {}
     for a in named_parameters(unit):
         d = default_of(unit, a)
-        if isinstance(d, ast.Constant):
+        if isinstance(d, ast.Name) and classes and d.id in classes:
+            out[a.arg] = Value(CLASS, name=d.id)
+        elif isinstance(d, ast.Constant):
             out[a.arg] = NONE_V if d.value is None else SCALAR_V
         elif isinstance(d, (ast.Tuple, ast.List)) and d.elts and all(
                 isinstance(e, ast.Constant) and e.value is not None for e in d.elts):

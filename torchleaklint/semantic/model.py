@@ -987,7 +987,13 @@ class SemanticModel:
             names: Dict[str, Set[str]] = {}
             attrs: Dict[Tuple[str, str], Set[str]] = {}
             for node in self.by_type.get(ast.Assign, []):
-                for target, cls in _constructed_bindings(node, self._constructed_class):
+                pairs = list(_constructed_bindings(node, self._constructed_class))
+                if not pairs and len(node.targets) == 1 and isinstance(node.value, ast.Call) and \
+                        isinstance(node.value.func, ast.Name):
+                    # `self.norm1 = norm_cls(hidden)`: the classes the parameter may hold
+                    pairs = [(node.targets[0], cls) for cls in
+                             sorted(self._parameter_classes(self.unit_of(node), node.value.func.id))]
+                for target, cls in pairs:
                     if isinstance(target, ast.Name):
                         names.setdefault(target.id, set()).add(cls)
                     elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
@@ -1002,6 +1008,44 @@ class SemanticModel:
                             attrs.setdefault((owner.name, _self_attribute_name(target.value) + "[]"), set()).add(cls)
             self._memo[key] = (names, attrs)
         return self._memo[key]
+
+    def _parameter_classes(self, unit: ast.AST, name: str, depth: int = 0) -> Set[str]:
+        """The classes of this file parameter `name` of `unit` may hold, read from the syntax:
+        its default (`norm_cls=RunningGraphNorm`) and what the calls of `unit` (or of its
+        class, for `__init__`) pass for it, following a parameter of the caller handed on
+        (`DenseGCN(norm_cls=norm_cls)` in `run(norm_cls=RunningGraphNorm)`), two levels. Empty
+        when any of them is not a class of this file: then nothing is known."""
+        if not isinstance(unit, FUNCTION_TYPES) or depth > 2:
+            return set()
+        params = named_parameters(unit)
+        param = next((a for a in params if a.arg == name), None)
+        if param is None:
+            return set()
+        default = default_of(unit, param)
+        if not (isinstance(default, ast.Name) and default.id in self.classes):
+            return set()  # (a parameter without a class default: the callers alone would decide)
+        found = {default.id}
+        info = self.method_class.get(unit)
+        callee = info.name if info is not None and unit.name == "__init__" else unit.name
+        offset = 1 if info is not None else 0
+        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
+        for call in self.calls:
+            if not (isinstance(call.func, ast.Name) and call.func.id == callee):
+                continue
+            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if passed is None and position is not None and 0 <= position - offset < len(call.args):
+                passed = call.args[position - offset]
+            if passed is None:
+                continue  # left to the default
+            if isinstance(passed, ast.Name) and passed.id in self.classes:
+                found.add(passed.id)
+                continue
+            handed = self._parameter_classes(self.unit_of(call), passed.id, depth + 1) \
+                if isinstance(passed, ast.Name) else set()
+            if not handed:
+                return set()
+            found |= handed
+        return found
 
     def constructed_module_class(self, expr: ast.AST) -> Optional[str]:
         """The module class of this file `expr` constructs (`FCN(16)`, `Net().to(device)`), or

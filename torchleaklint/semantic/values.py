@@ -157,6 +157,11 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         if a.kind == INSTANCE and alts is None:
             return UNKNOWN_V  # objects of unknown or unnamed classes: nothing known of either
         return Value(a.kind, alts=alts)
+    if a.kind == b.kind == CLASS:
+        # `norm_cls=RunningGraphNorm` left to its default by one call, another class passed by
+        # another: either class
+        alts = _alternatives(a, b)
+        return Value(CLASS, alts=alts) if alts else UNKNOWN_V
     if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
         # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
         return Value(a.kind, name=a.name if a.name == b.name else None)
