@@ -17,8 +17,9 @@ the per-file semantic layer:
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
   `tune_p` its parameters that reach a Ray Tune config.
-- `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, and the
-  values `__init__`-like methods bind to attributes (`attrs`).
+- `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, the
+  values `__init__`-like methods bind to attributes (`attrs`), and the attributes only those
+  methods store (`fixed`: the same for an object's whole life).
 - `calls`: calls this module makes of first-party functions and methods of other modules
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
@@ -508,6 +509,12 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
                     attrs[node.attr] = encode(value, module)
     out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
            "methods": sorted(info.methods), "attrs": attrs}
+    if not partial:
+        from torchleaklint.semantic.object_state import attributes_set_only_at_construction
+
+        fixed = attributes_set_only_at_construction(model, info)
+        if fixed:
+            out["fixed"] = fixed  # attributes only its init-like methods store: fixed per object
     forward = info.methods.get("forward")
     if kind == "module" and forward is not None:
         from torchleaklint.semantic.evaluation import computes_gradients

@@ -10,7 +10,8 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
-    registered_by_a_base, registered_parameter, runs_after_store_each_step, self_name as _self_name, stores_before_reading
+    previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
+    self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
                                           with_method)
 
@@ -237,7 +238,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
         if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
                 and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt) \
-                and not model.read_graph_dies_in_call(read, _stored_expr(stmt, target)):
+                and not model.read_graph_dies_in_call(read, _stored_expr(stmt, target)) \
+                and not previous_value_unseen_by_invariant_store(model, func, read):
             return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \

@@ -755,6 +755,12 @@ def _stored_self_attribute(node, receiver: str) -> Optional[str]:
     return None
 
 
+def attributes_set_only_at_construction(model, info) -> List[str]:
+    """The attributes of `self` that only the class's init-like methods store (sorted)."""
+    return sorted(attr for attr, methods in _attribute_stores(model, info).items()
+                  if all(method.name in INIT_METHODS for method in methods))
+
+
 def set_only_at_construction(model, info, attr: str) -> bool:
     """Is `self.<attr>` stored or changed in place only by the class's init-like methods (and
     stored there)? Then, read in a step, it holds what existed before the step began (a
@@ -895,3 +901,154 @@ def _reads_key(value, key: str, model, stmt) -> bool:
 def _differentiates(model, call) -> bool:
     return model.qualname(call.func) in ("torch.autograd.grad", "torch.autograd.backward") \
         or model.backward_target(call) is not None
+
+
+def previous_value_unseen_by_invariant_store(model, func, read: ast.Attribute) -> bool:
+    """Can `read` (of `self.<attr>` in `func`) see a graph a previous call stored? Not when
+    `func` stores the attribute earlier under a test that is fixed for the object (it reads
+    only attributes set at construction: `if self.v_feat is not None:`), unconditionally in that
+    branch and ahead of the read; and either the read runs under the same test, or no other
+    code of the class can make the attribute hold anything but its graph-free construction
+    value while the test is false (its other stores are under the same test, or only change a
+    value already there, behind `if self.<attr> is not None:`). Whichever way the test goes for
+    an object, the read sees this call's store or the construction value (MMRec's
+    `self.v_rep = torch.unsqueeze(self.v_rep, 2)` after `self.v_rep, _ = self.v_gcn(...)` of
+    the same `forward`, both behind the modality's feature test)."""
+    info = model.class_of(func)
+    receiver = self_name(func)
+    if info is None or receiver is None:
+        return False
+    attr = read.attr
+    tests = [test for test, store in _invariant_store_tests(model, info, func, attr, receiver)
+             if _store_branch_before(model, test, read, func) and _ends_before(store, read)]
+    if not tests:
+        return False
+    dumps = {ast.dump(t.test) for t in tests}
+    if any(isinstance(anc, ast.If) and ast.dump(anc.test) in dumps and _in_body(model, read, anc)
+           for anc in _ancestors_within(model, read, func)):
+        return True  # read under the same fixed test: the store ran first
+    return _value_fixed_while_test_false(model, info, attr, dumps)
+
+
+def _in_body(model, node, branch: ast.If) -> bool:
+    return any(node is stmt or model.is_inside(node, stmt) for stmt in branch.body)
+
+
+def _invariant_store_tests(model, info, func, attr: str, receiver: str) -> List[tuple]:
+    """(the `if`, the store) for each `if` statement of `func` whose body stores `self.<attr>`
+    as one of its own statements and whose test is fixed for the object."""
+    out = []
+    for node in ast.walk(func):
+        if not isinstance(node, ast.If) or not _fixed_for_the_object(model, info, node.test, receiver):
+            continue
+        for stmt in node.body:
+            if isinstance(stmt, ast.Assign) and any(
+                    _stored_self_attribute(n, receiver) == attr for t in stmt.targets for n in ast.walk(t)):
+                out.append((node, stmt))
+                break
+    return out
+
+
+def _ends_before(stmt, read) -> bool:
+    """Does `stmt` end before `read` starts (a read inside the store is of the value before it)?"""
+    return (stmt.end_lineno, stmt.end_col_offset) <= (read.lineno, read.col_offset)
+
+
+def _store_branch_before(model, branch: ast.If, read, func) -> bool:
+    """Does the `if` run ahead of `read` on every run of `func`: before it in the source, in a
+    block that holds the read too, and in no loop that does not hold the read?"""
+    if not _pos(branch) < _pos(read):
+        return False
+    block_owner = model.parent(branch)
+    if block_owner is not func and not model.is_inside(read, block_owner):
+        return False
+    if any(anc is not func and isinstance(anc, (ast.If, ast.Try, ast.With)) and not model.is_inside(read, anc)
+           for anc in _ancestors_within(model, branch, func)):
+        return False
+    around = model.loops_around(read)
+    return all(loop in around for loop in model.loops_around(branch))
+
+
+def _fixed_for_the_object(model, info, test, receiver: str) -> bool:
+    """A test made only of constants and attributes of `self` that only init-like methods
+    store (`self.v_feat is not None`, `self.use_attention and self.k > 1`)."""
+    saw_attribute = False
+    for node in ast.walk(test):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            if not set_only_at_construction(model, info, node.attr) and \
+                    not _bound_at_construction_by_another_module(model, info, node.attr):
+                return False
+            saw_attribute = True
+        elif isinstance(node, ast.Name) and node.id != receiver:
+            return False
+        elif isinstance(node, (ast.Call, ast.Subscript, ast.Lambda, ast.NamedExpr)):
+            return False
+    return saw_attribute
+
+
+def _bound_at_construction_by_another_module(model, info, attr: str) -> bool:
+    """`self.v_feat`, which no method of the class (or its bases here) stores, and which a base
+    class of another module binds in its init-like methods (its summary's `attrs`)."""
+    if _attribute_stores(model, info).get(attr) or model.project is None:
+        return False
+    for base in model.class_bases(info):
+        if "." not in base:
+            continue
+        found = model.project.imported_summary(base)
+        if found is not None and found[0] == "class" and found[1] is not None and attr in found[1].get("fixed", ()):
+            return True
+    return False
+
+
+def _value_fixed_while_test_false(model, info, attr: str, dumps) -> bool:
+    """Is `self.<attr>` graph-free at construction, and is every other store of it in the
+    class either behind one of the fixed tests or behind `if self.<attr> is not None:` (it can
+    only change a value already there)?"""
+    for method in _attribute_stores(model, info).get(attr, ()):
+        receiver = self_name(method)
+        for node in ast.walk(method):
+            if _stored_self_attribute(node, receiver) != attr:
+                continue
+            stmt = model.statement_of(node)
+            if method.name in INIT_METHODS:
+                if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant)):
+                    return False  # a construction value other than None or a number
+                continue
+            guards = [anc for anc in _ancestors_within(model, stmt, method) if isinstance(anc, ast.If)
+                      and _in_body(model, stmt, anc)]
+            if any(ast.dump(g.test) in dumps or _tests_set(g.test, attr, receiver) for g in guards):
+                continue
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                    _derived_only_from_itself(model, info, stmt.value, attr, receiver):
+                continue  # `self.v_rep = torch.unsqueeze(self.v_rep, 2)`: graph-free while it was
+            return False
+    return True
+
+
+def _derived_only_from_itself(model, info, value, attr: str, receiver: str) -> bool:
+    """Does `value` read nothing but `self.<attr>`, constants, attributes fixed at construction
+    and torch's functions (`torch.unsqueeze(self.v_rep, 2)`, `self.h.view(1, -1)`)?"""
+    reads_itself = False
+    for node in ast.walk(value):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            if node.attr == attr:
+                reads_itself = True
+            elif not set_only_at_construction(model, info, node.attr):
+                return False
+        elif isinstance(node, ast.Name) and node.id != receiver:
+            if not (model.qualname(node) or "").startswith("torch"):
+                return False
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if not ((model.qualname(func) or "").startswith("torch.") or isinstance(func, ast.Attribute)
+                    and is_self_attr(func.value, attr, receiver)):
+                return False
+    return reads_itself
+
+
+def _tests_set(test, attr: str, receiver: str) -> bool:
+    """`self.<attr> is not None` (alone or as a part of an `and`)."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return any(isinstance(p, ast.Compare) and len(p.ops) == 1 and isinstance(p.ops[0], ast.IsNot)
+               and isinstance(p.comparators[0], ast.Constant) and p.comparators[0].value is None
+               and is_self_attr(p.left, attr, receiver) for p in parts)
