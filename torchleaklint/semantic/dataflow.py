@@ -58,6 +58,9 @@ class FlowResult:
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
         self.module_params: Set[str] = set()  # parameters some call site in view passes a module for
+        # module-level names frozen by top-level code (`for p in teacher.parameters(): p.detach_()`),
+        # with where: a function reading the global after its last binding reads a frozen module
+        self.frozen_at: Dict[str, Tuple[int, int]] = {}
 
 
 def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None, depth: int = 0,
@@ -449,6 +452,11 @@ class Analyzer:
             current = self.env.get(key, UNKNOWN_V)
             if current.kind in (MODULE, UNKNOWN, INSTANCE):
                 self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+                self._note_frozen_global(key, s)
+
+    def _note_frozen_global(self, key: str, node: ast.AST) -> None:
+        if isinstance(self.unit, ast.Module) and "." not in key:
+            self.result.frozen_at[key] = (node.lineno, node.col_offset)
 
     stmt_AsyncFor = stmt_For
 
@@ -1293,6 +1301,7 @@ class Analyzer:
             current = self.env.get(key, UNKNOWN_V)
             if current.kind in (MODULE, UNKNOWN, INSTANCE):
                 self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+                self._note_frozen_global(key, call)
 
     def _thaw_holder(self, target: ast.AST, value: Value) -> None:
         """`alex.classifier[6] = nn.Linear(4096, 3)` into a module frozen before: the new part
@@ -1324,6 +1333,7 @@ class Analyzer:
                 current = self.env.get(key, self.result.values.get(call.args[index], UNKNOWN_V))
                 if current.kind in (MODULE, UNKNOWN, INSTANCE):
                     self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+                    self._note_frozen_global(key, call)
 
     def _parameterless_output(self, all_args) -> Value:
         """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
@@ -1453,6 +1463,8 @@ class Analyzer:
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual)
                          or _norm_without_affine(qual, e))
+        if torch_api.is_parameterless_layer(qual):
+            return Value(MODULE, name=None, frozen=True)  # `torchaudio.transforms.MelSpectrogram(...)`
         if torch_api.is_optimizer(qual):
             return Value(OPTIMIZER)
         if torch_api.is_lr_scheduler(qual):
@@ -2291,9 +2303,14 @@ def flow_env_value(flow: FlowResult, name: str) -> Value:
     """The value a module-level name ends with (join of what top-level code binds to it)."""
     if flow.bound_names is None:
         index: Dict[str, Value] = {}
+        last: Dict[str, Tuple[int, int]] = {}
         for node, value in flow.values.items():
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 index[node.id] = join(index.get(node.id), value)
+                last[node.id] = max(last.get(node.id, (0, 0)), (node.lineno, node.col_offset))
+        for key, where in flow.frozen_at.items():
+            if key in index and index[key].kind == MODULE and last[key] < where:
+                index[key] = replace(index[key], frozen=True)  # frozen after its last binding
         flow.bound_names = index
     return flow.bound_names.get(name, UNKNOWN_V)
 
@@ -2486,7 +2503,13 @@ def _freezing_flag(stmt, owner: str = "self") -> Optional[ast.AST]:
     if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and \
             dotted(only.value.func) == f"{var}.requires_grad_" and len(only.value.args) == 1:
         return only.value.args[0]
+    if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and \
+            dotted(only.value.func) == f"{var}.detach_" and not only.value.args:
+        return _FALSE  # `param.detach_()` of a mean teacher: the parameter stops requiring grad
     return None
+
+
+_FALSE = ast.Constant(False)
 
 
 def built_frozen(freeze, call) -> bool:

@@ -1089,6 +1089,9 @@ def _freezes(loop, name: str) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and dotted(node.func.value) == name and _false_flag(node):
             return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
+                and dotted(node.func.value) == name and not node.args:
+            return True  # `param.detach_()` (a mean teacher's): the parameter stops requiring grad
     return False
 
 

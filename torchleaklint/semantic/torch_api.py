@@ -82,8 +82,21 @@ def module_chain_root(expr):
     return expr
 
 
+# torchaudio's feature transforms (hand-written from its documentation; torchaudio is not a
+# test dependency): spectrograms, resampling, masking, all without learnable parameters.
+PARAMETERLESS_AUDIO_TRANSFORMS = frozenset({
+    "Spectrogram", "InverseSpectrogram", "GriffinLim", "AmplitudeToDB", "MelScale", "InverseMelScale",
+    "MelSpectrogram", "MFCC", "LFCC", "MuLawEncoding", "MuLawDecoding", "Resample", "TimeStretch", "Fade",
+    "FrequencyMasking", "TimeMasking", "Vol", "SlidingWindowCmn", "Vad", "SpectralCentroid", "PitchShift",
+    "ComputeDeltas", "Preemphasis", "Deemphasis", "SpeedPerturbation", "AddNoise", "Convolve", "FFTConvolve",
+})
+
+
 def is_parameterless_layer(qualname: str) -> bool:
-    """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`...: a layer that holds no parameters."""
+    """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`, `torchaudio.transforms.MelSpectrogram`...: a layer
+    that holds no parameters."""
+    if qualname.startswith("torchaudio.transforms."):
+        return qualname.rsplit(".", 1)[-1] in PARAMETERLESS_AUDIO_TRANSFORMS
     name = nn_class(qualname)
     return name is not None and name in PARAMETERLESS_NN_CLASSES
 
