@@ -78,8 +78,10 @@ def probes_the_module(model, call, unit) -> bool:
         # iteration builds the untrained network it probes (`for a in cfg: net = VGG(a); y =
         # net(torch.randn(2, 3, 32, 32)); print(y.size())`, one smoke test per configuration)
         return _built_in_the_loop(model, call, unit, loops[0]) and _untrained_and_built_here(model, call, unit)
-    parent = model.parent(call)
-    if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and parent.value is call and \
+    parent, result = model.parent(call), call
+    if isinstance(parent, ast.IfExp) and call is not parent.test:
+        parent, result = model.parent(parent), parent  # `_ = model(img) if device.type != "cpu" else None`
+    if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and parent.value is result and \
             [getattr(t, "id", None) for t in parent.targets] == ["_"]:
         return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
@@ -238,6 +240,10 @@ def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
         return False
     if isinstance(expr, ast.Subscript):  # `imgs[:1]`: part of a made-up batch
         return _made_up_here(model, expr.value, unit, depth + 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS:
+        return _made_up_here(model, expr.func.value, unit, depth + 1)  # `img.half()` of a made-up `img`
+    if isinstance(expr, ast.IfExp):  # `img.half() if half else img`
+        return _made_up_here(model, expr.body, unit, depth + 1) and _made_up_here(model, expr.orelse, unit, depth + 1)
     if isinstance(expr, ast.Name):
         definitions = model.reaching(unit).definitions(expr)
         return bool(definitions) and all(isinstance(d, ast.Name) and _bound_to_made_up(model, d, unit, depth)
