@@ -19,6 +19,9 @@ class KeptGraph:
         self.unit = unit
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
+        # a per-step function keeping its argument, which the caller's step back-propagates
+        self.callers_consume = loop is None and unit is not None and \
+            model.argument_back_propagated_by_callers(operand, unit)
         self.backwards: List = model.iteration_backwards(loop) if loop is not None else []
         # a step run by a callee (`self.train_step(batch)` whose override back-propagates):
         # a backward runs each iteration, out of this loop's text
@@ -49,6 +52,9 @@ class KeptGraph:
             # no backward in the loop: an inference or collection loop, not training steps
             return ("nothing back-propagates it, so every iteration's graph and saved activations stay alive "
                     "on the device")
+        if self.callers_consume:
+            return (f"the caller's `backward()` frees its activations, but every step's graph nodes stay "
+                    f"referenced from `{self.holder}` (host memory grows each step)")
         return f"every step's graph stays referenced from `{self.holder}`"
 
     @property

@@ -378,25 +378,9 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
         return True  # `self.loss_D += self.loss_Ds[-1]`, each an output of `backward_D_basic(...)`,
         # which back-propagated the loss it returns; `self.loss_total = torch.mean(al)` of a model
         # whose forward back-propagated it: their activations are freed already
-    return _argument_back_propagated_by_caller(model, stored, func)
+    return model.argument_back_propagated_by_callers(stored, func)
 
 
-def _argument_back_propagated_by_caller(model, stored, func) -> bool:
-    if not isinstance(stored, ast.Name):
-        return False
-    names = [a.arg for a in positional_parameters(func)]
-    if stored.id not in names:
-        return False
-    position = names.index(stored.id) - 1  # after self
-    for site in model.call_sites(func):
-        arg = site.args[position] if 0 <= position < len(site.args) else \
-            next((kw.value for kw in site.keywords if kw.arg == stored.id), None)
-        loops = model.loops_around(site)
-        if arg is not None and loops and model.consumed_by_backward(arg, loops[0]) is not None:
-            return True
-    # another module's loop: `meters["d_loss"].update(d_loss)` beside `d_loss.backward()`
-    return any(position in site.get("abp", ()) or stored.id in site.get("abp", ())
-               for site in model.external_sites(func))
 
 
 

@@ -25,7 +25,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    INIT_METHODS, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
+    FUNCTION_TYPES, INIT_METHODS, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
     keyword_arg as _kw, named_parameters, nodes_within, passed_through_positions, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
@@ -757,6 +757,9 @@ class Analyzer:
             if method is not None:
                 return Value(FUNCTION, name=f"{owner.name}.{e.attr}")
             part = self.m_attribute(owner.name, e.attr)
+            kept = owner.field(e.attr) if owner.fields is not None else None
+            if kept is not None:
+                part = join(part, kept)  # what this code's calls put into it (`_note_kept`)
             return _part_of_frozen(part) if owner.frozen else part
         if owner.kind in TENSORISH or owner.carries_graph:
             if torch_api.is_nondiff_attribute(e.attr):
@@ -1572,7 +1575,37 @@ class Analyzer:
             result = _strip_graph(result)
         elif entry.get("nograd"):
             result = _made_without_grad(result)  # a function of another module decorated no-grad
+        if entry.get("keeps") and not self.nograd and isinstance(call, ast.Call):
+            self._note_kept(call, entry, args, kwargs)
         return result
+
+    def _note_kept(self, call: ast.Call, entry: dict, args, kwargs) -> None:
+        """`buffer.add(log_prob, value, reward)` of another module's class whose method appends
+        its `value` argument to `self.values` (summary `keeps`): from here on the object's
+        `values` list may hold what was passed (a may-fact kept as a field of the object's
+        value, so that `torch.cat(buffer.values)` where the object is handed on sees graphs)."""
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        key = dotted(receiver) if receiver is not None else None
+        holder = self.env.get(key) if key is not None else None
+        if holder is None or holder.kind not in (INSTANCE, MODULE) or not holder.name:
+            return
+        params = list(entry.get("params", []))[1 if entry.get("self") else 0:]
+        for param, kept in entry["keeps"].items():
+            if not kept.startswith("self.") or "." in kept[5:]:
+                continue
+            value = kwargs.get(param)
+            if value is None and param in params and params.index(param) < len(args):
+                value = args[params.index(param)]
+            if value is None or not value.carries_graph:
+                continue
+            attr = kept[5:]
+            current = self.m_attribute(holder.name, attr)
+            if current.kind != SEQUENCE or current.items:
+                continue  # (only a list the method appends to: a plain store is no container)
+            before = holder.field(attr) if holder.fields is not None else None
+            grown_list = Value(SEQUENCE, elem=join(before.elem if before is not None else None, value))
+            holder = replace(holder, fields=with_field(replace(holder, fields=holder.fields or ()), attr, grown_list))
+        self.env[key] = holder
 
     def _autograd_grad_value(self, e: ast.Call) -> Value:
         """`torch.autograd.grad` returns gradients without a graph unless `create_graph=True`

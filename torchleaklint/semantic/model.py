@@ -2032,6 +2032,13 @@ class SemanticModel:
 
         return graph_origin(self, expr)
 
+    def argument_back_propagated_by_callers(self, stored: ast.AST, func: ast.AST) -> bool:
+        """Is `stored`, a parameter of `func`, back-propagated by a caller's step (here or in
+        another module) in the iteration that hands it in?"""
+        from torchleaklint.semantic.provenance import argument_back_propagated_by_callers
+
+        return argument_back_propagated_by_callers(self, stored, func)
+
     def consumed_by_backward(self, expr: ast.AST, loop: Optional[ast.AST]) -> Optional[ast.Call]:
         """The backward of the same iteration of `loop` that differentiates `expr`'s value."""
         from torchleaklint.semantic.provenance import consumed_by_backward

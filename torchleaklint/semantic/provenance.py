@@ -16,7 +16,7 @@ import ast
 from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, self_name, short_source
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, short_source
 from torchleaklint.semantic.values import INSTANCE, MODULE, UNKNOWN
 
 MAX_ORIGIN_HOPS = 6
@@ -493,6 +493,27 @@ def _reads_itself(model, definition: ast.Name) -> bool:
     if isinstance(stmt, ast.AugAssign):
         return True
     return any(read.id == definition.id for read in _data_reads(model, stmt.value) if isinstance(read, ast.Name))
+
+
+def argument_back_propagated_by_callers(model, stored: ast.AST, func) -> bool:
+    """Is `stored` a parameter of the method `func` whose argument a caller's loop back-propagates
+    in the same iteration (`meters["d_loss"].update(d_loss)` beside `d_loss.backward()`, here or
+    in another module's loop: summary `abp`)? Its activations are freed by then: what `func`
+    keeps of it holds the graph's nodes."""
+    if not isinstance(stored, ast.Name) or not isinstance(func, FUNCTION_TYPES):
+        return False
+    names = [a.arg for a in positional_parameters(func)]
+    if stored.id not in names:
+        return False
+    position = names.index(stored.id) - (1 if model.class_of(func) is not None else 0)
+    for site in model.call_sites(func):
+        arg = site.args[position] if 0 <= position < len(site.args) else \
+            next((kw.value for kw in site.keywords if kw.arg == stored.id), None)
+        loops = model.loops_around(site)
+        if arg is not None and loops and model.consumed_by_backward(arg, loops[0]) is not None:
+            return True
+    return any(position in site.get("abp", ()) or stored.id in site.get("abp", ())
+               for site in model.external_sites(func))
 
 
 def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:

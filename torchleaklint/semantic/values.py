@@ -92,6 +92,11 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
     key (a key one path never stores is absent there, so the other path's entry is what a
     read can give); a dict of unknown keys on either path drops the entries."""
     out = _join(a, b)
+    if a is not None and b is not None and a != b and out.kind in (INSTANCE, MODULE) and out.name \
+            and (a.fields or b.fields):
+        # an object's attributes that calls filled (`buffer.add(...)` on one path): on the other
+        # path they hold what the class gives them, which the reader joins in
+        return replace(out, fields=_joined_fields(a.fields or (), b.fields or ()))
     if a is None or b is None or a == b or out.fields is None and not (a.fields and b.fields) \
             or NONE in (a.kind, b.kind):  # `logs = None` on one path: the dict's entries stand
         return out
