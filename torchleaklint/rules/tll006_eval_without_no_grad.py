@@ -137,6 +137,11 @@ class EvalWithoutNoGrad(Rule):
             cost = ("saving its activations for a backward that never comes while it runs; the result is "
                     "discarded, so they are freed when the statement ends (a higher peak and a slower "
                     "forward, not growth)")
+        elif model.value(call).kind == "tensor":
+            # `self.asr.transcribe(feats)` returning `self.forward(x).argmax(-1)`: the graph dies
+            # inside the method, once its result is made
+            cost = ("holding its saved activations while the method runs; what it returns carries no graph "
+                    "(a higher peak and slower forwards, not growth)")
         elif model.value_killed_at(call):
             # `model(x).cpu().numpy()`, `model(x).argmax(1).item()`: the graph dies with the
             # temporary result, so what is wasted is the recording during each forward

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -75,6 +75,25 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
                 yield call, (func, None, start_of(func), end_of(func), None)
 
 
+def _method_runs_forward_with_grad(model, call) -> bool:
+    """`self.asr.transcribe(feats)`: a method of a module class of this file, not decorated
+    no-grad, whose body runs the module's own forward (`self.forward(x)`, `self(x)`) outside
+    any no-grad block."""
+    if not isinstance(call.func, ast.Attribute) or call.func.attr in ("forward", "__call__"):
+        return False
+    method = model.resolve_call(call)
+    info = model.class_of(method) if method is not None else None
+    if info is None or not model.is_module_class(info) or model.grad_off_decorated(method):
+        return False
+    forward = model.method(info.name, "forward")
+    if forward is None or model.grad_off_decorated(forward):
+        return False  # its forward runs under `@torch.no_grad()` itself
+    receiver = self_name(method)
+    return receiver is not None and any(
+        isinstance(node, ast.Call) and dotted(node.func) in (receiver, f"{receiver}.forward")
+        and not model.grad_disabled_at(node) for node in ast.walk(method))
+
+
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     """The forward `call` (in `unit`, evaluation `context`) records no graph (autograd off, a
     parameterless or frozen module, a number), or one that is used (gradients computed, the
@@ -83,8 +102,10 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if model.grad_disabled_at(call) or _in_grad_mode_block(model, call) or \
             _inside_unknown_context_of(model, call):
         return True
-    if model.value(call).kind == "tensor":
+    if model.value(call).kind == "tensor" and not _method_runs_forward_with_grad(model, call):
         return True  # proven graph-free: a parameterless module of this file on inputs without grad
+        # (not a method that runs the forward with grad on and returns a number of it: `transcribe`
+        # returning `self.forward(x).argmax(-1)` records the forward's graph all the same)
     if _forward_decorated_no_grad(model, model.value(call.func)):
         return True  # its class's forward runs under `@torch.no_grad()` (here or in its module)
     if _asserted_to_call_without_grad(model, call, unit):
