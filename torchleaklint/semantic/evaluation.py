@@ -157,7 +157,34 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         # fine-tune the model it is handed at test time; what its forward does is not in view
     if _input_made_differentiable(model, call, unit):
         return True  # gradients with respect to the input are wanted (a PDE operator on the outputs)
+    if context[1] is not None and context[4] is not None and _on_a_branch_apart(model, context[4], call, unit):
+        start = _eval_span_start(model, unit, context[1], start)  # an earlier `eval()` it continues
     return has_gradient_code(model, unit, start, end, forward=call)
+
+
+def _on_a_branch_apart(model, eval_call, call, unit) -> bool:
+    """Is `eval_call` under an `if`/`try` that does not hold `call` (it may not have run)?"""
+    for anc in model.ancestors(eval_call):
+        if anc is unit:
+            return False
+        if isinstance(anc, (ast.If, ast.Try)) and not model.is_inside(call, anc):
+            return True
+    return False
+
+
+def _eval_span_start(model, unit, receiver: str, start: Position) -> Position:
+    """Where the eval mode that holds at `start` began: the first `receiver.eval()` after the
+    last `receiver.train()` before it. A later `eval()` on a branch apart from the forward
+    (`model.to(half); model.eval()`) may not have run; gradient code under the first one (an
+    attack's `autograd.grad` on the model it put in eval mode) belongs to the same span."""
+    events = sorted((start_of(call), kind) for call in _calls_by_unit(model).get(unit, [])
+                    for kind in [_mode_switch(call)] if kind is not None and dotted(call.func.value) == receiver)
+    span = start
+    for position, kind in reversed([e for e in events if e[0] < start]):
+        if kind == "train":
+            break
+        span = position
+    return span
 
 
 def _returned_into_a_loss(model, call, unit) -> bool:
