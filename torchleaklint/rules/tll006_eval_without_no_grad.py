@@ -137,7 +137,7 @@ class EvalWithoutNoGrad(Rule):
             cost = ("saving its activations for a backward that never comes while it runs; the result is "
                     "discarded, so they are freed when the statement ends (a higher peak and a slower "
                     "forward, not growth)")
-        elif model.value(call).kind == "tensor":
+        elif _graph_free_result(model.value(call)):
             # `self.asr.transcribe(feats)` returning `self.forward(x).argmax(-1)`: the graph dies
             # inside the method, once its result is made
             cost = ("holding its saved activations while the method runs; what it returns carries no graph "
@@ -214,3 +214,11 @@ def _torch_alias(model) -> Optional[str]:
         if qual == "torch":
             return alias
     return None
+
+
+def _graph_free_result(value) -> bool:
+    """A result proven to carry no graph (`argmax` labels, `(float(correct), n, loss.item())`)."""
+    if value.kind == "tensor" or value.kind == "scalar":
+        return True
+    return value.kind == "sequence" and value.items is not None and bool(value.items) and \
+        all(_graph_free_result(item) for item in value.items)

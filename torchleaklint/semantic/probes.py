@@ -82,9 +82,41 @@ def probes_the_module(model, call, unit) -> bool:
     if isinstance(parent, ast.IfExp) and call is not parent.test:
         parent, result = model.parent(parent), parent  # `_ = model(img) if device.type != "cpu" else None`
     if isinstance(parent, ast.Expr) or isinstance(parent, ast.Assign) and parent.value is result and \
-            [getattr(t, "id", None) for t in parent.targets] == ["_"]:
-        return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`)
+            ([getattr(t, "id", None) for t in parent.targets] == ["_"]
+             or _bound_and_never_read(model, parent, unit) and _built_here_by_this_file(model, call, unit)):
+        return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`,
+        # or `out, out_state = rnn(inp, states)` of a smoke test, neither read again)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
+
+
+def _bound_and_never_read(model, stmt: ast.Assign, unit) -> bool:
+    """Does the assignment bind only names (or tuples of names) that nothing reads after it?"""
+    names = []
+    for target in stmt.targets:
+        for node in ([target] if isinstance(target, ast.Name) else getattr(target, "elts", [None])):
+            if not isinstance(node, ast.Name):
+                return False
+            names.append(node.id)
+    reads = model.reaching(unit).reads_by_key
+    return bool(names) and not any(reads.get(name) for name in names)
+
+
+def _built_here_by_this_file(model, call, unit) -> bool:
+    """Is the called module bound in `unit` only by calls of this file's functions or classes
+    (`rnn = script_lnlstm(input_size, hidden_size, num_layers)`), and used for nothing but the
+    smoke test (no weights loaded into it, not handed on)?"""
+    receiver = call.func
+    if not isinstance(receiver, ast.Name):
+        return False
+    reaching = model.reaching(unit)
+    definitions = reaching.definitions(receiver)
+    for definition in definitions:
+        stmt = model.statement_of(definition)
+        value = stmt.value if isinstance(stmt, ast.Assign) and stmt.targets == [definition] else None
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                and (value.func.id in model.module_functions or value.func.id in model.classes)):
+            return False
+    return bool(definitions) and all(_smoke_test_use(model, read) for read in reaching.reads_by_key.get(receiver.id, ()))
 
 
 def _built_in_the_loop(model, call, unit, loop) -> bool:
@@ -236,12 +268,20 @@ def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
     one, or a join of such (`torch.cat((img0, img1), 1)`)."""
     if _made_up(model, expr):
         return True
-    if depth > 2:
+    if depth > 4:
         return False
     if isinstance(expr, ast.Subscript):  # `imgs[:1]`: part of a made-up batch
         return _made_up_here(model, expr.value, unit, depth + 1)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS:
         return _made_up_here(model, expr.func.value, unit, depth + 1)  # `img.half()` of a made-up `img`
+    if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:  # `[h0, c0]`
+        return all(_made_up_here(model, e, unit, depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and \
+            isinstance(expr.generators[0].iter, ast.Call) and dotted(expr.generators[0].iter.func) == "range":
+        return _made_up_here(model, expr.elt, unit, depth + 1)  # `[State(torch.randn(b, h)) for _ in range(n)]`
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and _namedtuple_type(model, expr.func.id) \
+            and (expr.args or expr.keywords):
+        return all(_made_up_here(model, a, unit, depth + 1) for a in list(expr.args) + [k.value for k in expr.keywords])
     if isinstance(expr, ast.IfExp):  # `img.half() if half else img`
         return _made_up_here(model, expr.body, unit, depth + 1) and _made_up_here(model, expr.orelse, unit, depth + 1)
     if isinstance(expr, ast.Name):
@@ -252,6 +292,13 @@ def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
             and (model.qualname(expr.func) or "") in _JOINS:
         return bool(expr.args[0].elts) and all(_made_up_here(model, e, unit, depth + 1) for e in expr.args[0].elts)
     return False
+
+
+def _namedtuple_type(model, name: str) -> bool:
+    """`LSTMState = namedtuple("LSTMState", ["hx", "cx"])` at module level."""
+    bindings = model.module_assignments(name)
+    return len(bindings) == 1 and isinstance(bindings[0].value, ast.Call) and \
+        (model.qualname(bindings[0].value.func) or "").endswith("namedtuple")
 
 
 def _bound_to_made_up(model, target: ast.Name, unit, depth: int) -> bool:
