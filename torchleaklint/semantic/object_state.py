@@ -823,8 +823,31 @@ def registered_by_a_base(model, info, attr: str) -> bool:
                         and node.func.attr.startswith("register") and node.func.attr not in _TORCH_REGISTRIES \
                         and node.args and isinstance(node.args[0], ast.Constant) and node.args[0].value == attr:
                     return True
-        return False
+        return _only_updated_on_a_base_out_of_view(model, info, attr)
     return model.cached(("registered_by_a_base", info.name, attr), compute)
+
+
+def _only_updated_on_a_base_out_of_view(model, info, attr: str) -> bool:
+    """`self.v += ...` in a spiking neuron whose base class is a library's (spikingjelly's
+    `BaseNode`, which creates `self.v` and whose `reset()` the library's `reset_net(net)`
+    calls): no code in view binds the attribute, only updates it, and a base out of view (not
+    torch's, not of this project) does. Its start value and restarts are out of view."""
+    receiver_stores = []
+    for method in class_methods(model, info):
+        receiver = self_name(method)
+        for node in ast.walk(method):
+            if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name) and node.value.id == receiver:
+                receiver_stores.append(model.parent(node))
+    if not receiver_stores or not all(isinstance(stmt, ast.AugAssign) for stmt in receiver_stores):
+        return False
+    for base in model.class_bases(info):
+        local = base.rsplit(".", 1)[-1]
+        if base.startswith(("torch.", "nn.")) or base in ("object", "Module") or local in model.classes:
+            continue
+        if "." in base and (model.project is None or not model.project.is_first_party(base)):
+            return True  # a library's base class
+    return False
 
 
 def registered_parameter(model, info, attr: str) -> bool:
