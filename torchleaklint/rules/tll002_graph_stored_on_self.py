@@ -9,6 +9,7 @@ from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
@@ -112,6 +113,9 @@ class GraphStoredOnSelf(Rule):
         why = model.is_per_step_method(func)
         if why is None:
             return None
+        if eval_mode_only(model, stmt, func):
+            return None  # stored only in eval mode (`if not self.training:`): no training step chains
+            # it, and an evaluation run with grad on is TLL006's finding
         attr = target.attr
         methods = class_methods(model, info)
         if model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr) \

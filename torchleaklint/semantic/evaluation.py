@@ -1041,6 +1041,27 @@ def _train_mode_only(model, node, func) -> bool:
     return False
 
 
+def eval_mode_only(model, node, func) -> bool:
+    """Is `node` in a branch of `func` that runs only in eval mode: `if not self.training:`
+    (also `if not self.training and ...`), or the `else` of `if self.training:`?"""
+    child = node
+    for anc in model.ancestors(node):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.If):
+            in_body = any(stmt is child for stmt in anc.body)
+            in_else = any(stmt is child for stmt in anc.orelse)
+            test = anc.test
+            parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+            if in_body and any(isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) and _reads_training(p.operand)
+                               for p in parts):
+                return True
+            if in_else and _reads_training(test):
+                return True
+        child = anc
+    return False
+
+
 def _reads_training(test) -> bool:
     return isinstance(test, ast.Attribute) and test.attr == "training" and isinstance(test.value, ast.Name) \
         and test.value.id == "self"
