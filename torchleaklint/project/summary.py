@@ -10,7 +10,8 @@ the per-file semantic layer:
 - `functions`: per module function and method (`f`, `Cls.m`): line, parameters, the value
   it returns (`ret`; `ret_g` when its tensor arguments carry a graph; `ret_m` when modules
   are handed for the parameters `mp` it calls), whether it runs with
-  autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad; `fwd_if` the flags,
+  autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad; `fwd_own` when
+  an attribute of its object chooses that; `fwd_if` the flags,
   name and position, without which it runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), computes gradients on purpose (`grad`; `gtr` when only in train mode, under
   `if self.training:`), passes over data in a loop of its own (`pod`), and which parameters it keeps on `self`
@@ -330,6 +331,8 @@ def _function(model, func, module: str, info) -> dict:
         out["nofwd"] = True  # no module is called in it (`update_evaluator` on lists): no forward
     elif model.forwards_only_without_grad(func):
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
+    elif model.grad_set_by_own_setting(func):
+        out["fwd_own"] = True  # autograd off or on as an attribute of its object says (`if self.no_grad:`)
     else:
         flags = model.forwards_with_grad_only_if(func)
         if flags:

@@ -930,15 +930,17 @@ def _unknown_wrapper_handed_a_module(model, call) -> bool:
 
 def _forward_decorated_no_grad(model, callee) -> bool:
     """Is `callee` a module whose class's `forward` is decorated `@torch.no_grad()` (or run
-    without grad by its framework), in this file or in its own module?"""
+    without grad by its framework, or by a setting of the object: `if self.no_grad:`), in this
+    file or in its own module?"""
     if callee.kind != MODULE or not callee.name:
         return False
     if callee.name in model.classes:
         forward = model.method(callee.name, "forward")
-        return forward is not None and model.grad_off_decorated(forward)
+        return forward is not None and (model.grad_off_decorated(forward) or model.grad_set_by_own_setting(forward))
     if "." in callee.name and model.project is not None:
         found = model.project.method_of(callee.name, "forward")
-        return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("nograd"))
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) and \
+            bool(found[1].get("nograd") or found[1].get("fwd_own"))
     return False
 
 

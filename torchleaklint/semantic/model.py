@@ -17,7 +17,7 @@ from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
-    default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters)
+    default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters, self_name)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -1597,6 +1597,36 @@ class SemanticModel:
         return self.cached(("forwards_only_without_grad", func), lambda: not any(
             self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
             for call in self._calls_within(func, skip_loops=False)))
+
+    def grad_set_by_own_setting(self, func: ast.AST) -> bool:
+        """Does `func` turn autograd off on the path an attribute of its object chooses, every
+        forward it runs with grad on being on the other path (`if self.no_grad: with
+        torch.no_grad(): x = self._forward(x)` / `else: x = self._forward(x)`, an upstream
+        wrapper built with a `no_grad` option)? Whether calling it records a graph is then the
+        object's setting, out of the caller's view."""
+        def compute() -> bool:
+            receiver = self_name(func) if isinstance(func, FUNCTION_TYPES) else None
+            if receiver is None:
+                return False
+            for node in ast.walk(func):
+                if not (isinstance(node, ast.If) and _tests_own_attribute(node.test, receiver)):
+                    continue
+                off_body = any(self._switches_off(s) for s in node.body)
+                off_else = any(self._switches_off(s) for s in node.orelse)
+                if off_body == off_else:
+                    continue
+                on_branch = node.orelse if off_body else node.body
+                grad_on = [call for call in self._calls_within(func, skip_loops=False)
+                           if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)]
+                if grad_on and all(any(self.is_inside(call, s) for s in on_branch) for call in grad_on):
+                    return True
+            return False
+        return self.cached(("grad_set_by_own_setting", func), compute)
+
+    def _switches_off(self, stmt: ast.AST) -> bool:
+        """A `with torch.no_grad():` (or inference_mode) statement."""
+        return isinstance(stmt, (ast.With, ast.AsyncWith)) and any(
+            self._grad_off_context(item.context_expr) for item in stmt.items)
 
     def module_classes_defining(self, attr: str) -> List[str]:
         """The nn.Module classes of this file that define (not inherit) method `attr`."""
@@ -3940,3 +3970,10 @@ def bound_on_an_object(model, call) -> bool:
     targets = getattr(stmt, "targets", [getattr(stmt, "target", None)])
     return any(isinstance(leaf, (ast.Attribute, ast.Subscript)) for t in targets if t is not None
                for leaf in ast.walk(t))
+
+
+def _tests_own_attribute(test, receiver: str) -> bool:
+    """`self.no_grad`, `not self.no_grad` (alone)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == receiver
