@@ -1026,42 +1026,36 @@ def _computes_gradients(model, func, depth: int, eval_mode: bool = False) -> boo
 def _train_mode_only(model, node, func) -> bool:
     """Is `node` in a branch of `func` that runs only in train mode: `if self.training:`
     (also `if self.training and ...`), or the `else` of `if not self.training:`?"""
-    child = node
-    for anc in model.ancestors(node):
-        if anc is func:
-            return False
-        if isinstance(anc, ast.If):
-            in_body = any(stmt is child for stmt in anc.body)
-            test = anc.test
-            if in_body and (_reads_training(test) or isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
-                            and any(_reads_training(v) for v in test.values)):
-                return True
-            if not in_body and isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) \
-                    and _reads_training(test.operand):
-                return True
-        child = anc
-    return False
+    return _in_one_mode_only(model, node, func, training=True)
 
 
 def eval_mode_only(model, node, func) -> bool:
     """Is `node` in a branch of `func` that runs only in eval mode: `if not self.training:`
     (also `if not self.training and ...`), or the `else` of `if self.training:`?"""
+    return _in_one_mode_only(model, node, func, training=False)
+
+
+def _in_one_mode_only(model, node, func, training: bool) -> bool:
     child = node
     for anc in model.ancestors(node):
         if anc is func:
             return False
         if isinstance(anc, ast.If):
             in_body = any(stmt is child for stmt in anc.body)
-            in_else = any(stmt is child for stmt in anc.orelse)
             test = anc.test
             parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-            if in_body and any(isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) and _reads_training(p.operand)
-                               for p in parts):
+            if training and (in_body and any(_reads_training(p) for p in parts)
+                             or not in_body and _reads_not_training(test)):
                 return True
-            if in_else and _reads_training(test):
+            if not training and (in_body and any(_reads_not_training(p) for p in parts)
+                                 or any(stmt is child for stmt in anc.orelse) and _reads_training(test)):
                 return True
         child = anc
     return False
+
+
+def _reads_not_training(test) -> bool:
+    return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and _reads_training(test.operand)
 
 
 def _reads_training(test) -> bool:
