@@ -445,8 +445,7 @@ class SemanticModel:
         if decorator is None:
             return False
         for node in ast.walk(decorator):
-            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
-                    self._grad_off_context(item.context_expr) for item in node.items):
+            if self._switches_off(node):
                 return True
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
                     self._grad_off_context(node.func):
@@ -1608,6 +1607,7 @@ class SemanticModel:
             receiver = self_name(func) if isinstance(func, FUNCTION_TYPES) else None
             if receiver is None:
                 return False
+            grad_on = None  # the forwards it runs with autograd on, found once
             for node in ast.walk(func):
                 if not (isinstance(node, ast.If) and _tests_own_attribute(node.test, receiver)):
                     continue
@@ -1616,8 +1616,9 @@ class SemanticModel:
                 if off_body == off_else:
                     continue
                 on_branch = node.orelse if off_body else node.body
-                grad_on = [call for call in self._calls_within(func, skip_loops=False)
-                           if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)]
+                if grad_on is None:
+                    grad_on = [call for call in self._calls_within(func, skip_loops=False)
+                               if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)]
                 if grad_on and all(any(self.is_inside(call, s) for s in on_branch) for call in grad_on):
                     return True
             return False

@@ -755,6 +755,12 @@ def _stored_self_attribute(node, receiver: str) -> Optional[str]:
     return None
 
 
+def storing_methods(model, info, attr: str) -> set:
+    """The methods an instance of the class runs that store into `self.<attr>` or change it in
+    place (empty for no class)."""
+    return set(_attribute_stores(model, info).get(attr, ())) if info is not None else set()
+
+
 def attributes_set_only_at_construction(model, info) -> List[str]:
     """The attributes of `self` that only the class's init-like methods store (sorted)."""
     return sorted(attr for attr, methods in _attribute_stores(model, info).items()

@@ -558,13 +558,15 @@ def _own_state_set_apart(model, read: ast.Attribute, other: Set[ast.AST], other_
     receiver = self_name(unit) if isinstance(unit, FUNCTION_TYPES) else None
     if receiver is None or not (isinstance(read.value, ast.Name) and read.value.id == receiver):
         return False
+    from torchleaklint.semantic.object_state import storing_methods
+
     info = model.class_of(unit)
-    stored_by = _storing_methods(model, info, read.attr)
+    stored_by = storing_methods(model, info, read.attr)
     for other_read in other_reads:
         if dotted(other_read) == dotted(read):
             return False
         if isinstance(other_read.value, ast.Name) and other_read.value.id == receiver and \
-                stored_by & _storing_methods(model, info, other_read.attr):
+                stored_by & storing_methods(model, info, other_read.attr):
             return False  # `self.fake_shape, self.fake_colour = self.netG(...)`: one forward's outputs
     for stmt in other:
         for node in ast.walk(stmt):
@@ -577,24 +579,9 @@ def _own_state_set_apart(model, read: ast.Attribute, other: Set[ast.AST], other_
                 method = model.method(info.name, func.attr) if info is not None else None
                 if method is None and model.value(func).kind == MODULE:
                     continue  # `self.netd(x)`: a submodule's forward stores nothing on its holder
-                if method is None or _stores_attribute_in(method, read.attr):
+                if method is None or method in stored_by:
                     return False
     return True
-
-
-def _storing_methods(model, info, attr: str) -> Set[ast.AST]:
-    """The methods of the class (and its bases in this file) that store `self.<attr>`."""
-    if info is None:
-        return set()
-    return {method for current in [info] + [model.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
-                                            if b.rsplit(".", 1)[-1] in model.classes]
-            for method in current.methods.values() if _stores_attribute_in(method, attr)}
-
-
-def _stores_attribute_in(method, attr: str) -> bool:
-    receiver = self_name(method)
-    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store)
-               and isinstance(n.value, ast.Name) and n.value.id == receiver for n in ast.walk(method))
 
 
 def read_graph_dies_in_call(model, read: ast.AST, stored: ast.AST) -> bool:
