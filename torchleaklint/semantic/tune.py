@@ -200,7 +200,7 @@ def _update_entries(model, stmt: ast.stmt, depth: int) -> Iterator[ConfigEntry]:
         yield ConfigEntry(key, literal, stmt.value, stmt)
     elif isinstance(stmt, ast.AugAssign):  # cfg |= {...}
         yield from config_entries(model, stmt.value, depth + 1)
-    else:  # cfg.update({...}, k=v)
+    elif stmt.value.func.attr == "update":  # cfg.update({...}, k=v)
         call = stmt.value
         for arg in call.args[:1]:
             yield from config_entries(model, arg, depth + 1)
@@ -278,6 +278,10 @@ def _scope_bindings(model, unit, name_id: str) -> List[Tuple[ast.stmt, str, Opti
     return table.get(name_id, [])
 
 
+# Methods that change a container in place: an update of the name's object, not a new binding.
+_IN_PLACE_METHODS = frozenset({"update", "append", "extend", "insert", "add", "setdefault"})
+
+
 def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]]]:
     if isinstance(stmt, ast.Assign):
         for target in stmt.targets:
@@ -301,7 +305,8 @@ def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]
         yield stmt.target.id, kind, None
     elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         func = stmt.value.func
-        if isinstance(func, ast.Attribute) and func.attr == "update" and isinstance(func.value, ast.Name):
+        # (`rows.append(...)` grows a list bound to a literal: no longer a small literal)
+        if isinstance(func, ast.Attribute) and func.attr in _IN_PLACE_METHODS and isinstance(func.value, ast.Name):
             yield func.value.id, "update", None
     elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.With, ast.AsyncWith)):
         targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else \
@@ -444,7 +449,7 @@ _SHAPE_IS_TUPLE_ARG = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "nu
                                  "torch.randint", "numpy.random.normal", "numpy.random.uniform",
                                  "numpy.random.randint"})
 _ARRAY_KINDS = frozenset({DATA, SEQUENCE}) | TENSORISH
-LARGE_ELEMENTS = 10_000  # 40 kB of float32 per trial and per result record: data, not a setting
+LARGE_ELEMENTS = 1_024  # 4 kB of float32 per trial and per result record: data, not a setting (a 256x1x3x3 filter bank is)
 # Methods that reduce data to a number or a small summary, or hand out a small slice.
 _SMALL_RESULT_METHODS = frozenset({
     "item", "tolist", "sum", "mean", "std", "var", "min", "max", "median", "nunique", "count", "numel", "dim",
