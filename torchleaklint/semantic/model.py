@@ -1897,11 +1897,13 @@ class SemanticModel:
 
     def _inside_module_forward(self, loop: ast.AST) -> bool:
         """A loop in an nn.Module's `forward` (or `forward_*`) runs within one step: it
-        unrolls time steps or walks blocks, whatever its items feed."""
+        unrolls time steps or walks blocks, whatever its items feed. Also the `forward` of a
+        class whose base is unknown (`class Net(CNN)` with `CNN = eval(cfg.BACKBONE)`): a
+        model's, whatever its base turns out to be."""
         unit = self.unit_of(loop)
         info = self.class_of(unit)
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
-            and self.is_module_class(info)
+            and self._in_model_code(loop)
 
     def _in_model_code(self, node: ast.AST) -> bool:
         """Is `node` in a method of a class that may be a model: a module class, or one whose
