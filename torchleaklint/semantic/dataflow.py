@@ -500,6 +500,12 @@ class Analyzer:
         v.item()` leaves a number on every path."""
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, taken = test.operand, not taken
+        none_in = _none_tested(test)
+        if none_in is not None and none_in[1] == taken and none_in[0] in self.env:
+            # where `v is None` holds, v is None: `if x is None: return x` in a helper returns
+            # None there, not the graph a caller's tensor argument carries
+            self.env[none_in[0]] = NONE_V
+            return
         if taken:
             return
         guarded = _tensor_guarded(test)
@@ -839,6 +845,11 @@ class Analyzer:
             return self.produced(value) if _slices(e.slice) else value
         if owner.kind == UNKNOWN and self._differentiated_item(e):
             return Value(GRAPH, scalar=True)  # `output["loss"]` where `output["loss"].backward()` runs
+        if owner.kind == MODULE and owner.name is None:
+            # `self.layers[i]`, `self.features[:4]`: an item (or a slice) of a ModuleList,
+            # Sequential or ModuleDict, the modules that can be indexed, is a module (frozen as
+            # they all are when the container is)
+            return Value(MODULE, frozen=owner.frozen)
         return element_of(owner) if owner.kind == SEQUENCE else UNKNOWN_V
 
     def _differentiated_item(self, e: ast.Subscript) -> bool:
