@@ -10,7 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.evaluation import is_unit_test
 from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, \
-    under_memory_pressure_check, under_one_off_guard
+    precedes_memory_reading, under_memory_pressure_check, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
@@ -81,7 +81,7 @@ class EmptyCacheInLoop(Rule):
         for call in model.calls:
             qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
             if not qual or not torch_api.is_empty_cache(qual) or model.in_except_handler(call) \
-                    or under_memory_pressure_check(model, call):
+                    or under_memory_pressure_check(model, call) or precedes_memory_reading(model, call):
                 continue
             why = _runs_per_step(model, call)
             if why is None:

@@ -454,3 +454,61 @@ def under_memory_pressure_check(model, node) -> bool:
             return True
         child = anc
     return False
+
+
+def precedes_memory_reading(model, call) -> bool:
+    """Is the `empty_cache()` call a statement followed, in the same block, by a reading of
+    free or reserved device memory (`free = nvmlDeviceGetMemoryInfo(h).free`,
+    `torch.cuda.mem_get_info()`)? It runs so that the reading counts cached blocks as free:
+    part of a measurement whose number the code uses, which deleting it would change."""
+    from torchleaklint.semantic import torch_api
+
+    stmt = model.parent(call)
+    holder = model.parent(stmt) if isinstance(stmt, ast.Expr) else None
+    if holder is None:
+        return False
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(holder, field, None)
+        if isinstance(block, list) and stmt in block:
+            following = block[block.index(stmt) + 1:][:_READING_WINDOW]
+            return any(isinstance(n, ast.Call) and torch_api.reads_cache_dependent_memory(
+                model.qualname(n.func) or "", _called_name(n)) and _reading_used(model, later, n)
+                for later in following for n in ast.walk(later))
+    return False
+
+
+_READING_WINDOW = 3  # statements after the call in which a reading makes it part of a measurement
+# calls that only report a number (a per-step flush "to log the reserved memory" is still a flush)
+_REPORTS = frozenset({"print", "log", "info", "debug", "warning", "write", "add_scalar", "add_scalars",
+                      "log_metrics", "log_dict", "set_postfix"})
+
+
+def _reading_used(model, stmt, reading) -> bool:
+    """Is the memory reading's number used by the code (returned, tested, or bound to a name
+    read elsewhere than in a report), not only logged?"""
+    stmt = model.statement_of(reading)  # the innermost: the reading may be in a branch of `stmt`
+    if _in_report(model, reading, stmt):
+        return False
+    if isinstance(stmt, ast.Return) or isinstance(stmt, (ast.If, ast.While)) and model.is_inside(reading, stmt.test):
+        return True
+    if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return False
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    unit = model.unit_of(stmt)
+    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
+               and not _in_report(model, n, unit) for n in ast.walk(unit))
+
+
+def _in_report(model, node, limit) -> bool:
+    for anc in model.ancestors(node):
+        if anc is limit:
+            return False
+        if isinstance(anc, ast.Call) and _called_name(anc) in _REPORTS:
+            return True
+    return False
+
+
+def _called_name(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

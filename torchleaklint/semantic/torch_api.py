@@ -185,6 +185,21 @@ def is_memory_query(qualname: str) -> bool:
     return qualname in MEMORY_QUERY_FUNCTIONS
 
 
+# Readings that `empty_cache()` changes: what the device has free or the allocator reserves
+# (not what live tensors hold), on the torch API or NVML's
+_CACHE_DEPENDENT_READINGS = frozenset({"mem_get_info", "memory_reserved", "max_memory_reserved", "memory_stats",
+                                       "driver_allocated_memory", "memory_summary"})
+_NVML_READINGS = frozenset({"nvmlDeviceGetMemoryInfo"})
+
+
+def reads_cache_dependent_memory(qualname: str, name: str) -> bool:
+    """Does a call (its qualified name, or its bare name when the module is unknown: `from
+    pynvml import *`) read device memory that `empty_cache()` just changed?"""
+    if qualname in MEMORY_QUERY_FUNCTIONS and qualname.rsplit(".", 1)[-1] in _CACHE_DEPENDENT_READINGS:
+        return True
+    return name in _NVML_READINGS
+
+
 def is_scalar_method(name: str) -> bool:
     return name in data.SCALAR_TENSOR_METHODS
 
