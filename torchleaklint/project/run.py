@@ -531,7 +531,11 @@ def buffer_view(path: str, raw: bytes, settings) -> Optional[ProjectView]:
             if summary is not None:
                 summaries[file] = summary
         _SCANNED[root] = {f: (file_stat(f), s) for f, s in summaries.items()}
-    own, _ = summarize_file(absolute, raw, settings, ProjectView(absolute, summaries))
+    # a module no other imports gets a partial summary, as in a run over the project: its
+    # classes' objects never reach another module, whose reads of an attribute of the same
+    # name (`.buffer` back-propagated elsewhere) are of other objects
+    imported = any(absolute in (s.get("imports") or ()) for s in summaries.values())
+    own, _ = summarize_file(absolute, raw, settings, ProjectView(absolute, summaries), partial=not imported)
     if own is None:
         return None
     summaries[absolute] = own

@@ -7,6 +7,7 @@ from typing import Iterator, List, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.semantic.containers import inert_read
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import eval_mode_only
@@ -138,7 +139,7 @@ class GraphStoredOnSelf(Rule):
             elsewhere = _reads_elsewhere(model, attr, stmt, func)
             if _consumed_in_step(model, stmt, target, func, elsewhere=elsewhere):
                 return None
-            if any(not _inert_read(model, read) for read in elsewhere):
+            if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
                             self._fix(stmt, attr), severity=ERROR,
@@ -304,27 +305,6 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
             continue
         out.append(read)
     return out
-
-
-_LOGGING_CALLS = frozenset({"print", "log", "info", "debug", "add_scalar", "add_image", "add_histogram",
-                            "imshow", "plot", "savefig"})
-
-
-def _inert_read(model, read) -> bool:
-    """A read that cannot consume the stored graph: under no-grad, cut at once (`.detach()`,
-    `.item()`, `.cpu().numpy()`), or only handed to a logger, a plot or print."""
-    if model.grad_disabled_at(read) or model.value_killed_at(read):
-        return True
-    parent = model.parent(read)
-    while isinstance(parent, (ast.Attribute, ast.Subscript)) and not isinstance(model.parent(parent), ast.Call):
-        parent = model.parent(parent)
-    call = parent if isinstance(parent, ast.Call) else None
-    if call is None and isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call):
-        call = model.parent(parent)
-    if call is None:
-        return False
-    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
-    return name in _LOGGING_CALLS and read is not call.func
 
 
 def _stored_again_and_consumed(model, read, depth: int) -> bool:

@@ -8,6 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
+from torchleaklint.semantic.containers import rollout_keeping
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
@@ -103,10 +104,13 @@ class GraphInContainer(Rule):
         caller_loop = model.grows_across_calls(node, key) if why is None else None
         if caller_loop is not None:
             why = "calls"
+        rollout = rollout_keeping(model, node, key) if why is None else None
+        if rollout is not None:
+            why = "rollout"  # `self.buffer.append((obs, action))` in a collection loop: dead graphs
         if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
             return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
         name = _container_name(container)
-        kept = KeptGraph(model, values[0], name, caller_loop, None) if caller_loop is not None \
+        kept = KeptGraph(model, values[0], name, caller_loop or rollout, None) if caller_loop or rollout \
             else kept_graph(model, node, values[0], name, why, key)
         if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):
             # at most N graphs whose activations a backward freed: memory does not grow (N
@@ -122,6 +126,8 @@ class GraphInContainer(Rule):
         if why == "loop":
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
+        elif why == "rollout":
+            where = f"on `self` across the iterations of the rollout at line {kept.loop.lineno}"
         elif why == "calls":
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which is called over and over (every call adds to it)"

@@ -230,3 +230,46 @@ def _name_constant(model, func, name: str, depth: int) -> Optional[int]:
     if len(stores) == 1 and name not in {a.arg for a in positional + args.kwonlyargs}:
         return _constant_int(model, func, stores[0].value, depth + 1)
     return None
+
+
+_LOGGING_CALLS = frozenset({"print", "log", "info", "debug", "add_scalar", "add_image", "add_histogram",
+                            "imshow", "plot", "savefig"})
+
+
+def inert_read(model, read) -> bool:
+    """A read that cannot consume the stored graph: under no-grad, cut at once (`.detach()`,
+    `.item()`, `.cpu().numpy()`), or only handed to a logger, a plot or print."""
+    if model.grad_disabled_at(read) or model.value_killed_at(read):
+        return True
+    parent = model.parent(read)
+    while isinstance(parent, (ast.Attribute, ast.Subscript)) and not isinstance(model.parent(parent), ast.Call):
+        parent = model.parent(parent)
+    call = parent if isinstance(parent, ast.Call) else None
+    if call is None and isinstance(parent, ast.Attribute) and isinstance(model.parent(parent), ast.Call):
+        call = model.parent(parent)
+    if call is None:
+        return False
+    name = call.func.attr if isinstance(call.func, ast.Attribute) else getattr(call.func, "id", "")
+    return name in _LOGGING_CALLS and read is not call.func
+
+
+def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
+    """The rollout loop whose iterations `self` state `key` (a container `node` adds to) keeps
+    dead graphs of: a loop that runs a forward with grad on what its previous iteration
+    computed (`action = self.policy(obs)`, `obs = next_obs.detach()`) and no backward, filling
+    an attribute that outlives the call, that nothing in view back-propagates (every read of
+    it in the module is inert, none in another module reaches a backward) and that the method
+    does not make fresh. None otherwise."""
+    unit = model.unit_of(node)
+    if not key.startswith("self.") or key.count(".") != 1 or not isinstance(unit, FUNCTION_TYPES) \
+            or model.class_of(unit) is None or model.rebound_fresh_in(unit, key):
+        return None
+    loop = next((l for l in model.loops_around(node) if model.runs_forward_each_iteration(l)), None)
+    if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node):
+        return None
+    attr = key.split(".", 1)[1]
+    if model.attribute_back_propagated_elsewhere(attr):
+        return None
+    reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
+             and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
+    return loop if all(inert_read(model, r) for r in reads) else None

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, positional_parameters, self_name
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -94,6 +94,23 @@ def _method_runs_forward_with_grad(model, call) -> bool:
         and not model.grad_disabled_at(node) for node in ast.walk(method))
 
 
+def _method_ignoring_its_object(model, call) -> bool:
+    """Is `call` a method call (`model.loss(...)`) that runs a method of this module whose body
+    never reads its receiver (`return F.cross_entropy(scores, labels)`)? It computes only from
+    its arguments: no parameter of the object records anything."""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    method = model.resolve_call(call)
+    if not isinstance(method, FUNCTION_TYPES) or model.class_of(method) is None:
+        return False
+    params = positional_parameters(method)
+    if not params or any(isinstance(d, (ast.Name, ast.Attribute)) and ast.unparse(d) in ("staticmethod", "classmethod")
+                         for d in method.decorator_list):
+        return False
+    receiver = params[0].arg
+    return not any(isinstance(n, ast.Name) and n.id == receiver for body in method.body for n in ast.walk(body))
+
+
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     """The forward `call` (in `unit`, evaluation `context`) records no graph (autograd off, a
     parameterless or frozen module, a number), or one that is used (gradients computed, the
@@ -114,6 +131,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
             model.holds_no_parameters(call.func.value):
         return True  # `self.act(h)`, `clip.encode(prompts)` of a frozen encoder: a module without
         # trainable parameters records a graph only from its input, whose own forward is the one to report
+    if _method_ignoring_its_object(model, call):
+        return True  # `model.loss(scores, labels)` whose body never reads `self`: no parameter of
+        # the model takes part; its graph is that of its inputs, whose forward is reported
     if _extends_a_graph_and_is_cut_at_once(model, call):
         return True  # `criterion(logits, y).item()` on the output of a forward reported above
     if isinstance(unit, FUNCTION_TYPES):
