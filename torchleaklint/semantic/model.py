@@ -2855,6 +2855,10 @@ class SemanticModel:
         A key the code cannot prove fixed (a step counter, a batch index) is not."""
         if isinstance(key, ast.Constant):
             return True
+        if isinstance(key, (ast.BinOp, ast.JoinedStr, ast.Tuple)):
+            # `'conv%s' % (i + 1)`, `f"layer{i}"`, `(name, i)` of loop variables over fixed
+            # collections: the same keys every call
+            return self._built_from_fixed_targets(key)
         if not isinstance(key, ast.Name):
             return False
         definitions = self.reaching(self.unit_of(key)).definitions(key)
@@ -2905,10 +2909,16 @@ class SemanticModel:
         binding = self.parents.get(definition)
         if not (isinstance(binding, ast.Assign) and binding.targets == [definition]):
             return False
-        reads = [n for n in ast.walk(binding.value) if isinstance(n, ast.Name)]
+        return self._built_from_fixed_targets(binding.value)
+
+    def _built_from_fixed_targets(self, expr: ast.AST) -> bool:
+        """Does every name `expr` reads (besides the builtins `str`, `type`, `repr`, `int`, `len`)
+        stand for a loop variable over a fixed collection, with at least one such read?"""
+        # (`self.prefix + str(i)` reads `self`, no loop variable: not proven fixed)
+        reads = [n for n in ast.walk(expr) if isinstance(n, ast.Name)]
         if not reads:
             return False
-        reaching = self.reaching(self.unit_of(binding))
+        reaching = self.reaching(self.unit_of(expr))
         for read in reads:
             if isinstance(self.parents.get(read), ast.Call) and self.parents[read].func is read and \
                     read.id in ("str", "type", "repr", "int", "len"):
@@ -2952,6 +2962,8 @@ class SemanticModel:
     def _fixed_count(self, expr: ast.AST, hops: int) -> bool:
         if isinstance(expr, ast.Constant):
             return True
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)):
+            return self._fixed_count(expr.left, hops) and self._fixed_count(expr.right, hops)  # `self.num_layers - 1`
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and expr.args:
             return self._fixed_collection(expr.args[0], hops)
         return self.set_only_at_construction(expr)
