@@ -250,6 +250,8 @@ class Analyzer:
                 self._left_to_defaults(unit, names, offset, set(), out)
                 continue
             flow = self.m.flow(caller) if not self.m.in_progress(caller) else None
+            if flow is None and self.m.in_progress(caller):
+                self.m.read_provisional(("flow", caller))  # not final: the caller's answer is to come
             if flow is None:
                 # the caller's flow is running (`main` builds `Solver(FCN(), cache)` and runs
                 # `solver.solve()`, whose step reads what `__init__` stored): what the syntax
@@ -290,6 +292,13 @@ class Analyzer:
         pairs += [(kw.arg, kw.value) for kw in site.keywords if kw.arg in names]
         for name, arg in pairs:
             cls = self.m.constructed_class(arg)
+            if cls is None and self._builds_a_torch_module(arg):
+                # `StatefulPolicy(net)` after `net = nn.Sequential(...)`: a torch module, built
+                # where the syntax shows it (its parameters require grad unless frozen later,
+                # which the caller's flow, still running, would say: not claimed either way)
+                self._note_site_value(name, Value(MODULE))
+                out[name] = join(out.get(name), Value(MODULE))
+                continue
             if cls is None:
                 value = self._returned_by_local_function(arg)
                 if value is not None:
@@ -301,6 +310,23 @@ class Analyzer:
             value = Value(MODULE, name=cls) if self.m.is_module_class(self.m.classes[cls]) else Value(INSTANCE, name=cls)
             self._note_site_value(name, value)
             out[name] = join(out.get(name), value)
+
+    def _builds_a_torch_module(self, arg: ast.AST) -> bool:
+        """Is `arg` a torch.nn layer's construction (`nn.Linear(4, 2).to(device)`), or a name
+        every definition of which in the caller binds one?"""
+        def construction(expr) -> bool:
+            expr = torch_api.module_chain_root(expr)
+            return isinstance(expr, ast.Call) and torch_api.nn_class(self.m.qualname(expr.func) or "") is not None
+
+        if construction(arg):
+            return True
+        if not isinstance(arg, ast.Name):
+            return False
+        caller = self.m.unit_of(arg)
+        definitions = self.m.reaching(caller).definitions(arg) if caller is not None else []
+        bindings = [self.m.parents.get(d) for d in definitions]
+        return bool(bindings) and all(isinstance(b, ast.Assign) and b.targets == [d] and construction(b.value)
+                                      for b, d in zip(bindings, definitions))
 
     def _returned_by_local_function(self, arg: ast.AST) -> Optional[Value]:
         """What a caller whose flow is running passes as `arg`, from the syntax: a name every
@@ -727,6 +753,7 @@ class Analyzer:
                 out = join(out, found)
                 continue
             if self.m.in_progress(unit):
+                self.m.read_provisional(("flow", unit))
                 return UNKNOWN_V
             flow = self.m.flow(unit)
             if flow is None:

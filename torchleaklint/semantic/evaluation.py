@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, positional_parameters, self_name
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, REF, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -569,6 +569,10 @@ def _feeds_a_loss(model, site) -> bool:
     caller = model.unit_of(site)
     if not isinstance(caller, FUNCTION_TYPES) or _only_reported(model, site):
         return False
+    if model.value(site).kind in (SCALAR, NONE) and _stores_nothing_outside(model, site):
+        return False  # `history.append(evaluate_critic(D, G, data))` of a Python number (or of
+        # nothing), by a function that stores on no object: whatever the caller trains, no loss
+        # is made of it
     if "loss" in caller.name.lower() or "train" in caller.name.lower():
         return True
     if any(model.is_training_backward(c) for c in model.backward_calls_in(caller)):
@@ -577,6 +581,16 @@ def _feeds_a_loss(model, site) -> bool:
     return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
                and model.carries_graph(node.value)
                and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
+
+
+def _stores_nothing_outside(model, site) -> bool:
+    """Does the function `site` calls (of this module) store no attribute, no item and no
+    global (`self.sim.activations = ...` would hand its forward to whoever reads it)?"""
+    func = model.resolve_call(site)
+    if not isinstance(func, FUNCTION_TYPES):
+        return False
+    return not any(isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store)
+                   or isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(func))
 
 
 _REPORTING_METHODS = frozenset({"info", "debug", "warning", "log", "add_scalar", "add_scalars", "write",
