@@ -60,7 +60,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 26
+SUMMARY_VERSION = 27
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -718,6 +718,9 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
 
     if in_evaluation_region(model, call):
         site["ev"] = 1  # after `model.eval()` of its receiver: the caller evaluates what it calls
+    weights = _data_argument_weights(model, flow, call)
+    if weights:
+        site["wt"] = weights  # arguments that are bulk data (`build_space(df)` of a read CSV)
     consumed = _arguments_back_propagated(model, call, loops)
     if consumed:
         site["abp"] = consumed  # arguments its step back-propagates (written only when some are)
@@ -730,6 +733,24 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
             if under_one_off_guard(model, call):
                 site["once"] = 1  # ... that holds on one step (`if self.step == self.start_step:`)
     return site
+
+
+def _data_argument_weights(model, flow, call) -> Dict[str, str]:
+    """Position (or keyword) -> what it is, for the arguments of a call that are bulk data
+    (a frame read by `pd.read_csv`, an array of 100,000 elements): what a callee putting them
+    in a Ray Tune config puts there. Only for values the data flow typed as data."""
+    from torchleaklint.semantic.tune import weight_of
+
+    out: Dict[str, str] = {}
+    given = [(str(i), a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)] + \
+        [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+    for key, arg in given:
+        value = flow.values.get(arg)
+        if value is not None and value.kind == DATA:
+            found = weight_of(model, arg)
+            if found is not None and found.kind == DATA:
+                out[key] = found.what
+    return out
 
 
 def _backward_loop_nested_beside(model, call, loop) -> bool:

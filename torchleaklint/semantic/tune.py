@@ -405,6 +405,9 @@ def _passed_by_other_modules(model, param: ast.arg) -> Optional[Weight]:
             return Weight(f"a dataset (passed at {model.project.label(site)})", DATASET)
         if value.kind == DATALOADER:
             return Weight(f"a `DataLoader` (passed at {model.project.label(site)})", DATALOADER)
+        weighed = (site.get("wt") or {}).get(param.arg if param.arg in site["kw"] else str(index))
+        if weighed is not None and value.kind == DATA:
+            return Weight(f"{weighed} (passed at {model.project.label(site)})", DATA)
     return None
 
 
