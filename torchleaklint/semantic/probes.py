@@ -30,7 +30,7 @@ from typing import Optional, Set
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard, positional_parameters
 
 # Reads of a tensor that use its shape, not its values.
 _SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device"})
@@ -145,8 +145,12 @@ def _untrained_and_built_here(model, call, unit) -> bool:
     if len(definitions) != 1 or not isinstance(definitions[0], ast.Name):
         return False
     stmt = model.statement_of(definitions[0])
-    if not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]]
-            and _builds_untrained(model, stmt.value, settings=_configuration_loop_names(model, stmt))):
+    if isinstance(stmt, ast.For) and stmt.target is definitions[0] and isinstance(stmt.iter, (ast.List, ast.Tuple)):
+        # `for net in [ResNet18(10), ResNet34(10)]: y = net(x)`: each an untrained network
+        if not stmt.iter.elts or not all(_builds_untrained(model, e) for e in stmt.iter.elts):
+            return False
+    elif not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]]
+              and _builds_untrained(model, stmt.value, settings=_configuration_loop_names(model, stmt))):
         return False
     return all(_smoke_test_use(model, read) for read in reaching.reads_by_key.get(receiver.id, ()))
 
@@ -165,14 +169,19 @@ def _builds_untrained(model, expr, depth: int = 0, settings: Set[str] = frozense
         return model.is_module_class(info) and model.constructed_module_class(expr) == name \
             and not _class_may_load_weights(model, info)
     factory = model.module_functions.get(name)
-    if factory is None or depth > 0 or expr.args or expr.keywords:
+    if factory is None or depth > 0:
+        return False
+    # (`ResNet18(10)`: a factory given literal settings, each a parameter the construction it
+    # returns may use as one: `return ResNet(BasicBlock, [2, 2, 2, 2], num_classes)`)
+    params = {a.arg for a in positional_parameters(factory)}
+    if expr.keywords or len(expr.args) > len(params) or not all(_literal(a) for a in expr.args):
         return False
     returns = [s for s in factory.body if isinstance(s, ast.Return)]
     bound = [s for s in factory.body if not isinstance(s, ast.Return)]
     if not returns or not all(_plain_setting(s) for s in bound):
         return False
     # a configuration made first (`cfg = {'num_blocks': [4, 8, 4]}`), then the construction
-    names = {t.id for s in bound if isinstance(s, ast.Assign) for t in s.targets}
+    names = {t.id for s in bound if isinstance(s, ast.Assign) for t in s.targets} | params
     return all(s.value is not None and _builds_untrained(model, s.value, depth + 1, names) for s in returns)
 
 
