@@ -46,3 +46,19 @@ def test_an_inference_loop_keeps_every_iterations_activations():
         """)
     assert "across the loop's iterations" in message and "training steps" not in message
     assert "every iteration's graph and saved activations stay alive" in message
+
+
+def test_a_backward_that_retains_the_graph_frees_no_activations():
+    # `backward(retain_graph=True)` keeps the graph's buffers: the list keeps every step's
+    # activations on the device, not only their nodes (set48: a spiking-net total)
+    [message] = _messages("""\
+        losses = []
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward(retain_graph=True)
+            optimizer.step()
+            losses.append(loss)
+        """)
+    assert "keeps its activations" in message and "device memory grows" in message
+    assert "frees its activations" not in message

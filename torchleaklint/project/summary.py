@@ -60,7 +60,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 27
+SUMMARY_VERSION = 28
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)

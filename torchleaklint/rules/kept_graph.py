@@ -4,6 +4,7 @@ provenance; this module only words them and picks the severity."""
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
@@ -19,6 +20,8 @@ class KeptGraph:
         self.unit = unit
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
+        # `loss.backward(retain_graph=True)`: the backward frees nothing, the activations stay
+        self.retained = self.consumer is not None and _retains_graph(self.consumer)
         # a per-step function keeping its argument, which the caller's step back-propagates
         self.callers_consume = loop is None and unit is not None and \
             model.argument_back_propagated_by_callers(operand, unit)
@@ -32,10 +35,14 @@ class KeptGraph:
     @property
     def severity(self) -> str:
         # Only a loop we can see whole proves that nothing back-propagates the graph.
-        return ERROR if self.loop is not None and not self.backwards and not self.stepped and not self.epochs \
-            else WARNING
+        return ERROR if self.retained or self.loop is not None and not self.backwards and not self.stepped \
+            and not self.epochs else WARNING
 
     def clause(self) -> str:
+        if self.retained:
+            return (f"`backward(retain_graph=True)` at line {self.consumer.lineno} keeps its activations, so "
+                    f"every step's graph and saved activations stay referenced from `{self.holder}` (device "
+                    f"memory grows each step)")
         if self.consumer is not None:
             return (f"`backward()` at line {self.consumer.lineno} frees its activations, but every step's "
                     f"graph nodes stay referenced from `{self.holder}` (host memory grows each step)")
@@ -73,7 +80,9 @@ class KeptGraph:
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
                                      f"`{self.holder}` outlives it"))
-        if self.consumer is not None:
+        if self.retained:
+            steps.append((self.consumer, "this backward keeps the graph (`retain_graph=True`): its activations stay"))
+        elif self.consumer is not None:
             steps.append((self.consumer, "this backward frees the activations; the graph's nodes stay referenced"))
         elif self.loop is not None and not self.backwards and not self.stepped and not self.epochs:
             steps.append((self.loop, "no backward runs in this loop: the saved activations are never freed"))
@@ -83,3 +92,9 @@ class KeptGraph:
 def kept_graph(model, stmt, operand, holder: str, why: Optional[str], key: str) -> KeptGraph:
     loop = model.step_loop_carrying(stmt, key) if why == "loop" else None
     return KeptGraph(model, operand, holder, loop, None if loop is not None else model.unit_of(stmt))
+
+
+def _retains_graph(call) -> bool:
+    """Does the backward call pass `retain_graph=True` (or `create_graph=True`, which retains it)?"""
+    return any(kw.arg in ("retain_graph", "create_graph") and isinstance(kw.value, ast.Constant)
+               and kw.value.value is True for kw in call.keywords)

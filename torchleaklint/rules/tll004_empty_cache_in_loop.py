@@ -309,6 +309,9 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     if guard is None and sites and all(_guarded_in_loop(model, site) for site in sites):
         guard = next(a.lineno for a in model.ancestors(sites[0]) if isinstance(a, (ast.If, ast.IfExp)))
     every = "every step" if guard is None else f"on the steps that pass the test at line {guard}"
+    if guard is None and not sites and all(site.get("cd") for site in external):
+        # `calculate_fid(...)` under `if step % eval_freq == 0:` in another module's loop
+        return f"every few steps (`{func.name}` is called under a test in the training loop at {where})"
     if not sites and not external[0]["st"] and external[0].get("ps"):
         return f"{every} (`{func.name}` is called once per step, at {where})"
     if in_step_loop[:1] == [True] or not sites and not external[0].get("fw"):

@@ -411,6 +411,13 @@ def _conditional_in(model, node, loop) -> bool:
     return False
 
 
+def _stored_in(attribute: ast.Attribute, loop) -> bool:
+    """Does `loop` store the attribute (`obj.step += 1`, `obj.step = n`) somewhere in its body?"""
+    key = ast.dump(attribute.value), attribute.attr
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and (ast.dump(n.value), n.attr) == key
+               for n in ast.walk(loop))
+
+
 def _fixed_for_the_loop(model, test, loop) -> bool:
     """Does `test` read only constants, names bound before `loop` and `self.<attr>` settings
     stored only at construction (no call)?"""
@@ -421,6 +428,8 @@ def _fixed_for_the_loop(model, test, loop) -> bool:
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             if not model.set_only_at_construction(node):
                 return False
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _stored_in(node, loop):
+            return False  # `(discriminator.step + 1) % opt.eval_freq == 0`, the loop counting `discriminator.step`
         elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id != "self":
             definitions = reaching.definitions(node)
             if any(model.is_inside(d, loop) for d in definitions):
