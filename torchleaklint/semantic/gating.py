@@ -472,7 +472,7 @@ def precedes_memory_reading(model, call) -> bool:
         if isinstance(block, list) and stmt in block:
             following = block[block.index(stmt) + 1:][:_READING_WINDOW]
             return any(isinstance(n, ast.Call) and torch_api.reads_cache_dependent_memory(
-                model.qualname(n.func) or "", _called_name(n)) and _reading_used(model, later, n)
+                model.qualname(n.func) or "", _called_name(n)) and _reading_used(model, n)
                 for later in following for n in ast.walk(later))
     return False
 
@@ -483,10 +483,10 @@ _REPORTS = frozenset({"print", "log", "info", "debug", "warning", "write", "add_
                       "log_metrics", "log_dict", "set_postfix"})
 
 
-def _reading_used(model, stmt, reading) -> bool:
+def _reading_used(model, reading) -> bool:
     """Is the memory reading's number used by the code (returned, tested, or bound to a name
     read elsewhere than in a report), not only logged?"""
-    stmt = model.statement_of(reading)  # the innermost: the reading may be in a branch of `stmt`
+    stmt = model.statement_of(reading)  # the innermost statement: the reading may be in a branch
     if _in_report(model, reading, stmt):
         return False
     if isinstance(stmt, ast.Return) or isinstance(stmt, (ast.If, ast.While)) and model.is_inside(reading, stmt.test):

@@ -2924,9 +2924,15 @@ class SemanticModel:
                     read.id in ("str", "type", "repr", "int", "len"):
                 continue
             found = reaching.definitions(read)
-            if not found or not all(self._fixed_loop_target(d) for d in found):
+            if not found or not all(self._fixed_loop_target(d) or self._bound_to_a_fixed_count(d) for d in found):
                 return False
         return True
+
+    def _bound_to_a_fixed_count(self, definition: ast.AST) -> bool:
+        """`prev = len(self.features)`: a name bound to a count fixed before any step."""
+        binding = self.parents.get(definition)
+        return isinstance(binding, ast.Assign) and binding.targets == [definition] and \
+            self._fixed_count(binding.value, 0)
 
     def iterates_a_fixed_count(self, loop: ast.AST) -> bool:
         """A `for` over a collection fixed before any step (`range(2)`, `range(self.n_heads)`,
