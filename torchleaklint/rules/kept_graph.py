@@ -4,10 +4,10 @@ provenance; this module only words them and picks the severity."""
 
 from __future__ import annotations
 
-import ast
 from typing import List, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
+from torchleaklint.semantic.syntax import passed_true
 
 
 class KeptGraph:
@@ -96,5 +96,4 @@ def kept_graph(model, stmt, operand, holder: str, why: Optional[str], key: str) 
 
 def _retains_graph(call) -> bool:
     """Does the backward call pass `retain_graph=True` (or `create_graph=True`, which retains it)?"""
-    return any(kw.arg in ("retain_graph", "create_graph") and isinstance(kw.value, ast.Constant)
-               and kw.value.value is True for kw in call.keywords)
+    return passed_true(call, "retain_graph") or passed_true(call, "create_graph")

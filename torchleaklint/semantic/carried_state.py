@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, positional_parameters
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -207,7 +207,7 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
         if model.qualname(call.func) == "torch.autograd.grad" and (
-                _passed_true(call, "create_graph") or _differentiates_with_respect_to(call, name)):
+                passed_true(call, "create_graph") or _differentiates_with_respect_to(call, name)):
             continue  # (`grad = autograd.grad(loss, fast_weights)` of an inner adaptation loop:
             # differentiating with respect to the carried value stops there, walking none of
             # the history that made it)
@@ -285,16 +285,10 @@ def _analysis_unroll(model, loop) -> bool:
                if callee is not None and callee is not model.unit_of(loop)]
     backwards = [c for c in _calls_in_body(loop) if model.backward_target(c) is not None] + \
         [c for callee in callees for c in model.backward_calls_in(callee)]
-    if not backwards or not all(_passed_true(call, "retain_graph") for call in backwards):
+    if not backwards or not all(passed_true(call, "retain_graph") for call in backwards):
         return False
     return not any(model.is_optimizer_step(call) or model.is_scaler_step(call)
                    for unit in [loop] + callees for call in ast.walk(unit) if isinstance(call, ast.Call))
-
-
-def _passed_true(call: ast.Call, keyword: str) -> bool:
-    """`retain_graph=True`, `create_graph=True`: the keyword given the literal True."""
-    flag = keyword_arg(call, keyword)
-    return isinstance(flag, ast.Constant) and flag.value is True
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:

@@ -18,7 +18,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, positional_parameters, self_name
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -103,12 +103,8 @@ def _method_ignoring_its_object(model, call) -> bool:
     method = model.resolve_call(call)
     if not isinstance(method, FUNCTION_TYPES) or model.class_of(method) is None:
         return False
-    params = positional_parameters(method)
-    if not params or any(isinstance(d, (ast.Name, ast.Attribute)) and ast.unparse(d) in ("staticmethod", "classmethod")
-                         for d in method.decorator_list):
-        return False
-    receiver = params[0].arg
-    return not any(isinstance(n, ast.Name) and n.id == receiver for body in method.body for n in ast.walk(body))
+    receiver = self_name(method)  # (None for a static or class method)
+    return receiver is not None and not any(isinstance(n, ast.Name) and n.id == receiver for body in method.body for n in ast.walk(body))
 
 
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:

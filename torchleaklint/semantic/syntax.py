@@ -44,6 +44,12 @@ def keyword_arg(call: ast.Call, name: str) -> Optional[ast.AST]:
     return None
 
 
+def passed_true(call: ast.Call, keyword: str) -> bool:
+    """`retain_graph=True`, `create_graph=True`: the keyword given the literal True."""
+    flag = keyword_arg(call, keyword)
+    return isinstance(flag, ast.Constant) and flag.value is True
+
+
 def is_staticmethod(func: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
 
