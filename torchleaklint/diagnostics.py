@@ -79,6 +79,9 @@ class Finding:
     code: str = ""
     severity: str = WARNING
     evidence: Tuple[Step, ...] = ()
+    # rules that report the same leak more specifically: where one of them (selected) has a
+    # finding at the same statement, this one is dropped (one leak, one finding)
+    superseded_by: Tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, order=True)

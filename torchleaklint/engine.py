@@ -138,21 +138,34 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
     if model.written_for_another_framework():
         rules = [rule for rule in rules if rule.code.startswith("TLL9")]  # PaddlePaddle, TensorFlow...
     out: List[Diagnostic] = []
-    raw: List[Diagnostic] = []  # before `# noqa`
+    found = []  # (diagnostic, the codes that supersede it), before `# noqa`
     dead = model.unreachable_lines()  # code after a `return` or an `assert False` never runs
     for rule in rules:
         try:
-            diagnostics = [to_diagnostic(finding, path, lines) for finding in rule.check(model)
-                           if getattr(finding.node, "lineno", None) not in dead]
+            findings = [(to_diagnostic(finding, path, lines), finding.superseded_by) for finding in rule.check(model)
+                        if getattr(finding.node, "lineno", None) not in dead]
         except RecursionError:  # the model's memo may be half-built: stop analyzing this file
             return _too_deep(path, settings)
         except Exception as exc:  # a bug in a rule must not take the run down
             out.extend(_internal_error(path, settings, rule.code, exc, verbose))
             continue
-        raw.extend(diagnostics)
-        out.extend(d for d in diagnostics if not noqa_lines.suppresses(d.code, d.line))
+        found.extend(findings)
+    raw = _drop_superseded(found)
+    out.extend(d for d in raw if not noqa_lines.suppresses(d.code, d.line))
     out.extend(_review_suppressions(rules, raw, text, lines, path, settings, noqa_lines, verbose))
     return sorted(set(out))
+
+
+def _drop_superseded(found) -> List[Diagnostic]:
+    """Drop a finding where a rule that supersedes it reports the same statement (the same
+    start): `self.v = 0.9 * self.v + self.fc(x)` in a `forward` is one leak, state the step
+    computes with, reported once by the rule that says what it is (TLL002), not also as a
+    running total (TLL001). Applied before `# noqa`: silencing TLL002 there silences the leak."""
+    at = {}
+    for diagnostic, _ in found:
+        at.setdefault((diagnostic.line, diagnostic.col, diagnostic.cell), set()).add(diagnostic.code)
+    return [diagnostic for diagnostic, superseding in found
+            if not set(superseding) & at[(diagnostic.line, diagnostic.col, diagnostic.cell)]]
 
 
 def _review_suppressions(rules, raw, text, lines, path, settings, noqa_lines, verbose) -> List[Diagnostic]:

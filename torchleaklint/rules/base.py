@@ -62,11 +62,12 @@ class Rule:
     def check_environment(self, env) -> Iterable:  # environment rules: EnvFinding objects
         return ()
 
-    def finding(self, node, message, fix=None, severity=None, evidence=()) -> Finding:
-        """`evidence`: (node, message) pairs or `Step`s, the chain of facts in order."""
+    def finding(self, node, message, fix=None, severity=None, evidence=(), superseded_by=()) -> Finding:
+        """`evidence`: (node, message) pairs or `Step`s, the chain of facts in order;
+        `superseded_by`: rules whose finding at the same statement replaces this one."""
         steps = tuple(item if isinstance(item, Step) else Step(*item) for item in evidence if item is not None)
         return Finding(node=node, message=message, fix=fix, code=self.code,
-                       severity=severity or self.severity, evidence=steps)
+                       severity=severity or self.severity, evidence=steps, superseded_by=tuple(superseded_by))
 
     @classmethod
     def documentation(cls) -> str:

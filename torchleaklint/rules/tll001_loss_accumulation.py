@@ -19,6 +19,10 @@ _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "t
 _ACCUMULATING_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
+# the rules that name recurrent state for what it is: kept on `self`, or carried by a local
+_STATE_RULES = ("TLL002", "TLL008")
+
+
 class LossAccumulation(Rule):
     """Loss accumulated into a running total without `.item()`.
 
@@ -57,7 +61,10 @@ class LossAccumulation(Rule):
 
     Not reported: values already detached (`.item()`, `.detach()`, `float()`), loops under
     `torch.no_grad()`, and a total that is itself back-propagated later (summing the losses
-    of several micro-steps before one `backward()` is deliberate).
+    of several micro-steps before one `backward()` is deliberate). Recurrent state, a total
+    the step itself computes with (`self.v = 0.9 * self.v + self.fc(x)` in a `forward` whose
+    result uses `self.v`), is reported once: by TLL002 (state on `self`) or TLL008 (a local)
+    when that rule is selected and reports the same statement, by this rule otherwise.
 
     ## Fix safety
     Safe. The fix appends `.item()` when the accumulated value is a one-number tensor and
@@ -106,12 +113,13 @@ class LossAccumulation(Rule):
             if model.feeds_the_step(stmt, key.split("[")[0]):
                 # recurrent state the step computes with (a simulator's velocity): detaching
                 # what is added would cut the gradient the step needs, so no fix is offered
-                message, fix = self._state_message(holder, operands, why, kept), None
+                message, fix, superseded_by = self._state_message(holder, operands, why, kept), None, _STATE_RULES
             else:
                 method = _fix_method(model, stmt, key, operands)
                 message, fix = self._message(holder, operands, why, kept, method), self._fix(stmt, operands, method)
+                superseded_by = ()
             yield self.finding(stmt, message, fix, severity=kept.severity,
-                               evidence=kept.evidence(f"`{holder}` keeps its value"))
+                               evidence=kept.evidence(f"`{holder}` keeps its value"), superseded_by=superseded_by)
 
     # A statement is an accumulation when its target is updated from its own previous value
     # with an arithmetic operator or a growing call (torch.cat). Returns the target key and
