@@ -785,7 +785,28 @@ def feeds(model, stored: ast.AST, store_stmt: ast.AST, target: ast.AST) -> bool:
     source = copied_name(model, stored)
     if source is not None:
         return bool(_definitions_through_aliases(model, source) & deps)
-    return False
+    items = _item_stores_read(model, stored)
+    # `x2[t1] = x_t1`, `self.emb = x2[t1]`, then `x2[t1] = F.log_softmax(x_t1)`; `return x2`:
+    # the item read is what an item store put there, and that value is part of the result
+    return bool(items) and all(feeds(model, stmt.value, stmt, target) for stmt in items)
+
+
+def _item_stores_read(model, expr: ast.AST) -> List[ast.Assign]:
+    """For `c[k]` of a local container `c`: the item stores (`c[j] = value`) whose values the
+    read may return, when every graph-carrying definition of `c` reaching it is one (a
+    container built empty or of graph-free items, then filled item by item); else []."""
+    if not isinstance(expr, ast.Subscript) or not isinstance(expr.value, ast.Name):
+        return []
+    stores = []
+    for definition in model.reaching(model.unit_of(expr)).definitions(expr.value):
+        stmt = model.statement_of(definition)
+        if isinstance(definition, ast.Subscript) and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 \
+                and stmt.targets[0] is definition and not isinstance(stmt.value, ast.Subscript):
+            stores.append(stmt)
+        elif not (isinstance(stmt, ast.Assign) and stmt.targets[0] is definition
+                  and not model.carries_graph(stmt.value)):
+            return []  # the container rebound from something with a graph, or bound some other way
+    return stores
 
 
 def _definitions_through_aliases(model, name: ast.Name, hops: int = 4) -> Set[ast.AST]:
