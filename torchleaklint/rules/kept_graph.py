@@ -14,10 +14,15 @@ class KeptGraph:
     """The cost of keeping `operand` in `holder` across the step loop `loop` (None when the
     holder outlives a per-step function instead)."""
 
-    def __init__(self, model, operand, holder: str, loop, unit=None):
+    def __init__(self, model, operand, holder: str, loop, unit=None, external=None):
         self.holder = holder
         self.loop = loop
         self.unit = unit
+        # a call site in another module (`model.ExternalCall`) whose loop calls `unit` over and
+        # over: what it keeps grows with that loop (`loop` is then None)
+        self.external = external
+        self.external_label = model.site_label(external) if external is not None else ""
+        self.external_trains = external is not None and bool(external.site["tr"] or external.site["st"])
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
         # `loss.backward(retain_graph=True)`: the backward frees nothing, the activations stay
@@ -34,11 +39,20 @@ class KeptGraph:
 
     @property
     def severity(self) -> str:
-        # Only a loop we can see whole proves that nothing back-propagates the graph.
+        # Only a loop we can see whole (here, or summarized in another module) proves that
+        # nothing back-propagates the graph.
+        if self.external is not None:
+            return WARNING if self.external_trains else ERROR
         return ERROR if self.retained or self.loop is not None and not self.backwards and not self.stepped \
             and not self.epochs else WARNING
 
     def clause(self) -> str:
+        if self.external is not None:
+            if self.external_trains:
+                return (f"every call's graph stays referenced from `{self.holder}` (its nodes at least; its "
+                        f"activations too if the backward of the loop at {self.external_label} does not reach it)")
+            return (f"nothing in the loop at {self.external_label} back-propagates it, so every call's graph "
+                    f"and saved activations stay alive on the device")
         if self.retained:
             return (f"`backward(retain_graph=True)` at line {self.consumer.lineno} keeps its activations, so "
                     f"every step's graph and saved activations stay referenced from `{self.holder}` (device "
@@ -77,6 +91,11 @@ class KeptGraph:
         elif self.loop is not None:
             runs = "runs once per step" if self.trains else "repeats"
             steps.append((self.loop, f"this loop {runs} and {kept_how} from one iteration to the next"))
+        elif self.external is not None:
+            with_grad = "in a training loop" if self.external_trains else "with autograd on and no backward"
+            steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` is called over and over by the "
+                                     f"loop at {self.external_label} ({with_grad}) and `{self.holder}` outlives "
+                                     f"every call"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
                                      f"`{self.holder}` outlives it"))

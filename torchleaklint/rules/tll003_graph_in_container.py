@@ -107,11 +107,18 @@ class GraphInContainer(Rule):
         rollout = rollout_keeping(model, node, key) if why is None else None
         if rollout is not None:
             why = "rollout"  # `self.buffer.append((obs, action))` in a collection loop: dead graphs
+        external = model.grows_across_external_calls(node, key) if why is None else None
+        if external is not None:
+            why = "calls"  # `stats.record(value, reward)` in another module's evaluation loop
         if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
             return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
         name = _container_name(container)
-        kept = KeptGraph(model, values[0], name, caller_loop or rollout, None) if caller_loop or rollout \
-            else kept_graph(model, node, values[0], name, why, key)
+        if external is not None:
+            kept = KeptGraph(model, values[0], name, None, model.unit_of(node), external=external)
+        elif caller_loop or rollout:
+            kept = KeptGraph(model, values[0], name, caller_loop or rollout, None)
+        else:
+            kept = kept_graph(model, node, values[0], name, why, key)
         if (kept.consumer is not None or kept.loop is None) and model.container_bounded(node, key):
             # at most N graphs whose activations a backward freed: memory does not grow (N
             # graphs nothing back-propagates keep N steps of activations: still reported)

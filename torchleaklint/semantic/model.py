@@ -2541,6 +2541,30 @@ class SemanticModel:
             return None
         return loops[0]
 
+    def grows_across_external_calls(self, stmt: ast.AST, key: str) -> Optional["ExternalCall"]:
+        """The call site in another module that calls the method of `stmt` over and over
+        while `self` state `key` (a container it adds to) keeps what every call put in:
+        `stats.record(value, reward)` in an evaluation loop of evaluate.py, `meter.update(pred,
+        y)` in a test loop of engine.py. Only a method no call of this module runs, every call
+        site of another module in a loop with autograd on and none back-propagating what it
+        hands in; nothing in the method rebinds the container and no method of the class
+        restarts it between calls. Returns the first such site, or None."""
+        unit = self.unit_of(stmt)
+        if not isinstance(unit, FUNCTION_TYPES) or self.class_of(unit) is None or "." not in key \
+                or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key) \
+                or self.call_sites(unit):
+            return None
+        external = self.external_sites(unit)
+        if not external or not all(site.get("lp") and not site["ng"] and not site.get("abp") and not site["bp"]
+                                   for site in external):
+            return None
+        from torchleaklint.semantic.object_state import restarted_only_at_construction, self_name
+
+        receiver, _, attr = key.partition(".")
+        if receiver != self_name(unit) or "." in attr or not restarted_only_at_construction(self, unit, attr):
+            return None
+        return ExternalCall(external[0], unit)
+
     def _per_step_caller(self, site: ast.AST, depth: int = 0) -> Optional[ast.AST]:
         """The training loop that runs a call site once per step through the functions it is
         in: `capture.record(name, att)` in an attention head's forward, which the model's

@@ -91,6 +91,22 @@ def _cut(model, func, attr, methods) -> bool:
     return _inherited_cut(model, model.class_of(func), attr) or _restarted_from_outside(model, func, attr)
 
 
+def restarted_only_at_construction(model, func, attr: str) -> bool:
+    """Is `self.<attr>` started only when its object is built (`__init__`), with no method of
+    the class (or a base elsewhere, or code outside it) detaching or restarting it? Then what
+    a loop of calls of `func` adds to it stays for the object's life, however often the
+    objects themselves are made (`test(model, data, MAEMeter())` once per epoch: every
+    batch of that test run is kept)."""
+    info = model.class_of(func)
+    if info is None:
+        return False
+    methods = class_methods(model, info)
+    if detaching_methods(model, attr, methods) or any(
+            method.name not in _CONSTRUCTION_METHODS for method in restarting_methods(model, attr, func, methods)):
+        return False
+    return not _inherited_cut(model, info, attr) and not _restarted_from_outside(model, func, attr)
+
+
 def _restarted_from_outside(model, func, attr: str) -> bool:
     """Does code outside the class restart the state once per step: `self.ac.actor_h = None`
     in an agent's `reset_rnn_hidden()`, which its training loop calls before every minibatch?
