@@ -7,11 +7,11 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.rules.kept_graph import kept_graph
+from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import registered_by_a_base
 from torchleaklint.semantic.values import SEQUENCE
-from torchleaklint.semantic.syntax import short_source as _short, with_method
+from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method
 
 # Calls that grow a tensor from its previous value rather than compute something new.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -106,10 +106,17 @@ class LossAccumulation(Rule):
             if stored is None or not stored.stored.get(stmt, _NO).carries_graph:
                 continue
             why = model.outlives_step(stmt, key)
-            if why is None:
+            caller_loop = model.grows_across_calls(stmt, key) if why is None else None
+            if why is None and caller_loop is None:
                 continue
             holder = _holder(stmt, key)
-            kept = kept_graph(model, stmt, operands[0], holder, why, key)
+            if caller_loop is not None:
+                # `self.loss_log[name] = self.loss_log.get(name, 0.0) + loss` in a helper that a
+                # loop calls over and over: the total outlives every call
+                why = "calls"
+                kept = KeptGraph(model, operands[0], holder, caller_loop, None)
+            else:
+                kept = kept_graph(model, stmt, operands[0], holder, why, key)
             if model.feeds_the_step(stmt, key.split("[")[0]):
                 # recurrent state the step computes with (a simulator's velocity): detaching
                 # what is added would cut the gradient the step needs, so no fix is offered
@@ -118,6 +125,12 @@ class LossAccumulation(Rule):
                 method = _fix_method(model, stmt, key, operands)
                 message, fix = self._message(holder, operands, why, kept, method), self._fix(stmt, operands, method)
                 superseded_by = ()
+                numbers = next(filter(None, (model.parameter_given_numbers(o) for o in operands)), None)
+                if numbers is not None:
+                    # `Averager.add(x)`, called with a loss by one loop and with a float by another
+                    site = model.training_loop_call_site(model.unit_of(stmt))
+                    at = f" (the call at {model.site_label(site)})" if site is not None else ""
+                    message, fix = self._callers_message(holder, operands, why, kept, numbers, at), None
             yield self.finding(stmt, message, fix, severity=kept.severity,
                                evidence=kept.evidence(f"`{holder}` keeps its value"), superseded_by=superseded_by)
 
@@ -137,8 +150,14 @@ class LossAccumulation(Rule):
         if len(stmt.targets) != 1:
             return None
         key = _target_key(stmt.targets[0])
-        if key is None or key.endswith("]") or not model.may_outlive_step(stmt, key):
+        if key is None or not model.may_outlive_step(stmt, key):
             return None
+        if key.endswith("]"):
+            # `self.loss_log[name] = self.loss_log.get(name, 0.0) + loss`: a total per key
+            added = entry_accumulation(stmt)
+            if added is None or not model.carries_graph(added):
+                return None
+            return key, [_narrow(model, added)]
         operands = list(_added_operands(model, stmt.value, key))
         if not operands or _started_as_a_list(model, stmt, key):
             return None  # `result = result + out["output"]` after `result = []`: lists concatenated
@@ -147,13 +166,21 @@ class LossAccumulation(Rule):
     def _message(self, key, operands, why, kept, method: str) -> str:
         shown = _short(operands[0])
         fix = f"`{with_method(operands[0], method)}`"
-        where = "across iterations" if why == "loop" else "across training steps"
+        where = _where(why, kept)
         return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
+
+    @staticmethod
+    def _callers_message(key, operands, why, kept, param: str, at: str) -> str:
+        shown = _short(operands[0])
+        where = _where(why, kept)
+        return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
+                f"Other callers pass a number for `{param}`, so detach (`.item()`) where the tensor is handed "
+                f"in{at}, not here")
 
     @staticmethod
     def _state_message(key, operands, why, kept) -> str:
         shown = _short(operands[0])
-        where = "across iterations" if why == "loop" else "across training steps"
+        where = _where(why, kept)
         return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
                 f"The step computes with `{key}` (what it holds is returned or handed to a forward), so it is recurrent "
                 f"state: detaching `{shown}` would cut the gradient the step needs; store "
@@ -166,6 +193,12 @@ class LossAccumulation(Rule):
 
 
 _NO = type("_No", (), {"carries_graph": False})()
+
+
+def _where(why: str, kept) -> str:
+    if why == "calls":
+        return f"across the calls the loop at line {kept.loop.lineno} makes"
+    return "across iterations" if why == "loop" else "across training steps"
 
 
 def _holder(stmt, key: str) -> str:

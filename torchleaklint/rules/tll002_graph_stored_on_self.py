@@ -141,8 +141,10 @@ class GraphStoredOnSelf(Rule):
                 return None
             if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
-        return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back),
-                            self._fix(stmt, attr), severity=ERROR,
+        numbers = model.parameter_given_numbers(stored)
+        # no `.detach()` fix where some caller hands the method a number (it would fail there)
+        return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back, numbers),
+                            self._fix(stmt, attr) if numbers is None else None, severity=ERROR,
                             evidence=self._evidence(model, stmt, target, func, why, fed_back))
 
     def _evidence(self, model, stmt, target, func, why, fed_back) -> list:
@@ -157,7 +159,7 @@ class GraphStoredOnSelf(Rule):
                                 f"back-propagated, only kept"))
         return steps
 
-    def _message(self, model, stmt, target, func, info, fed_back) -> str:
+    def _message(self, model, stmt, target, func, info, fed_back, numbers=None) -> str:
         stored = _stored_expr(stmt, target)
         shown = _short(stored)
         site = model.training_loop_call_site(func)
@@ -170,6 +172,10 @@ class GraphStoredOnSelf(Rule):
             fix = f"Add `{with_method(stored, 'detach')}`"
         if _returns_attribute(func, target.attr):
             fix += f" and return the undetached value instead of `self.{target.attr}`"
+        if numbers is not None:
+            at = f" (the call at {model.site_label(site)})" if site is not None else ""
+            fix = (f"Other callers pass a number for `{numbers}`, so detach (`.item()`) where the tensor is "
+                   f"handed in{at}, not here")
         if fed_back:
             return head + (f"the next step computes from `self.{target.attr}`, so every step's graph "
                            f"is chained to the previous ones and memory grows each step. {fix}")

@@ -12,7 +12,7 @@ from torchleaklint.semantic.containers import rollout_keeping
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
-from torchleaklint.semantic.syntax import short_source as _short, with_method
+from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -221,6 +221,8 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None if model.fills_returned_buffer(node) else _keyed(target.value, [node.value])
         if holder.kind != SEQUENCE or isinstance(target.slice, ast.Slice):
             return None
+        if entry_accumulation(node) is not None:
+            return None  # `log[k] = log.get(k, 0.0) + loss`: a running total per key (TLL001)
         if model.key_repeats_every_call(target.slice):
             # `loss_dict["d"] = d_loss`, `self.values[k] = v` for `k` over the fixed loss
             # names: slots overwritten every step, not a growing container

@@ -58,6 +58,9 @@ class FlowResult:
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
         self.module_params: Set[str] = set()  # parameters some call site in view passes a module for
+        # parameters some call site in view passes a Python value (number, None) for: a fix that
+        # calls a tensor method on them (`x.detach()`) would fail for that caller
+        self.number_params: Set[str] = set()
         # module-level names frozen by top-level code (`for p in teacher.parameters(): p.detach_()`),
         # with where: a function reading the global after its last binding reads a frozen module
         self.frozen_at: Dict[str, Tuple[int, int]] = {}
@@ -375,6 +378,8 @@ class Analyzer:
         """Some caller in view passes a module for `name` (a may-fact: that path runs it)."""
         if value.kind == MODULE:
             self.result.module_params.add(name)
+        elif value.kind in (SCALAR, NONE):
+            self.result.number_params.add(name)
 
     def _external_site_values(self, unit, params) -> Dict[str, Value]:
         """Argument values call sites in other modules pass (from their summaries)."""

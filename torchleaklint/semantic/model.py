@@ -52,6 +52,11 @@ class ClassInfo:
         self.methods: Dict[str, ast.AST] = {}
 
 
+def _encoded_kind(encoded) -> str:
+    """The kind of a value as a summary encodes it (`"graph"`, or a dict with its `k`)."""
+    return encoded if isinstance(encoded, str) else (encoded or {}).get("k", "")
+
+
 class ExternalCall:
     """A call site in another module (from its summary), standing in for an ast.Call:
     its position is the called function's, so evidence stays inside this file."""
@@ -1827,7 +1832,8 @@ class SemanticModel:
             known = value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value)
             if known or _is_range_like(iterable, self) or _is_slicing(iterable) \
                     or held and not _unpacks_pairs(gen.target) or self._iterates_tensors(iterable) \
-                    or self._in_model_code(comp) or isinstance(iterable, ast.Subscript):
+                    or self._in_model_code(comp) or isinstance(iterable, ast.Subscript) \
+                    or self._made_in_each_iteration(iterable, comp):
                 continue
             targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
             if isinstance(comp, ast.DictComp) and isinstance(comp.key, ast.Name):
@@ -1847,6 +1853,19 @@ class SemanticModel:
                 if used & targets:
                     return True
         return False
+
+    def _made_in_each_iteration(self, iterable: ast.AST, comp: ast.AST) -> bool:
+        """Is `iterable` a name every definition of which reaching `comp` is made inside a loop
+        around it (`xi_s` unpacked from this iteration's task batch, then `[enc(b) for b in
+        xi_s]`)? The comprehension walks parts of the iteration's own data, not the batches."""
+        if not isinstance(iterable, ast.Name):
+            return False
+        loops = self.loops_around(comp)
+        definitions = self.reaching(self.unit_of(comp)).definitions(iterable)
+        return bool(loops) and bool(definitions) and all(
+            not isinstance(d, ast.arg) and any(self.is_inside(d, loop) and d is not loop.target
+                                               for loop in loops if isinstance(loop, (ast.For, ast.While)))
+            for d in definitions)
 
     def _switches_a_model_mode(self, unit: ast.AST) -> bool:
         return any(isinstance(c.func, ast.Attribute) and c.func.attr in ("eval", "train") and
@@ -2064,6 +2083,19 @@ class SemanticModel:
         from torchleaklint.semantic.provenance import graph_origin
 
         return graph_origin(self, expr)
+
+    def parameter_given_numbers(self, expr: ast.AST) -> Optional[str]:
+        """A parameter of the enclosing function that `expr` reads and that some call site in
+        view passes a Python number (or None) for (`Averager.add(x)`, called with the loss by
+        one loop and with an accuracy float by another): `.detach()` on `expr` there would
+        fail for that caller. None when there is none."""
+        unit = self.unit_of(expr)
+        flow = self.flow(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        if flow is None or not flow.number_params:
+            return None
+        params = {a.arg for a in named_parameters(unit)}
+        return next((n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params
+                     and n.id in flow.number_params), None)
 
     def argument_back_propagated_by_callers(self, stored: ast.AST, func: ast.AST) -> bool:
         """Is `stored`, a parameter of `func`, back-propagated by a caller's step (here or in
@@ -3351,16 +3383,21 @@ class SemanticModel:
         return False
 
     def training_loop_call_site(self, func: ast.AST) -> Optional[ast.Call]:
-        """The first call of `func` in this module made inside a training loop (a loop that
-        runs backward or an optimizer step), or None."""
-        for site in sorted(self.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
-            for loop in self.loops_around(site):
-                if self.runs_training_step(loop) or self.has_backward_within(loop):
-                    return site
-        for site in self.external_sites(func):
-            if (site["tr"] or site.get("ps")) and not site["ng"]:
-                return ExternalCall(site, func)
-        return None
+        """The first call of `func` made inside a training loop (a loop that runs backward or
+        an optimizer step) in this module, else in another; of those, the first that hands
+        it a graph-carrying argument when one does (`ave_loss.add(loss)`, not
+        `ave_acc.add(acc)` above it). None when there is none."""
+        found = [site for site in sorted(self.call_sites(func), key=lambda c: (c.lineno, c.col_offset))
+                 if any(self.runs_training_step(loop) or self.has_backward_within(loop)
+                        for loop in self.loops_around(site))]
+        found += [ExternalCall(site, func) for site in self.external_sites(func)
+                  if (site["tr"] or site.get("ps")) and not site["ng"]]
+        return next((site for site in found if self._hands_a_graph(site)), found[0] if found else None)
+
+    def _hands_a_graph(self, site) -> bool:
+        if isinstance(site, ExternalCall):
+            return any(_encoded_kind(arg) == GRAPH for arg in list(site.site["a"]) + list(site.site["kw"].values()))
+        return any(self.carries_graph(arg) for arg in list(site.args) + [kw.value for kw in site.keywords])
 
     def framework_runs_without_grad(self, func: ast.AST) -> bool:
         """A hook a framework calls with autograd off: Lightning's validation/test/predict

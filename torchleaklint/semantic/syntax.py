@@ -165,6 +165,30 @@ def body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
     return [owner]
 
 
+def entry_accumulation(stmt: ast.AST) -> Optional[ast.AST]:
+    """For `c[k] = c.get(k, 0.0) + v` or `c[k] = c[k] + v` (either order, also `-`, `*`):
+    the added operand `v`, an update of one entry from its own previous value (a running
+    total kept per key, like `c[k] += v`); else None."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
+            and isinstance(stmt.value, ast.BinOp) and isinstance(stmt.value.op, (ast.Add, ast.Sub, ast.Mult))):
+        return None
+    target = stmt.targets[0]
+    container, key = ast.dump(target.value), ast.dump(target.slice)
+
+    def reads_entry(expr) -> bool:
+        if isinstance(expr, ast.Subscript):
+            return ast.dump(expr.value) == container and ast.dump(expr.slice) == key
+        return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "get" \
+            and ast.dump(expr.func.value) == container and bool(expr.args) and ast.dump(expr.args[0]) == key
+
+    left, right = stmt.value.left, stmt.value.right
+    if reads_entry(left) and not reads_entry(right):
+        return right
+    if reads_entry(right) and not reads_entry(left) and not isinstance(stmt.value.op, ast.Sub):
+        return left
+    return None
+
+
 def is_full_slice(target: ast.AST) -> bool:
     """`x[:]` (as in `del x[:]`, which empties a list)."""
     return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
