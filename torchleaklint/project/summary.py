@@ -60,7 +60,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 29
+SUMMARY_VERSION = 30
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -710,6 +710,8 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
+        if model.in_module_method(call):
+            site["mm"] = 1  # ... of a module's method: over the parts of one input (decoding steps)
     if loops and _backward_loop_nested_beside(model, call, loops[0]):
         site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several
         # times (`plant.reset()` per episode, then a backward at every tick): not between those steps

@@ -822,7 +822,7 @@ class SemanticModel:
                 if target is not None:
                     sites.setdefault(target, []).append(call)
                     continue
-                for target in self._instance_call_targets(call):
+                for target in self._instance_call_targets(call) or self._parameter_object_call_targets(call):
                     sites.setdefault(target, []).append(call)
             self._memo[key] = sites
         return self._memo[key].get(func, [])
@@ -1012,6 +1012,58 @@ class SemanticModel:
                             attrs.setdefault((owner.name, _self_attribute_name(target.value) + "[]"), set()).add(cls)
             self._memo[key] = (names, attrs)
         return self._memo[key]
+
+    def _parameter_object_call_targets(self, call: ast.Call) -> List[ast.AST]:
+        """`loss_computer.loss(out, y, g)` in `run_epoch(..., loss_computer, ...)`, a module
+        function every call of which passes an object of a class of this file for that
+        parameter (`run_epoch(0, model, opt, loader, LossComputer(4), logger)`, or a name every
+        binding of which constructs one): that class's method, read from the syntax alone."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return []
+        unit = self.unit_of(call)
+        if not isinstance(unit, FUNCTION_TYPES) or unit.name not in self.module_functions \
+                or self.module_functions[unit.name] is not unit:
+            return []
+        if not any(a.arg == func.value.id for a in named_parameters(unit)):
+            return []  # (the common case, `torch.cat(...)`, `x.view(...)`: decided without the callers)
+        classes = self.cached(("parameter_instance_classes", unit, func.value.id),
+                              lambda: self._parameter_instance_classes(unit, func.value.id))
+        targets = [self.method(cls, func.attr) for cls in sorted(classes)]
+        return targets if targets and all(t is not None for t in targets) else []
+
+    def _parameter_instance_classes(self, unit: ast.AST, name: str) -> Set[str]:
+        """The classes of this file whose objects every call of the module function `unit`
+        passes for its parameter `name`, which `unit` never rebinds; empty when a call passes
+        something else, leaves it out, or none is in view."""
+        params = named_parameters(unit)
+        param = next((a for a in params if a.arg == name), None)
+        if param is None or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+                                for n in nodes_within(unit)):
+            return set()
+        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
+        found: Set[str] = set()
+        for call in self._calls_by_callee_name().get(unit.name, ()):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+                return set()
+            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if passed is None and position is not None and position < len(call.args):
+                passed = call.args[position]
+            cls = self.constructed_class(passed) if passed is not None else None
+            if cls is None:
+                return set()
+            found.add(cls)
+        return found
+
+    def _calls_by_callee_name(self) -> Dict[str, List[ast.Call]]:
+        """Calls of a plain name (`run_epoch(...)`), by that name: one pass over the module."""
+        def index() -> Dict[str, List[ast.Call]]:
+            out: Dict[str, List[ast.Call]] = {}
+            for call in self.calls:
+                if isinstance(call.func, ast.Name):
+                    out.setdefault(call.func.id, []).append(call)
+            return out
+        return self.cached(("calls_by_callee_name", None), index)
 
     def _parameter_classes(self, unit: ast.AST, name: str, depth: int = 0) -> Set[str]:
         """The classes of this file parameter `name` of `unit` may hold, read from the syntax:
@@ -1937,6 +1989,11 @@ class SemanticModel:
         return any(base.rsplit(".", 1)[-1] not in self.classes and base not in ("object", "ABC", "abc.ABC")
                    for base in info.base_names)
 
+    def in_module_method(self, node: ast.AST) -> bool:
+        """Is `node` in a method of a module class (`decoder.beam_decode`)? Its loops walk the
+        parts of one input (decoding steps, layers), not the batches."""
+        return self._in_module_method(node)
+
     def _in_module_method(self, loop: ast.AST) -> bool:
         unit = self.unit_of(loop)
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
@@ -2580,22 +2637,24 @@ class SemanticModel:
         y)` in a test loop of engine.py. Only a method no call of this module runs, every call
         site of another module in a loop with autograd on and none back-propagating what it
         hands in; nothing in the method rebinds the container and no method of the class
-        restarts it between calls. Returns the first such site, or None."""
+        restarts it between calls. Not a loop in a method of a module class (`beam.update(score)`
+        per decoding step of `decoder.beam_decode`: the parts of one input). Returns the first
+        such site, or None."""
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.class_of(unit) is None or "." not in key \
                 or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key) \
                 or self.call_sites(unit):
             return None
-        external = self.external_sites(unit)
-        if not external or not all(site.get("lp") and not site["ng"] and not site.get("abp") and not site["bp"]
-                                   for site in external):
+        keeping = [site for site in self.external_sites(unit) if site.get("lp") and not site.get("mm")
+                   and not site["ng"] and not site.get("abp") and not site["bp"]]
+        if not keeping:
             return None
         from torchleaklint.semantic.object_state import restarted_only_at_construction, self_name
 
         receiver, _, attr = key.partition(".")
         if receiver != self_name(unit) or "." in attr or not restarted_only_at_construction(self, unit, attr):
             return None
-        return ExternalCall(external[0], unit)
+        return ExternalCall(keeping[0], unit)
 
     def _per_step_caller(self, site: ast.AST, depth: int = 0) -> Optional[ast.AST]:
         """The training loop that runs a call site once per step through the functions it is
