@@ -808,8 +808,11 @@ class SemanticModel:
         return index
 
     def method_call_sites(self, method: ast.AST) -> List[ast.Call]:
-        """Resolved call sites of a method and every `self.<name>(...)` call of the module."""
+        """Resolved call sites of a method and every `self.<name>(...)` call of the module (of a
+        method only: `self.main(z)` of a layer is no call of the script's `main()`)."""
         sites = list(self.call_sites(method))
+        if self.method_class.get(method) is None:
+            return sites
         seen = set(map(id, sites))
         return sites + [c for c in self.self_calls(method.name) if id(c) not in seen]
 
