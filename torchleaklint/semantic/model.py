@@ -825,7 +825,8 @@ class SemanticModel:
                 if target is not None:
                     sites.setdefault(target, []).append(call)
                     continue
-                for target in self._instance_call_targets(call) or self._parameter_object_call_targets(call):
+                for target in self._instance_call_targets(call) or self._parameter_object_call_targets(call) \
+                        or self._parameter_callable_targets(call):
                     sites.setdefault(target, []).append(call)
             self._memo[key] = sites
         return self._memo[key].get(func, [])
@@ -1034,6 +1035,45 @@ class SemanticModel:
                               lambda: self._parameter_instance_classes(unit, func.value.id))
         targets = [self.method(cls, func.attr) for cls in sorted(classes)]
         return targets if targets and all(t is not None for t in targets) else []
+
+    def _parameter_callable_targets(self, call: ast.Call) -> List[ast.AST]:
+        """`agent_act(s)` in `rollout(agent_act, ...)`, a module function every call of which
+        passes a function for that parameter: the functions of this file among them, a plain
+        function (`rollout(policy)`) or a method of an object of a class of this file
+        (`rollout(ac.take_action)` with `ac = ActorCritic()`). May-call edges read from the
+        syntax alone (a callback handed in; a lambda passed by another call adds nothing)."""
+        func = call.func
+        if not isinstance(func, ast.Name):
+            return []
+        unit = self.unit_of(call)
+        if not isinstance(unit, FUNCTION_TYPES) or self.module_functions.get(unit.name) is not unit \
+                or not any(a.arg == func.id for a in named_parameters(unit)):
+            return []
+        return self.cached(("parameter_callables", unit, func.id), lambda: self._parameter_callables(unit, func.id))
+
+    def _parameter_callables(self, unit: ast.AST, name: str) -> List[ast.AST]:
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_within(unit)):
+            return []
+        param = next(a for a in named_parameters(unit) if a.arg == name)
+        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
+        found: List[ast.AST] = []
+        for call in self._calls_by_callee_name().get(unit.name, ()):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+                return []
+            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if passed is None and position is not None and position < len(call.args):
+                passed = call.args[position]
+            target = None
+            if isinstance(passed, ast.Name) and self.module_functions.get(passed.id) is not None:
+                target = self.module_functions[passed.id]
+            elif isinstance(passed, ast.Attribute) and isinstance(passed.value, ast.Name):
+                cls = self.constructed_class(passed.value)
+                target = self.method(cls, passed.attr) if cls is not None else None
+            if target is None:
+                continue  # a lambda, a function of another module: one more thing it may call
+            if all(t is not target for t in found):
+                found.append(target)
+        return found
 
     def _parameter_instance_classes(self, unit: ast.AST, name: str) -> Set[str]:
         """The classes of this file whose objects every call of the module function `unit`
@@ -1397,7 +1437,8 @@ class SemanticModel:
                 target = self._resolve_call_cheap(call)
                 # an object of one of several classes (`Shared() if shared else Separate()`):
                 # a step when every class's method runs one
-                targets = [target] if target is not None else self._instance_call_targets(call)
+                targets = [target] if target is not None else \
+                    self._instance_call_targets(call) or self._parameter_callable_targets(call)
                 if targets and all(t is not owner and self.runs_training_step(t, depth + 1)
                                    and not self._steps_in_own_loop(t) for t in targets):
                     answer = True
