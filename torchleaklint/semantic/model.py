@@ -2933,6 +2933,7 @@ class SemanticModel:
         from torchleaklint.semantic.object_state import self_name
 
         receiver, _, attr = key.partition(".")
+        attr = attr[:-2] if attr.endswith("[]") else attr  # `self.mem[]`: an entry of `self.mem`
         if not attr or "." in attr or self.class_of(unit) is None or self_name(unit) != receiver:
             return False
         return self.state_cut_between_steps(unit, attr)

@@ -298,6 +298,11 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
             if emptied is not None and is_self_attr(emptied, attr, receiver):
                 out.append(method)  # `del self.log_probs[:]`, `self.buffer.clear()`: emptied in place
                 break
+            if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                    and is_self_attr(node.value, attr, receiver) and model.loops_around(node) \
+                    and _fresh_entry(model, flow, node, attr, receiver):
+                out.append(method)  # `for l in ...: self.mem[l] = torch.zeros(...)`: every entry started
+                break  # afresh (a spiking network's `neuron_init` before each forward)
             if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
                 statement = model.statement_of(node)
                 if isinstance(statement, ast.AugAssign):
@@ -309,6 +314,17 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
                     out.append(method)
                     break
     return out
+
+
+def _fresh_entry(model, flow, target: ast.Subscript, attr: str, receiver: str) -> bool:
+    """Is the entry store `self.attr[k] = value` a plain assignment of a graph-free value not
+    computed from the container's own entries?"""
+    statement = model.statement_of(target)
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1 or statement.targets[0] is not target:
+        return False
+    value = flow.values.get(statement.value)
+    return value is not None and value.kind != "unknown" and not value.carries_graph \
+        and not reads_own_value(statement.value, attr, receiver)
 
 
 def _cuts_between_steps(model, method, func) -> bool:
