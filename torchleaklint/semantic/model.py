@@ -1052,46 +1052,44 @@ class SemanticModel:
         return self.cached(("parameter_callables", unit, func.id), lambda: self._parameter_callables(unit, func.id))
 
     def _parameter_callables(self, unit: ast.AST, name: str) -> List[ast.AST]:
-        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_within(unit)):
-            return []
-        param = next(a for a in named_parameters(unit) if a.arg == name)
-        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
         found: List[ast.AST] = []
-        for call in self._calls_by_callee_name().get(unit.name, ()):
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-                return []
-            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
-            if passed is None and position is not None and position < len(call.args):
-                passed = call.args[position]
+        for passed in self._arguments_passed_for(unit, name) or ():
             target = None
             if isinstance(passed, ast.Name) and self.module_functions.get(passed.id) is not None:
                 target = self.module_functions[passed.id]
             elif isinstance(passed, ast.Attribute) and isinstance(passed.value, ast.Name):
                 cls = self.constructed_class(passed.value)
                 target = self.method(cls, passed.attr) if cls is not None else None
-            if target is None:
-                continue  # a lambda, a function of another module: one more thing it may call
-            if all(t is not target for t in found):
-                found.append(target)
+            if target is not None and all(t is not target for t in found):
+                found.append(target)  # (a lambda, a function of another module: one more thing it may call)
         return found
+
+    def _arguments_passed_for(self, unit: ast.AST, name: str) -> Optional[List[Optional[ast.AST]]]:
+        """What each call of the module function `unit` passes for its parameter `name` (None
+        for a call that leaves it out), when `unit` never rebinds it and no call spreads its
+        arguments (`f(*args)`); else None."""
+        if any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in nodes_within(unit)):
+            return None
+        param = next((a for a in named_parameters(unit) if a.arg == name), None)
+        if param is None:
+            return None
+        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
+        out: List[Optional[ast.AST]] = []
+        for call in self._calls_by_callee_name().get(unit.name, ()):
+            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+                return None
+            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
+            if passed is None and position is not None and position < len(call.args):
+                passed = call.args[position]
+            out.append(passed)
+        return out
 
     def _parameter_instance_classes(self, unit: ast.AST, name: str) -> Set[str]:
         """The classes of this file whose objects every call of the module function `unit`
         passes for its parameter `name`, which `unit` never rebinds; empty when a call passes
         something else, leaves it out, or none is in view."""
-        params = named_parameters(unit)
-        param = next((a for a in params if a.arg == name), None)
-        if param is None or any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-                                for n in nodes_within(unit)):
-            return set()
-        position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
         found: Set[str] = set()
-        for call in self._calls_by_callee_name().get(unit.name, ()):
-            if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-                return set()
-            passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
-            if passed is None and position is not None and position < len(call.args):
-                passed = call.args[position]
+        for passed in self._arguments_passed_for(unit, name) or ():
             cls = self.constructed_class(passed) if passed is not None else None
             if cls is None:
                 return set()
