@@ -37,8 +37,17 @@ class Project:
 
     def __init__(self, summaries: Dict[str, dict]):
         self.summaries = summaries
-        self._digests: Dict[str, str] = {}
+        # each summary's digest, once computed (on disk for a run's project, as its summaries)
+        self._digests: Dict[str, str] = Packed() if isinstance(summaries, Packed) else {}
         self._sites: Optional[Dict[str, Dict[str, List[dict]]]] = None
+
+    def frozen(self) -> "Project":
+        """A copy for worker processes: the summaries and call sites as they are now, whatever
+        the run stores into this project's maps after."""
+        copy = Project(_frozen(self.summaries))
+        copy._digests = {}  # (a worker's own, if it asks)
+        copy._sites = _frozen(self._sites)
+        return copy
 
     def digest(self, path: str) -> str:
         found = self._digests.get(path)
@@ -143,6 +152,10 @@ class Project:
             return None
         parts.append(json.dumps(asked, sort_keys=True))
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _frozen(mapping):
+    return mapping.frozen() if isinstance(mapping, Packed) else mapping
 
 
 def _index_overrides(index: dict, summaries: Dict[str, dict], children) -> None:
