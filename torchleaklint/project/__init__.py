@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from torchleaklint.project import modules
 from torchleaklint.project.packed import Packed
+from torchleaklint.project.siteindex import SiteIndex
 from torchleaklint.project.summary import summarize
 from torchleaklint.project.view import CALLERS, SITE_MARK, ProjectView, Resolver, has_external_callers
 
@@ -60,7 +61,7 @@ class Project:
         overrides of `m` in subclasses defined elsewhere)."""
         if self._sites is not None:
             return self._sites
-        index: Dict[str, Dict[str, List[dict]]] = {}
+        index = SiteIndex()  # on disk, a row per site: written as a dict of dicts of lists
         children = self._subclasses()
         for path in sorted(self.summaries):
             summary = self.summaries[path]
@@ -95,10 +96,8 @@ class Project:
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
-        for by_function in index.values():
-            for sites in by_function.values():
-                sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))
-        self._sites = Packed(index)  # kept for the run, read one file's at a time
+        # each file's sites sorted by (path, line, column), kept for the run, read one file's at a time
+        self._sites = index.packed()
         return self._sites
 
     def _subclasses(self) -> Dict[Tuple[str, str], List[Tuple[str, str]]]:
