@@ -167,6 +167,10 @@ class _Index:
         with self._lock:
             return self._connection().execute(sql, args).rowcount
 
+    def change_many(self, sql: str, rows: list) -> None:
+        with self._lock:
+            self._connection().executemany(sql, rows)
+
 
 class _Disk(_Index):
     """The spill and the index every live map of a process shares."""
@@ -255,11 +259,12 @@ class Packed(MutableMapping):
             raise TypeError("a frozen Packed map is read only")
         loc, data = self._stored_bytes(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         key = _encode(path)
-        if not self._index.change("UPDATE idx SET loc = ?, data = ? WHERE map = ? AND key = ?",
-                                  (loc, data, self._map, key)):
-            self._index.change("INSERT INTO idx VALUES (?, ?, ?, ?, ?)", (self._map, key, self._next, loc, data))
+        if self._index.change("INSERT OR IGNORE INTO idx VALUES (?, ?, ?, ?, ?)",
+                              (self._map, key, self._next, loc, data)):
             self._next += 1
             self._len += 1
+        else:  # stored before: it keeps its place
+            self._index.change("UPDATE idx SET loc = ?, data = ? WHERE map = ? AND key = ?", (loc, data, self._map, key))
         self._remember(path, value)
 
     def _stored_bytes(self, data: bytes) -> Tuple[Optional[int], Optional[bytes]]:

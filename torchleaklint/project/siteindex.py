@@ -14,6 +14,7 @@ from typing import List
 from torchleaklint.project.packed import Packed, _decode, _encode, _shared_disk
 
 _PAGE = 512  # files read at a time
+_BATCH = 2048  # rows written at a time
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS site_files (build INTEGER, file BLOB, rank INTEGER, PRIMARY KEY (build, file))",
     "CREATE TABLE IF NOT EXISTS site_keys (build INTEGER, file BLOB, key BLOB, rank INTEGER, "
@@ -31,6 +32,7 @@ class SiteIndex:
         self._disk = _shared_disk()
         self._build = self._disk.new_map()  # this index's number among the disk's rows
         self._rank = 0  # order of first appearance (of files, of keys)
+        self._pending = {"site_files": [], "site_keys": [], "site_rows": []}  # rows not yet written
         for statement in _TABLES:
             self._disk.change(statement, ())
 
@@ -40,20 +42,30 @@ class SiteIndex:
 
     def _note(self, table: str, names: tuple) -> None:
         """Remember when `names` first appeared (a dict keeps that order)."""
-        columns = "build, file, rank" if table == "site_files" else "build, file, key, rank"
-        marks = ", ".join("?" * (len(names) + 2))
         self._rank += 1
-        self._disk.change(f"INSERT OR IGNORE INTO {table} ({columns}) VALUES ({marks})",
-                          (self._build, *map(_encode, names), self._rank))
+        self._queue(table, (self._build, *map(_encode, names), self._rank))
 
     def _add(self, file: str, key: str, site: dict) -> None:
         self._rank += 1
-        self._disk.change("INSERT INTO site_rows VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                          (self._build, _encode(file), _encode(key), _encode(site["path"]), site["l"], site["c"],
-                           self._rank, pickle.dumps(site, protocol=pickle.HIGHEST_PROTOCOL)))
+        self._queue("site_rows", (self._build, _encode(file), _encode(key), _encode(site["path"]), site["l"],
+                                  site["c"], self._rank, pickle.dumps(site, protocol=pickle.HIGHEST_PROTOCOL)))
+
+    def _queue(self, table: str, row: tuple) -> None:
+        self._pending[table].append(row)
+        if len(self._pending[table]) >= _BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        """Write the rows waiting, in the order they came (the first of equal names counts)."""
+        for table, rows in self._pending.items():
+            if rows:
+                verb = "INSERT" if table == "site_rows" else "INSERT OR IGNORE"
+                self._disk.change_many(f"{verb} INTO {table} VALUES ({', '.join('?' * len(rows[0]))})", rows)
+                rows.clear()
 
     def _replace(self, file: str, key: str, sites: List[dict]) -> None:
         self._note("site_keys", (file, key))
+        self._flush()
         self._disk.change("DELETE FROM site_rows WHERE build = ? AND file = ? AND key = ?",
                           (self._build, _encode(file), _encode(key)))
         for site in sites:
@@ -61,6 +73,7 @@ class SiteIndex:
 
     def packed(self) -> Packed:
         """The index, one file's sites a value, and its rows dropped from the disk."""
+        self._flush()
         out = Packed()
         after = -1
         while True:
