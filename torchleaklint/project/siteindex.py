@@ -14,7 +14,7 @@ from typing import List
 from torchleaklint.project.packed import Packed, _decode, _encode, _shared_disk
 
 _PAGE = 512  # files read at a time
-_BATCH = 2048  # rows written at a time
+_BATCH = 256  # rows written at a time
 _TABLES = (
     "CREATE TABLE IF NOT EXISTS site_files (build INTEGER, file BLOB, rank INTEGER, PRIMARY KEY (build, file))",
     "CREATE TABLE IF NOT EXISTS site_keys (build INTEGER, file BLOB, key BLOB, rank INTEGER, "
