@@ -337,7 +337,8 @@ class Packed(MutableMapping):
         name = self._index.copy_map(self._map)
         copy = Packed()
         copy._map, copy._len = self._map, self._len
-        copy._recent = OrderedDict(self._recent)
+        # (its cache of unpacked values starts empty: the map's own, which the run goes on
+        # replacing, would stay alive twice as long as the copy does)
         if name is None:  # no file for the copy: the values themselves, in memory
             copy._index, copy._len = _Index(None, None, read_only=False), 0
             for path in self:

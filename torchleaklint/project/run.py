@@ -384,8 +384,10 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
     ordered = sorted(paths, key=lambda p: -sizes[p])
     count = -(-len(paths) // size)
     chunks = [ordered[i::count] for i in range(count)]
-    if project is not None and check:
-        project.sites()  # the call-site index, built once here: each worker gets it with the project
+    if project is not None:
+        # the call-site index, built once here: each worker gets it with the project (a worker
+        # building its own would also leave its temporary files behind: it ends by os._exit)
+        project.sites()
     # the workers read the project as it is now: the results they send back are stored into
     # the run's maps while others still run
     shared = project.frozen() if project is not None else None
