@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from test_project import METER, write
-from torchleaklint.project.packed import Packed
+from torchleaklint.project.packed import Packed, PackedSet
 from torchleaklint.project.store import SummaryStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,13 +37,46 @@ def test_packed_values_read_back_from_the_spill_and_the_file_goes_with_the_mappi
     for path, value in values.items():
         packed[path] = value
     assert len(_spill_files(tmp_path)) == 1  # the bytes went to disk
-    assert all(isinstance(where, int) for where in packed._packed.values())
+    assert len(list(tmp_path.glob("torchleaklint-*.index"))) == 1  # and where they are, too
+    assert not hasattr(packed, "_packed") and len(packed._recent) <= 256  # nothing per key in memory
     assert all(packed[path] == value for path, value in values.items())  # most from disk, not the cache
     packed["/p/m0.py"] = {"again": 1}  # storing again replaces
     assert packed["/p/m0.py"] == {"again": 1}
     del packed
     gc.collect()
-    assert _spill_files(tmp_path) == []
+    assert list(tmp_path.glob("torchleaklint-*")) == []
+
+
+def test_packed_keeps_a_dicts_order_and_answers_as_one():
+    packed, plain = Packed(), {}
+    for i in range(1500):  # more keys than are read at a time when iterating
+        key = f"/p/m{i * 7 % 1000}.py"
+        if i % 5 == 4:
+            assert packed.pop(key, None) == plain.pop(key, None)
+        else:
+            packed[key] = plain[key] = [i]
+    packed["/p/\udcff.py"] = plain["/p/\udcff.py"] = None  # an undecodable file name; a None value
+    assert list(packed) == list(plain) and len(packed) == len(plain) and dict(packed.items()) == plain
+    assert "/p/\udcff.py" in packed and "/p/none.py" not in packed and packed.get("/p/none.py", 3) == 3
+
+
+def test_a_frozen_copy_keeps_the_map_as_it_was_in_this_process_and_a_forked_one(tmp_path):
+    packed = Packed({f"/p/m{i}.py": i for i in range(10)})
+    frozen = packed.frozen()
+    packed["/p/m0.py"], packed["/p/new.py"] = "changed", "new"
+    assert frozen["/p/m0.py"] == 0 and "/p/new.py" not in frozen and len(frozen) == 10
+    if hasattr(os, "fork"):
+        child = os.fork()
+        if child == 0:  # a worker of the pool: reads the copy from its own connection
+            os._exit(0 if dict(frozen.items()) == {f"/p/m{i}.py": i for i in range(10)} else 1)
+        assert os.waitpid(child, 0)[1] == 0
+
+
+def test_a_packed_set_is_a_set():
+    members = PackedSet(["a", "b"])
+    members -= {"a"}
+    members.update(["c", "b"])
+    assert set(members) == {"b", "c"} and "a" not in members and len(members) == 2
 
 
 def test_a_worker_reads_the_spill_by_name():
@@ -110,7 +143,7 @@ def test_a_cached_project_run_keeps_its_store_and_leaves_no_spill(tmp_path):
     written = stores[0].stat().st_mtime_ns
     assert lint() == cold
     assert stores[0].stat().st_mtime_ns == written  # a warm run writes nothing
-    assert _spill_files(spill_dir) == []
+    assert list(spill_dir.glob("torchleaklint-*")) == []  # no spill, no index left behind
 
 
 def _lint_in_process(project, cache_dir, names):

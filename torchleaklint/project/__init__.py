@@ -17,6 +17,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from torchleaklint.project import modules
 from torchleaklint.project.packed import Packed
+from torchleaklint.project.siteindex import SiteIndex
 from torchleaklint.project.summary import summarize
 from torchleaklint.project.view import CALLERS, SITE_MARK, ProjectView, Resolver, has_external_callers
 
@@ -37,8 +38,17 @@ class Project:
 
     def __init__(self, summaries: Dict[str, dict]):
         self.summaries = summaries
-        self._digests: Dict[str, str] = {}
+        # each summary's digest, once computed (on disk for a run's project, as its summaries)
+        self._digests: Dict[str, str] = Packed() if isinstance(summaries, Packed) else {}
         self._sites: Optional[Dict[str, Dict[str, List[dict]]]] = None
+
+    def frozen(self) -> "Project":
+        """A copy for worker processes: the summaries and call sites as they are now, whatever
+        the run stores into this project's maps after."""
+        copy = Project(_frozen(self.summaries))
+        copy._digests = {}  # (a worker's own, if it asks)
+        copy._sites = _frozen(self._sites)
+        return copy
 
     def digest(self, path: str) -> str:
         found = self._digests.get(path)
@@ -51,7 +61,7 @@ class Project:
         overrides of `m` in subclasses defined elsewhere)."""
         if self._sites is not None:
             return self._sites
-        index: Dict[str, Dict[str, List[dict]]] = {}
+        index = SiteIndex()  # on disk, a row per site: written as a dict of dicts of lists
         children = self._subclasses()
         for path in sorted(self.summaries):
             summary = self.summaries[path]
@@ -86,10 +96,8 @@ class Project:
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
-        for by_function in index.values():
-            for sites in by_function.values():
-                sites.sort(key=lambda site: (site["path"], site["l"], site["c"]))
-        self._sites = Packed(index)  # kept for the run, read one file's at a time
+        # each file's sites sorted by (path, line, column), kept for the run, read one file's at a time
+        self._sites = index.packed()
         return self._sites
 
     def _subclasses(self) -> Dict[Tuple[str, str], List[Tuple[str, str]]]:
@@ -143,6 +151,10 @@ class Project:
             return None
         parts.append(json.dumps(asked, sort_keys=True))
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+
+
+def _frozen(mapping):
+    return mapping.frozen() if isinstance(mapping, Packed) else mapping
 
 
 def _index_overrides(index: dict, summaries: Dict[str, dict], children) -> None:

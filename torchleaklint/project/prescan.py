@@ -85,7 +85,7 @@ def scan(paths: Iterable[str], known: Optional[Dict[str, list]] = None):
     out: Set[str] = set()
     # packed (on the run's spill file): a list per file, kept for the whole run
     per_file: Dict[str, list] = Packed()
-    defined: Dict[str, list] = {}  # the names of the files nobody is known yet to import
+    defined: Dict[str, list] = Packed()  # the names of the files nobody is known yet to import
     for path in paths:
         found = known.get(path)
         if found is None:

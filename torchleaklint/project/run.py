@@ -27,7 +27,7 @@ from torchleaklint.cache import DEFAULT_DIR_NAME, content_hash, file_stat
 from torchleaklint.environment import SHELL, YAML, environment_kind
 from torchleaklint.project import (Project, ProjectView, analyze_file, entries_of, entry_inputs, modules, prescan,
                                    summarize_file)
-from torchleaklint.project.packed import Packed
+from torchleaklint.project.packed import Packed, PackedSet
 from torchleaklint.project.store import SummaryStore
 from torchleaklint.kinds import max_bytes
 from torchleaklint.source import INTERNAL_ERROR, read_regular_file
@@ -58,27 +58,27 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     from torchleaklint.runner import _rare_gc
 
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
-    # interned: the summaries' import lists and the prescan name the same paths again
-    absolute = {path: sys.intern(os.path.abspath(path)) for path in files}
-    run_key = hashlib.blake2b("\n".join(sorted(absolute.values())).encode("utf-8", "surrogateescape"),
-                              digest_size=16).hexdigest()
+    # (a file's absolute path is computed when asked for: `absolute(path)`, no map of them)
+    run_key = _run_key(files)
     stats = Packed({path: file_stat(path) for path in files})  # on the run's spill file, as the summaries
     summaries: Dict[str, dict] = Packed()  # every module's, until the last check: packed
     # files whose summaries (and call sites) a file's summary or check read: packed, as the
     # summaries are (a list per file, read back for its fingerprint)
     reads: Dict[str, List[str]] = Packed()
-    summarized_at: Dict[str, Optional[str]] = {}  # the fingerprint a file's summary was computed with
-    sites_at: Dict[str, Optional[str]] = {}  # the call sites of its functions it was computed with (None: none)
+    # the fingerprint a file's summary was computed with
+    summarized_at: Dict[str, Optional[str]] = Packed()
+    # the call sites of its functions it was computed with (None: none)
+    sites_at: Dict[str, Optional[str]] = Packed()
     entries: Dict[str, list] = Packed()  # the entries of other summaries a file's summary read
     results: Dict[str, list] = Packed()  # each file's diagnostics, until the last check
-    digests: Dict[str, Optional[bytes]] = {}
+    digests: Dict[str, Optional[bytes]] = Packed()  # each file's content hash
     todo = []
     # modules no other file imports get partial summaries (no per-function entries)
     global _CALLABLE_NAMES
     known = {}  # the scans of unchanged files, from the store: a warm run reads no file
-    stored_partial = set()  # files stored with a partial summary (a module nobody imported then)
+    stored_partial = PackedSet()  # files stored with a partial summary (a module nobody imported then)
     for path in files:  # each stored entry is read once
-        entry = store.get(absolute[path], stats[path])
+        entry = store.get(absolute(path), stats[path])
         if entry is not None and isinstance(entry.get("scan"), list):
             known[path] = entry["scan"]
         # (a file with no summary, one that does not parse, is known too; a YAML or shell file is
@@ -87,7 +87,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         if entry is not None and (entry.get("summary") is not None or "scan" in entry) and \
                 not _analyzed_every_run(path):
             if entry["summary"] is not None:
-                summaries[absolute[path]] = entry["summary"]
+                summaries[absolute(path)] = entry["summary"]
                 if entry["summary"].get("partial"):
                     stored_partial.add(path)
             reads[path] = entry["reads"]
@@ -96,11 +96,12 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             entries[path] = entry.get("entries") or []
     referenced, _CALLABLE_NAMES, scans = prescan.scan(files, known)
     del known  # (the scans are kept, packed, in `scans`)
-    partial = {path for path in files if absolute[path] not in referenced}
+    partial = PackedSet(path for path in files if absolute(path) not in referenced)
+    del referenced
     for path in files:
         if path not in reads or (path in stored_partial and path not in partial):
             # not stored, or stored as a module nobody imported, which another now imports
-            summaries.pop(absolute[path], None)
+            summaries.pop(absolute(path), None)
             reads.pop(path, None)
             summarized_at.pop(path, None)
             sites_at.pop(path, None)
@@ -111,13 +112,13 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
     # check computes with the final summaries is the first it needs (one analysis, not two).
     # Not when it may import a module outside the run: that module's summary is read from
     # disk after round 1, along the imports round 1 recorded.
-    late = _late_files(todo, partial, scans, set(absolute.values()))
+    late = _late_files(todo, partial, scans, {absolute(path) for path in files})
     with _rare_gc():
         # round 1: first the files that may import no module of the run (the prescan's
         # superset), summarized and checked: their summaries are final (summaries look
         # forward only). Then the others, summarized with those: a module importing only
         # such leaves gets its final summary at once, with no second round
-        fresh = set()
+        fresh = PackedSet()
         analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
         round_one = [p for p in todo if p not in late]
         importing = [p for p in round_one if (scans.get(p) or [[]])[0]]
@@ -127,7 +128,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             leaves = Project(summaries) if wave is importing else None  # the leaves' summaries, final
             for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, jobs, verbose, leaves,
                                                                              check=leaves is None, partial=partial):
-                _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+                _keep(path, absolute(path), summary, read, diagnostics, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
                 fresh.add(path)
         before_imported = len(summaries)
@@ -141,8 +142,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         trusted = settled and cache is not None and cache.trusts_run(run_key)
         # the scan is a superset, but should a file's exact imports name a module it missed,
         # that module is summarized again, in full
-        exact = {p for s in summaries.values() for p in s.get("imports", ())}
-        upgraded = {path for path in partial if absolute[path] in exact}
+        upgraded = _imported_after_all(partial, summaries)
         partial -= upgraded
         if upgraded:  # their functions may be called from other modules too
             _CALLABLE_NAMES = _CALLABLE_NAMES | {n for p in upgraded for n in (scans.get(p) or [[], []])[1]}
@@ -151,7 +151,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # an entry of another summary it read changed, until nothing changes (or MAX_ROUNDS).
         # A file no other module imports is only summarized again with its check (`deferred`):
         # no summary reads it, and its calls are needed only by the checks after it.
-        deferred = set()
+        deferred = PackedSet()
         for _ in range(MAX_ROUNDS - 1 if not (settled and not upgraded) else 0):
             settled = False
             changed = [p for p in files if p in upgraded or
@@ -166,11 +166,11 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             analyses += len(again)
             for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
                                                                    check=False, partial=partial):
-                _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                _keep(path, absolute(path), summary, read, None, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
             project = Project(summaries)
         # the check: with the final summaries, of every file whose result is not known
-        used: Dict[str, Optional[str]] = {}
+        used: Dict[str, Optional[str]] = Packed()  # the fingerprint each file's check was recorded with
 
         def unknown(candidates):
             pending = []
@@ -202,10 +202,10 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # calls are call sites of the other files' functions), then the others
         first = unknown([p for p in files if p in partial])
         library = [p for p in files if p not in partial and p not in late]
-        resummarized = set()
+        resummarized = PackedSet()
         for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, jobs, verbose, project,
                                                                          partial=partial):
-            _keep(path, absolute[path], summary, read, diagnostics, digest, summaries, reads, results, digests)
+            _keep(path, absolute(path), summary, read, diagnostics, digest, summaries, reads, results, digests)
             entries[path], summarized_at[path] = inputs
             used[path] = project.fingerprint(path, reads[path])
         if first:
@@ -227,7 +227,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                     print(f"site round: {len(again)} files", file=sys.stderr)
                 # a file whose forward summary still stands (only the sites changed) needs
                 # only the calls of its summary with the sites: one analysis, not two
-                settled_forward = {p for p in again if absolute[p] in summaries and
+                settled_forward = {p for p in again if absolute(p) in summaries and
                                    summarized_at.get(p) == entry_inputs(summaries, p, entries.get(p, ()))}
                 for mode, paths in ((SITES_ONLY, [p for p in again if p in settled_forward]),
                                     (SUMMARY_WITH_SITES, [p for p in again if p not in settled_forward])):
@@ -235,9 +235,9 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                                                                            check=mode, partial=partial):
                         if mode == SITES_ONLY:
                             if summary is not None:
-                                summary = with_calls_of(summaries[absolute[path]], summary)
+                                summary = with_calls_of(summaries[absolute(path)], summary)
                             read = sorted(set(reads.get(path, ())) | set(read))
-                        _keep(path, absolute[path], summary, read, None, digest, summaries, reads, results, digests)
+                        _keep(path, absolute(path), summary, read, None, digest, summaries, reads, results, digests)
                         if inputs is not None:
                             entries[path], summarized_at[path] = inputs
                         sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
@@ -267,7 +267,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # and the call sites of its functions a file's summary stands for are those it asked
         # about by the end of the run (its check's questions too): the next run summarizes it
         # again with the sites only when the entry modules' calls change them
-        checked = set(pending)
+        checked = PackedSet(pending)
         for path in library if first or pending else ():
             if path in fresh or path in resummarized or path in checked:
                 sites_at[path] = project.asked_sites(path, reads.get(path, ()))
@@ -277,7 +277,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         if path in digests and cache is not None and not _analyzed_every_run(path) and \
                 not any(d.code == INTERNAL_ERROR for d in diagnostics):
             cache.record(path, stats[path], digests[path], diagnostics, deps=used.get(path))
-            store.put(absolute[path], stats[path], digests[path], summaries.get(absolute[path]), reads.get(path, ()),
+            store.put(absolute(path), stats[path], digests[path], summaries.get(absolute(path)), reads.get(path, ()),
                       summarized_at.get(path), entries.get(path, ()), scans.get(path), sites_at.get(path))
         yield path, diagnostics
     if cache is not None:
@@ -285,6 +285,19 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             cache.claim_run(run_key)
         cache.save()
         store.save()
+
+
+def absolute(path: str) -> str:
+    """A file's absolute path (the key of its summary)."""
+    return os.path.abspath(path)
+
+
+def _run_key(files: Sequence[str]) -> str:
+    """The run's files, as one key (`Cache.claim_run`)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for i, path in enumerate(sorted(map(absolute, dict.fromkeys(files)))):
+        digest.update(("\n" if i else "").encode() + path.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
 
 
 def _calls_into_run(summaries: Dict[str, dict], path: str) -> bool:
@@ -300,10 +313,17 @@ def _analyzed_every_run(path: str) -> bool:
     return environment_kind(os.path.basename(path)) in (YAML, SHELL)
 
 
+def _imported_after_all(partial: Collection[str], summaries: Dict[str, dict]) -> set:
+    """The files of `partial` (no other module imports them, the prescan says) whose module
+    some summary's exact imports name."""
+    exact = PackedSet(p for s in summaries.values() for p in s.get("imports", ()))
+    return {path for path in partial if absolute(path) in exact}
+
+
 def _late_files(todo: Sequence[str], partial: Collection[str], scans: Dict[str, list], run: Collection[str]):
     """The files of `todo` whose first analysis can be their check: .py modules no other
     module imports whose possible imports (the prescan's superset) are all files of the run."""
-    out = set()
+    out = PackedSet()
     for path in todo:
         found = scans.get(path)
         if path in partial and path.endswith(".py") and found and found[0] and all(f in run for f in found[0]):
@@ -343,7 +363,7 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
             if summary is not None:
                 summaries[path] = summary
                 found.update(p for p in summary.get("imports", ()) if p not in summaries)
-        frontier = found - set(summaries)
+        frontier = {path for path in found if path not in summaries}
 
 
 def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
@@ -364,10 +384,15 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
     ordered = sorted(paths, key=lambda p: -sizes[p])
     count = -(-len(paths) // size)
     chunks = [ordered[i::count] for i in range(count)]
-    if project is not None and check:
-        project.sites()  # the call-site index, built once here: each worker gets it with the project
+    if project is not None:
+        # the call-site index, built once here: each worker gets it with the project (a worker
+        # building its own would also leave its temporary files behind: it ends by os._exit)
+        project.sites()
+    # the workers read the project as it is now: the results they send back are stored into
+    # the run's maps while others still run
+    shared = project.frozen() if project is not None else None
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
-                             initargs=(os.getpid(), project, _CALLABLE_NAMES)) as pool:
+                             initargs=(os.getpid(), shared, _CALLABLE_NAMES)) as pool:
         jobs_args = [(chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
         for results in pool.map(_analyze_chunk, jobs_args):
             yield from results
