@@ -367,3 +367,49 @@ def test_isolated_cannot_be_combined_with_a_configuration_file(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--isolated", "--config", "pyproject.toml", "."],
                           cwd=write(tmp_path, METER), env=env, capture_output=True, text=True)
     assert proc.returncode == 2 and "--isolated" in proc.stderr
+
+
+def test_a_meter_filled_by_another_modules_evaluation_loop_names_that_loop(tmp_path):
+    """A container a method keeps, filled by a loop of another module that evaluates with
+    autograd on (no backward): the message names that loop and says the activations stay."""
+    write(tmp_path, {
+        "metrics.py": """
+            class PredictionMeter:
+                def __init__(self):
+                    self.preds = []
+
+                def add_batch(self, pred):
+                    self.preds.append(pred)
+            """,
+        "engine.py": """
+            import torch
+            import torch.nn.functional as F
+            from metrics import PredictionMeter
+
+
+            def train(model, batches, optimizer):
+                for x, y in batches:
+                    loss = F.mse_loss(model(x), y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+
+
+            def test(model, batches, meter):
+                model.eval()
+                for x, _ in batches:
+                    meter.add_batch(model(x))
+                return len(meter.preds)
+
+
+            def main():
+                model = torch.nn.Linear(4, 1)
+                batches = [(torch.randn(2, 4), torch.randn(2, 1))]
+                train(model, batches, torch.optim.SGD(model.parameters(), lr=0.1))
+                return test(model, batches, PredictionMeter())
+            """,
+    })
+    found = run(tmp_path, "--no-cache", "--select", "TLL003", ".")
+    message = found[("metrics.py", 7, "TLL003")]
+    assert "nothing in the loop around the call at engine.py:18 back-propagates it" in message
+    assert "saved activations stay alive" in message

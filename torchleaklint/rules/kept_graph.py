@@ -22,7 +22,8 @@ class KeptGraph:
         # over: what it keeps grows with that loop (`loop` is then None)
         self.external = external
         self.external_label = model.site_label(external) if external is not None else ""
-        self.external_trains = external is not None and bool(external.site["tr"] or external.site["st"])
+        # (a loop over batches without a backward, an evaluation, does not train)
+        self.external_trains = external is not None and bool(external.site["tr"])
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
         # `loss.backward(retain_graph=True)`: the backward frees nothing, the activations stay
@@ -50,9 +51,10 @@ class KeptGraph:
         if self.external is not None:
             if self.external_trains:
                 return (f"every call's graph stays referenced from `{self.holder}` (its nodes at least; its "
-                        f"activations too if the backward of the loop at {self.external_label} does not reach it)")
-            return (f"nothing in the loop at {self.external_label} back-propagates it, so every call's graph "
-                    f"and saved activations stay alive on the device")
+                        f"activations too if the backward of the loop around the call at {self.external_label} does not "
+                        f"reach it)")
+            return (f"nothing in the loop around the call at {self.external_label} back-propagates it, so every "
+                    f"call's graph and saved activations stay alive on the device")
         if self.retained:
             return (f"`backward(retain_graph=True)` at line {self.consumer.lineno} keeps its activations, so "
                     f"every step's graph and saved activations stay referenced from `{self.holder}` (device "
@@ -94,7 +96,8 @@ class KeptGraph:
         elif self.external is not None:
             with_grad = "in a training loop" if self.external_trains else "with autograd on and no backward"
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` is called over and over by the "
-                                     f"loop at {self.external_label} ({with_grad}) and `{self.holder}` outlives "
+                                     f"loop around the call at {self.external_label} ({with_grad}) and "
+                                     f"`{self.holder}` outlives "
                                      f"every call"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
