@@ -97,8 +97,7 @@ class KeptGraph:
             with_grad = "in a training loop" if self.external_trains else "with autograd on and no backward"
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` is called over and over by the "
                                      f"loop around the call at {self.external_label} ({with_grad}) and "
-                                     f"`{self.holder}` outlives "
-                                     f"every call"))
+                                     f"`{self.holder}` outlives every call"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "
                                      f"`{self.holder}` outlives it"))
@@ -114,6 +113,13 @@ class KeptGraph:
 def kept_graph(model, stmt, operand, holder: str, why: Optional[str], key: str) -> KeptGraph:
     loop = model.step_loop_carrying(stmt, key) if why == "loop" else None
     return KeptGraph(model, operand, holder, loop, None if loop is not None else model.unit_of(stmt))
+
+
+def detach_at_the_caller(model, param: str, site) -> str:
+    """The advice where some callers hand the helper a number for `param`, so `.detach()` in
+    it would fail for them: detach at the call `site` that hands the tensor in."""
+    at = f" (the call at {model.site_label(site)})" if site is not None else ""
+    return f"Other callers pass a number for `{param}`, so detach (`.item()`) where the tensor is handed in{at}, not here"
 
 
 def _retains_graph(call) -> bool:

@@ -7,7 +7,7 @@ from typing import Dict, Iterator, List, Optional, Set
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
+from torchleaklint.rules.kept_graph import KeptGraph, detach_at_the_caller, kept_graph
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import registered_by_a_base
 from torchleaklint.semantic.values import SEQUENCE
@@ -129,8 +129,8 @@ class LossAccumulation(Rule):
                 if numbers is not None:
                     # `Averager.add(x)`, called with a loss by one loop and with a float by another
                     site = model.training_loop_call_site(model.unit_of(stmt))
-                    at = f" (the call at {model.site_label(site)})" if site is not None else ""
-                    message, fix = self._callers_message(holder, operands, why, kept, numbers, at), None
+                    message, fix = self._callers_message(holder, operands, why, kept,
+                                                         detach_at_the_caller(model, numbers, site)), None
             yield self.finding(stmt, message, fix, severity=kept.severity,
                                evidence=kept.evidence(f"`{holder}` keeps its value"), superseded_by=superseded_by)
 
@@ -170,12 +170,10 @@ class LossAccumulation(Rule):
         return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. Use {fix}"
 
     @staticmethod
-    def _callers_message(key, operands, why, kept, param: str, at: str) -> str:
+    def _callers_message(key, operands, why, kept, advice: str) -> str:
         shown = _short(operands[0])
         where = _where(why, kept)
-        return (f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
-                f"Other callers pass a number for `{param}`, so detach (`.item()`) where the tensor is handed "
-                f"in{at}, not here")
+        return f"`{key}` accumulates `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. {advice}"
 
     @staticmethod
     def _state_message(key, operands, why, kept) -> str:

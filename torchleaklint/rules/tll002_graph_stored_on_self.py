@@ -7,6 +7,7 @@ from typing import Iterator, List, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
+from torchleaklint.rules.kept_graph import detach_at_the_caller
 from torchleaklint.semantic.containers import inert_read
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
@@ -173,9 +174,7 @@ class GraphStoredOnSelf(Rule):
         if _returns_attribute(func, target.attr):
             fix += f" and return the undetached value instead of `self.{target.attr}`"
         if numbers is not None:
-            at = f" (the call at {model.site_label(site)})" if site is not None else ""
-            fix = (f"Other callers pass a number for `{numbers}`, so detach (`.item()`) where the tensor is "
-                   f"handed in{at}, not here")
+            fix = detach_at_the_caller(model, numbers, site)
         if fed_back:
             return head + (f"the next step computes from `self.{target.attr}`, so every step's graph "
                            f"is chained to the previous ones and memory grows each step. {fix}")

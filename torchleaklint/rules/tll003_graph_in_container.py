@@ -108,11 +108,11 @@ class GraphInContainer(Rule):
         if rollout is not None:
             why = "rollout"  # `self.buffer.append((obs, action))` in a collection loop: dead graphs
         external = model.grows_across_external_calls(node, key) if why in (None, "function", "method") else None
-        if external is not None and (why is None or not external.site["tr"]):
+        if external is not None and why is not None and external.site["tr"]:
+            external = None  # a method a training loop of another module runs per step: that reading stands
+        if external is not None:
             why = "calls"  # `stats.record(value, reward)` in another module's evaluation loop (a
             # method its data loop runs per batch with no backward: not a training step's)
-        else:
-            external = None
         if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
             return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
         name = _container_name(container)

@@ -52,11 +52,6 @@ class ClassInfo:
         self.methods: Dict[str, ast.AST] = {}
 
 
-def _encoded_kind(encoded) -> str:
-    """The kind of a value as a summary encodes it (`"graph"`, or a dict with its `k`)."""
-    return encoded if isinstance(encoded, str) else (encoded or {}).get("k", "")
-
-
 class ExternalCall:
     """A call site in another module (from its summary), standing in for an ast.Call:
     its position is the called function's, so evidence stays inside this file."""
@@ -1025,11 +1020,8 @@ class SemanticModel:
         func = call.func
         if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
             return []
-        unit = self.unit_of(call)
-        if not isinstance(unit, FUNCTION_TYPES) or unit.name not in self.module_functions \
-                or self.module_functions[unit.name] is not unit:
-            return []
-        if not any(a.arg == func.value.id for a in named_parameters(unit)):
+        unit = self._module_function_with_parameter(call, func.value.id)
+        if unit is None:
             return []  # (the common case, `torch.cat(...)`, `x.view(...)`: decided without the callers)
         classes = self.cached(("parameter_instance_classes", unit, func.value.id),
                               lambda: self._parameter_instance_classes(unit, func.value.id))
@@ -1042,14 +1034,21 @@ class SemanticModel:
         function (`rollout(policy)`) or a method of an object of a class of this file
         (`rollout(ac.take_action)` with `ac = ActorCritic()`). May-call edges read from the
         syntax alone (a callback handed in; a lambda passed by another call adds nothing)."""
-        func = call.func
-        if not isinstance(func, ast.Name):
+        if not isinstance(call.func, ast.Name):
             return []
-        unit = self.unit_of(call)
+        unit = self._module_function_with_parameter(call, call.func.id)
+        if unit is None:
+            return []
+        return self.cached(("parameter_callables", unit, call.func.id),
+                           lambda: self._parameter_callables(unit, call.func.id))
+
+    def _module_function_with_parameter(self, node: ast.AST, name: str) -> Optional[ast.AST]:
+        """The module-level function `node` is in, when `name` is one of its parameters."""
+        unit = self.unit_of(node)
         if not isinstance(unit, FUNCTION_TYPES) or self.module_functions.get(unit.name) is not unit \
-                or not any(a.arg == func.id for a in named_parameters(unit)):
-            return []
-        return self.cached(("parameter_callables", unit, func.id), lambda: self._parameter_callables(unit, func.id))
+                or not any(a.arg == name for a in named_parameters(unit)):
+            return None
+        return unit
 
     def _parameter_callables(self, unit: ast.AST, name: str) -> List[ast.AST]:
         found: List[ast.AST] = []
@@ -1126,9 +1125,7 @@ class SemanticModel:
         callee = info.name if info is not None and unit.name == "__init__" else unit.name
         offset = 1 if info is not None else 0
         position = next((i for i, a in enumerate(positional_parameters(unit)) if a is param), None)
-        for call in self.calls:
-            if not (isinstance(call.func, ast.Name) and call.func.id == callee):
-                continue
+        for call in self._calls_by_callee_name().get(callee, ()):
             passed = next((kw.value for kw in call.keywords if kw.arg == name), None)
             if passed is None and position is not None and 0 <= position - offset < len(call.args):
                 passed = call.args[position - offset]
@@ -1991,7 +1988,7 @@ class SemanticModel:
         FPN levels, mesh names or task heads feeding a model is none of these."""
         target = _item_target(loop)
         if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2 \
-                and not self._in_module_method(loop):
+                and not self.in_module_method(loop):
             # In a method of an nn.Module (`forecast`, `encode`), `for i, x, mark in zip(...)`
             # walks the scales or heads of the input it was handed: not batches by itself.
             return True
@@ -2034,10 +2031,7 @@ class SemanticModel:
     def in_module_method(self, node: ast.AST) -> bool:
         """Is `node` in a method of a module class (`decoder.beam_decode`)? Its loops walk the
         parts of one input (decoding steps, layers), not the batches."""
-        return self._in_module_method(node)
-
-    def _in_module_method(self, loop: ast.AST) -> bool:
-        unit = self.unit_of(loop)
+        unit = self.unit_of(node)
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and self.is_module_class(info)
 
@@ -2676,12 +2670,12 @@ class SemanticModel:
         """The call site in another module that calls the method of `stmt` over and over
         while `self` state `key` (a container it adds to) keeps what every call put in:
         `stats.record(value, reward)` in an evaluation loop of evaluate.py, `meter.update(pred,
-        y)` in a test loop of engine.py. Only a method no call of this module runs, every call
-        site of another module in a loop with autograd on and none back-propagating what it
-        hands in; nothing in the method rebinds the container and no method of the class
-        restarts it between calls. Not a loop in a method of a module class (`beam.update(score)`
-        per decoding step of `decoder.beam_decode`: the parts of one input). Returns the first
-        such site, or None."""
+        y)` in a test loop of engine.py. Only a method no call of this module runs, with a call
+        site of another module in a loop with autograd on that back-propagates nothing it hands
+        in (other sites, under no-grad, undo nothing that one keeps), not a loop in a method of a
+        module class (`beam.update(score)` per decoding step of `decoder.beam_decode`: the parts
+        of one input); nothing in the method rebinds the container and the class starts it only
+        at construction. Returns the first such site, or None."""
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.class_of(unit) is None or "." not in key \
                 or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key) \
@@ -3498,7 +3492,9 @@ class SemanticModel:
 
     def _hands_a_graph(self, site) -> bool:
         if isinstance(site, ExternalCall):
-            return any(_encoded_kind(arg) == GRAPH for arg in list(site.site["a"]) + list(site.site["kw"].values()))
+            from torchleaklint.project.summary import decode
+
+            return any(decode(arg).kind == GRAPH for arg in list(site.site["a"]) + list(site.site["kw"].values()))
         return any(self.carries_graph(arg) for arg in list(site.args) + [kw.value for kw in site.keywords])
 
     def framework_runs_without_grad(self, func: ast.AST) -> bool:
