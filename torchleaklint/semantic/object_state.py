@@ -284,7 +284,8 @@ def _is_detach(expr) -> bool:
 
 def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
     """Methods other than `func` that rebind `self.attr` to a fresh graph-free value (one
-    not computed from its previous value), or empty the container in place."""
+    not computed from its previous value), empty the container in place, or start its
+    entries afresh in a loop (`self.mem[l] = torch.zeros(...)` for every layer)."""
     out = []
     for method in methods:
         if method is func:
