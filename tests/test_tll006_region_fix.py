@@ -146,3 +146,23 @@ def test_no_decorator_over_a_method_of_a_handed_in_object():
     logged = ATTACK_METHOD_HANDED_IN.replace("x_adv, _ = attack.perturb(x, y)", "attack.log(x, y); x_adv = x")
     assert any(d.fix is not None for d in _tll006(logged))
 
+
+
+def test_no_decorator_over_an_evaluation_that_runs_another_modules_training_step():
+    # nope-nerf's `eval()` reads the focal length, then refines the test poses through a
+    # `PoseTrainer.train_step` of another module that back-propagates (set50, a blind reader's
+    # "harmful fix"): no `@torch.no_grad()` on it, and the advice names this forward only
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    project = Path(__file__).resolve().parent.parent / "fixtures/tll006/projects/evaluation_that_optimises_poses"
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-cache", "--output-format", "json", "."],
+                          cwd=project, capture_output=True, text=True)
+    found = {d["message"].split("`")[1]: d for d in json.loads(proc.stdout) if d["code"] == "TLL006"}
+    readout = found["focal_net(0)"]
+    assert not readout["fix_available"]
+    assert "not the whole evaluation" in readout["message"] and "decorate" not in readout["message"]
+    # the rendering pass of the same module trains nothing: the decorator stays a safe fix there
+    assert found["field(poses(i))"]["fix_available"]

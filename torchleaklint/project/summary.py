@@ -12,7 +12,8 @@ the per-file semantic layer:
   are handed for the parameters `mp` it calls), whether it runs with
   autograd off (`nograd`; `fwd_off` when every forward in it runs under no-grad; `fwd_own` when
   an attribute of its object chooses that; `fwd_if` the flags,
-  name and position, without which it runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
+  name, position, the truth value that lets a forward run and the default, without which it
+  runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
   back-propagates), computes gradients on purpose (`grad`; `gtr` when only in train mode, under
   `if self.training:`), passes over data in a loop of its own (`pod`), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
@@ -29,7 +30,8 @@ the per-file semantic layer:
   that loop also holds a nested loop that back-propagates (a reset once per episode, then a
   backward at every tick of it; or the call, once per call of its function, precedes such a
   loop); `ev` when it is made after `receiver.eval()` of the object it
-  calls (an evaluation).
+  calls (an evaluation); `md` when a method of a module class makes it (part of a model's
+  computation, `mm` when in a loop of such a method).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
@@ -60,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 30
+SUMMARY_VERSION = 31
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -336,7 +338,7 @@ def _function(model, func, module: str, info) -> dict:
     else:
         flags = model.forwards_with_grad_only_if(func)
         if flags:
-            out["fwd_if"] = [list(f) for f in flags]  # the flags (name, position) its forwards with grad need
+            out["fwd_if"] = [list(f) for f in flags]  # the flags (name, position, running value, default) its forwards with grad need
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
     if info is not None:
@@ -708,9 +710,11 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["lit"] = literal  # the arguments given a literal (positions, keyword names)
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
+    if model.in_module_method(call):
+        site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
-        if model.in_module_method(call):
+        if site.get("md"):
             site["mm"] = 1  # ... of a module's method: over the parts of one input (decoding steps)
     if loops and _backward_loop_nested_beside(model, call, loops[0]):
         site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several

@@ -96,6 +96,9 @@ class LossAccumulation(Rule):
                     model.stored_state_differentiated(stmt, key.split("[")[0]):
                 continue  # the total itself is differentiated later (here, or from the `self`
                 # state it goes into, by another method): deliberate
+            if model.local_total_returned_into_a_backward(stmt, key):
+                continue  # `penalty_total = penalty_total + penalty` over the parts of one call,
+                # returned to callers that add it to their loss and back-propagate it
             if model.grad_disabled_at(stmt) or model.runs_only_without_grad(stmt):
                 continue
             if _managed_by_a_base(model, stmt, key):

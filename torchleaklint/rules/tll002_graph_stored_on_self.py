@@ -164,8 +164,11 @@ class GraphStoredOnSelf(Rule):
         stored = _stored_expr(stmt, target)
         shown = _short(stored)
         site = model.training_loop_call_site(func)
-        when = (f"called in the training loop at {model.site_label(site)}" if site is not None
-                else "runs once per step")
+        when = f"called in the training loop at {model.site_label(site)}" if site is not None else "runs once per step"
+        through = model.called_by_a_function_of_the_training_loop(func) if site is None else None
+        if through is not None:
+            when = f"called by `{model.unit_of(through[0]).name}` at line {through[0].lineno}, which the " \
+                   f"training loop calls at {model.site_label(through[1])}"
         head = (f"`self.{target.attr}` keeps `{shown}`, which carries an autograd graph, in "
                 f"`{info.name}.{func.name}` ({when}); ")
         fix = f"Store `{with_method(stored, 'detach')}`"

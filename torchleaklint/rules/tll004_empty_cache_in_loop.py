@@ -299,8 +299,10 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     in_step_loop = [any(model.is_step_loop(l) for l in model.loops_around(site)) for site in sites]
     for site, stepped in zip(sites, in_step_loop):
         if model.in_except_handler(site) or under_one_off_guard(model, site) or \
-                not (stepped or not conditional and model.in_module_forward(site)):
-            return None
+                not (stepped or not conditional and model.in_module_forward(site)
+                     and not model.conditional_within(site, model.unit_of(site))):
+            return None  # (a forward that calls it on one branch, `elif technique == "phong":`,
+            # may never take that branch in training: which one runs is the caller's setting)
     if any(site["ex"] or site.get("once") or not (site["st"] or site.get("ps") or site.get("fw") and not conditional)
            for site in external):
         return None

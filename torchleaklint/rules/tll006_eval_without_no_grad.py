@@ -132,6 +132,9 @@ class EvalWithoutNoGrad(Rule):
         elif evaluation.calls_handed_in_callable(model, unit, context[2], context[3]):
             advice = ("wrap this forward in `with torch.no_grad():`, not the whole evaluation: a callable it "
                       "was handed (an attack, a hook) may compute gradients")
+        elif evaluation.has_gradient_code(model, unit, context[2], context[3]):
+            advice = ("wrap this forward in `with torch.no_grad():`, not the whole evaluation: other code in it "
+                      "computes gradients")
         if _result_discarded(model, call):
             # `model(x)` as a statement (to fire hooks): the graph dies with the statement
             cost = ("saving its activations for a backward that never comes while it runs; the result is "

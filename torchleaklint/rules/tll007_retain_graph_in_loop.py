@@ -254,6 +254,8 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
                 continue
             if ends is not None and (node.lineno, node.col_offset) > ends:
                 continue  # after the `continue` that ends this iteration's path
+            if model.on_exclusive_branches(call, node):
+                continue  # `else: loss.backward()`: the other branch of the retained one, never both
             target = model.backward_target(node)
             if target is not None:
                 if retained is None or model.unit_of(node) is not model.unit_of(call) or \

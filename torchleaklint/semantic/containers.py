@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Tuple
 
+from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
 from torchleaklint.semantic.syntax import FUNCTION_TYPES
@@ -242,6 +243,8 @@ def inert_read(model, read) -> bool:
     if model.grad_disabled_at(read) or model.value_killed_at(read):
         return True
     parent = model.parent(read)
+    if isinstance(parent, ast.Attribute) and parent.value is read and parent.attr in torch_api.TENSOR_METADATA_ATTRIBUTES:
+        return True  # `kept.grad_fn is not None`: a look at the tensor, not a use of its values
     while isinstance(parent, (ast.Attribute, ast.Subscript)) and not isinstance(model.parent(parent), ast.Call):
         parent = model.parent(parent)
     call = parent if isinstance(parent, ast.Call) else None

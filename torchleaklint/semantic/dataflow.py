@@ -285,9 +285,26 @@ class Analyzer:
         """The parameters a call leaves to their literal defaults (`book=None`, then `book =
         book if book is not None else LossBook()`): that call binds the default's value."""
         defaults = _literal_defaults(unit, self.m.classes)
+        defaults.update(self._imported_class_defaults(unit, defaults))
         for index, name in enumerate(names):
             if index >= given and name not in passed and name in defaults:
                 out[name] = join(out.get(name), defaults[name])
+
+    def _imported_class_defaults(self, unit, known) -> Dict[str, Value]:
+        """Parameters whose default names a class imported from another module of the project
+        (`ema_cls=LossEMA` after `from .smoothing import LossEMA`): the reference to it."""
+        m, out = self.m, {}
+        if m.project is None:
+            return out
+        for a in named_parameters(unit):
+            d = default_of(unit, a)
+            if a.arg in known or not isinstance(d, ast.Name) or d.id not in m.imports.aliases:
+                continue
+            qual = m.imports.aliases[d.id]
+            found = m.project.imported_summary(qual) if m.project.is_first_party(qual) else None
+            if found is not None and found[0] == "class":
+                out[a.arg] = Value(REF, name=qual)
+        return out
 
     def _constructed_site_values(self, site, names, offset, out) -> None:
         pairs = [(names[i + offset], a) for i, a in enumerate(site.args)
@@ -1308,6 +1325,11 @@ class Analyzer:
             known = self.method_call(e, method, receiver, callee, args, kwargs, all_args)
             if known is not None:
                 return known
+        if callee.kind == REF and callee.alts:
+            out = None
+            for name in callee.alts:  # one of several imported classes or functions: either result
+                out = join(out, self.ref_call(e, name, args, kwargs, all_args))
+            return out
         if callee.kind == REF:
             return self.ref_call(e, callee.name, args, kwargs, all_args)
         if callee.kind == FUNCTION:
@@ -1559,7 +1581,9 @@ class Analyzer:
                 scalar = name in ("sum", "mean", "norm") and len(args) == 1 and not kwargs
                 return self.produced(Value(GRAPH, scalar=scalar))
             # (under no-grad a torch op makes a tensor without graph, whatever its inputs are)
-            return TENSOR_V if self.nograd or any(a.kind in TENSORISH for a in all_args) else UNKNOWN_V
+            # (an operand of unknown kind may carry a graph the op extends: `torch.where(mask, x, 0)`)
+            return TENSOR_V if self.nograd or any(a.kind in TENSORISH for a in all_args) \
+                and not any(a.kind == UNKNOWN for a in all_args) else UNKNOWN_V
         if qual.startswith(("tqdm.", "rich.progress.")) and args:
             return args[0]
         if qual.startswith("math."):
@@ -2832,6 +2856,23 @@ def _reads_handed_to_backward(model, unit, depth: int) -> List[ast.Name]:
         out += [arg for name, arg in zip(names, call.args) if name in backpropagated and isinstance(arg, ast.Name)]
         out += [kw.value for kw in call.keywords if kw.arg in backpropagated and isinstance(kw.value, ast.Name)]
     return out
+
+
+def arguments_handed_to_backward(model, unit) -> List[ast.AST]:
+    """The arguments the unit's calls hand to a parameter their callee back-propagates
+    (`self.optimize(self.dis_opt, d_loss, self.dis)` of a base class's `optimize(opt, loss,
+    model)` running `loss.backward()`)."""
+    def compute() -> List[ast.AST]:
+        out: List[ast.AST] = []
+        for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
+            if not call.args and not call.keywords:
+                continue
+            names, backpropagated = _callee_backpropagated(model, call, unit, 0)
+            if backpropagated:
+                out += [arg for name, arg in zip(names, call.args) if name in backpropagated]
+                out += [kw.value for kw in call.keywords if kw.arg in backpropagated]
+        return out
+    return model.cached(("arguments_handed_to_backward", unit), compute)
 
 
 def _callee_backpropagated(model, call, unit, depth: int) -> Tuple[List[str], Set[str]]:

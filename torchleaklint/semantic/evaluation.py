@@ -396,7 +396,10 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
         return False  # another module's training loop back-propagates what it returns
         # (`reaction_center_prediction(...)` shared by training and evaluation): training code
     if owner is None and not sites:
-        return True  # a script's `evaluate(model, loader)`: evaluation by what it is
+        # a script's `evaluate(model, loader)`: evaluation by what it is; not a function that a
+        # module class of another module runs (`inference(self.nerf, ...)` in a generator's
+        # `render_rays`: volume rendering, part of the model's computation)
+        return not any(not site["ng"] and site.get("md") for site in model.external_sites(func))
     if owner is not None and not sites and any(
             site["tr"] and not site["ng"] and not site.get("bp") and not site.get("rt") and not site.get("fw")
             for site in model.external_sites(func)):
@@ -883,19 +886,7 @@ _MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "load_state_
 def _other_branch(model, eval_call, call) -> bool:
     """`if a: model.eval() ... else: model(x)`: the call runs on a path where the switch
     did not."""
-    if eval_call is None:
-        return False
-    child = eval_call
-    for anc in model.ancestors(eval_call):
-        if isinstance(anc, ast.If) and model.is_inside(call, anc):
-            in_body = any(stmt is child for stmt in anc.body)
-            call_in_body = any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body)
-            if in_body != call_in_body and not any(call is n for n in ast.walk(anc.test)):
-                return True
-        if isinstance(anc, FUNCTION_TYPES):
-            return False
-        child = anc
-    return False
+    return eval_call is not None and model.on_exclusive_branches(eval_call, call)
 
 
 _SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "str"})
@@ -1152,6 +1143,26 @@ def _freeze_positions(unit) -> Dict[str, Position]:
             receiver = dotted(node.iter.func.value)  # `for k, v in model.named_parameters(): v.requires_grad = False`
         if receiver is not None and (receiver not in out or start_of(node) < out[receiver]):
             out[receiver] = start_of(node)
+    for copy, original in _compiled_copies(unit).items():
+        if copy in out and (original not in out or out[copy] < out[original]):
+            out[original] = out[copy]  # the traced copy's parameters are the module's own tensors
+    return out
+
+
+# `torch.jit.trace(model, example)` and `torch.jit.script(model)` return a module that shares
+# the parameter tensors of the one they are given: freezing one freezes both.
+_PARAMETER_SHARING_COMPILERS = frozenset({"jit.trace", "jit.script"})
+
+
+def _compiled_copies(unit) -> Dict[str, str]:
+    """name -> the module it was traced or scripted from (`traced = torch.jit.trace(model, x)`)."""
+    out: Dict[str, str] = {}
+    for node in ast.walk(unit):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) \
+                and node.value.args and dotted(node.targets[0]) is not None and dotted(node.value.args[0]) is not None:
+            name = dotted(node.value.func) or ""
+            if any(name == f"torch.{c}" or name == c for c in _PARAMETER_SHARING_COMPILERS):
+                out[dotted(node.targets[0])] = dotted(node.value.args[0])
     return out
 
 
@@ -1473,11 +1484,18 @@ def _handed_forward_result(model, forward: ast.Call, call: ast.Call) -> bool:
 
 
 def _calls_gradient_code(model, node) -> bool:
-    """A call of a function of this file that differentiates (`self.cac_grad(loss, ...)`
-    running `torch.autograd.grad`): the graph of what it is handed is needed."""
+    """A call of a function of this file (or of another module of the project) that
+    differentiates (`self.cac_grad(loss, ...)` running `torch.autograd.grad`): the graph of
+    what it is handed is needed."""
     if not isinstance(node, ast.Call):
         return False
     target = model.resolve_call(node)
+    if target is None and model.project is not None and (
+            model.project_call_differentiates(node) or _other_module_callee_differentiates(model, node, True)
+            or _model_of_a_class_chosen_at_run_time(model, node)):
+        return True  # a function of another module that back-propagates (a pose optimiser's `train_step`),
+        # or a module of another module's class (or of a class a config picks) whose forward
+        # differentiates (normals by autograd)
     return isinstance(target, FUNCTION_TYPES) and target.name != "__init__" and _computes_gradients(model, target, 1)
 
 

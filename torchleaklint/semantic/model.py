@@ -260,6 +260,21 @@ class SemanticModel:
                 return True
         return False
 
+    def on_exclusive_branches(self, a: ast.AST, b: ast.AST) -> bool:
+        """Are `a` and `b` on the two branches of one `if` (`if retain: loss.backward(
+        retain_graph=True)` / `else: loss.backward()`): never both in one pass?"""
+        child = a
+        for anc in self.ancestors(a):
+            if isinstance(anc, FUNCTION_TYPES):
+                return False
+            if isinstance(anc, ast.If) and self.is_inside(b, anc):
+                a_in_body = any(stmt is child for stmt in anc.body)
+                b_in_body = any(self.is_inside(b, stmt) or b is stmt for stmt in anc.body)
+                if a_in_body != b_in_body and not any(b is n for n in ast.walk(anc.test)):
+                    return True
+            child = anc
+        return False
+
     def in_except_handler(self, node: ast.AST, stop: Optional[ast.AST] = None) -> bool:
         for anc in self.ancestors(node):
             if anc is stop or isinstance(anc, SCOPE_TYPES):
@@ -1519,6 +1534,13 @@ class SemanticModel:
                 return True
         return False
 
+    def project_call_differentiates(self, call: ast.Call) -> bool:
+        """A call of a function (or method) of another module of the project whose summary
+        says it back-propagates, computes gradients or runs a training step (`trainer.train_step
+        (batch)` of a pose optimiser an evaluation script runs)."""
+        entry = self._project_function_entry(call) or {}
+        return bool(entry.get("bw") or entry.get("grad") or entry.get("step")) or self._project_step_call(call)
+
     def _project_function_entry(self, call: ast.Call) -> Optional[dict]:
         """The summary entry of the function (or method) of another module of the project
         that `call` runs, or None."""
@@ -1629,35 +1651,40 @@ class SemanticModel:
             method = self.method(receiver.name, attr)
             if method is None:
                 return None
-            return not self.grad_off_decorated(method) and self.may_run_forward(method) \
-                and not self.forwards_only_without_grad(method) \
-                and not (call is not None and leaves_flags_off(call, self.forwards_with_grad_only_if(method)))
+            if self.grad_off_decorated(method) or not self.may_run_forward(method) \
+                    or self.forwards_only_without_grad(method):
+                return False
+            return True if call is None else flags_decide_forward(call, self.forwards_with_grad_only_if(method), method)
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
-                return not found[1].get("nograd") and not found[1].get("fwd_off") and not found[1].get("nofwd") \
-                    and not (call is not None and leaves_flags_off(call, [tuple(f) for f in found[1].get("fwd_if", ())]))
+                if found[1].get("nograd") or found[1].get("fwd_off") or found[1].get("nofwd"):
+                    return False
+                return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
 
-    def forwards_with_grad_only_if(self, func: ast.AST) -> List[Tuple[str, Optional[int]]]:
-        """The flags (parameters with a falsy literal default: name, argument position) on
-        which every forward of `func` that runs with autograd on depends (`if train: out =
-        self.forward(x)` / `else: with torch.no_grad(): ...`); empty when some such forward
+    def forwards_with_grad_only_if(self, func: ast.AST) -> List[Tuple[str, Optional[int], bool, object]]:
+        """The flags on which every forward of `func` that runs with autograd on depends:
+        (name, argument position, the truth value that lets it run, the literal default), for
+        parameters with a literal default (`if train: out = self.forward(x)`; `if eval: with
+        torch.no_grad(): ...` / `else: out = self.encoder(x)`); empty when some such forward
         runs whatever the flags say, or none does."""
-        def compute() -> List[Tuple[str, Optional[int]]]:
+        def compute() -> List[Tuple[str, Optional[int], bool, object]]:
             flags = {a.arg: a for a in named_parameters(func)
-                     if isinstance(default_of(func, a), ast.Constant) and not default_of(func, a).value}
+                     if isinstance(default_of(func, a), ast.Constant)
+                     and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
             if not flags:
                 return []
-            needed: Dict[str, ast.arg] = {}
+            needed: Dict[Tuple[str, bool], ast.arg] = {}
             for call in self._calls_within(func, skip_loops=False):
                 if not self._call_runs_parameters(call, func) or self.grad_disabled_at(call):
                     continue  # (an op on what a forward returned records nothing more when that forward ran without grad)
-                flag = self._flag_guarding(call, func, flags)
-                if flag is None:
+                guard = self._flag_guarding(call, func, flags)
+                if guard is None:
                     return []
-                needed[flag] = flags[flag]
-            return sorted((name, self.argument_position(func, param)) for name, param in needed.items())
+                needed[guard] = flags[guard[0]]
+            return sorted((name, self.argument_position(func, param), runs_when, default_of(func, param).value)
+                          for (name, runs_when), param in needed.items())
         return self.cached(("forwards_with_grad_only_if", func), compute)
 
     def _call_runs_parameters(self, call: ast.Call, func: ast.AST) -> bool:
@@ -1675,14 +1702,23 @@ class SemanticModel:
         target = self._resolve_call_cheap(call)
         return target is not None and target is not func and self.may_run_forward(target)
 
-    def _flag_guarding(self, node: ast.AST, func: ast.AST, flags) -> Optional[str]:
-        """The flag `node` runs only when true: the test of an `if flag:` whose body holds it."""
+    def _flag_guarding(self, node: ast.AST, func: ast.AST, flags) -> Optional[Tuple[str, bool]]:
+        """The flag `node` runs under and the truth value it runs on: the test of an `if
+        flag:` (or `if not flag:`) whose body or else branch holds it."""
         for anc in self.ancestors(node):
             if anc is func:
                 return None
-            if isinstance(anc, ast.If) and isinstance(anc.test, ast.Name) and anc.test.id in flags \
-                    and any(self.is_inside(node, stmt) or node is stmt for stmt in anc.body):
-                return anc.test.id
+            if not isinstance(anc, ast.If):
+                continue
+            test, negated = anc.test, False
+            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                test, negated = test.operand, True
+            if not (isinstance(test, ast.Name) and test.id in flags):
+                continue
+            if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.body):
+                return test.id, not negated
+            if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.orelse):
+                return test.id, negated
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
@@ -1800,6 +1836,8 @@ class SemanticModel:
             return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
         if self._batch_generator(iterable):
             return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
+        if self._indexes_a_dataset(loop):
+            return True  # `for i in range(len(dataset)): x = dataset[i]`: its items, one per iteration
         if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
             return False
         if self._inside_module_forward(loop):
@@ -1828,6 +1866,23 @@ class SemanticModel:
             if used & targets:
                 return True
         return any(self._hands_item_to_a_forward(call, targets) for call in calls)
+
+    def _indexes_a_dataset(self, loop: ast.AST) -> bool:
+        """`for i in range(len(dataset))` (or `range(1, len(dataset))`) over a Dataset whose item
+        `dataset[i]` the loop reads: a pass over the data set's items."""
+        it = loop.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
+                and 1 <= len(it.args) <= 2 and isinstance(loop.target, ast.Name)):
+            return False
+        bound = it.args[-1]
+        if not (isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len"
+                and len(bound.args) == 1 and dotted(bound.args[0]) is not None):
+            return False
+        source = dotted(bound.args[0])
+        if self.value(bound.args[0]).kind != "dataset":
+            return False
+        return any(isinstance(n, ast.Subscript) and dotted(n.value) == source and isinstance(n.slice, ast.Name)
+                   and n.slice.id == loop.target.id for n in nodes_within(loop))
 
     def _calls_in_repeat_loops(self, loop: ast.AST) -> List[ast.Call]:
         """Calls in the loops nested in `loop` that repeat work on its item a counted number of
@@ -3272,10 +3327,14 @@ class SemanticModel:
         memo_key = ("backward_sources", unit)
         if memo_key in self._memo:
             return self._memo[memo_key]
+        from torchleaklint.semantic.dataflow import arguments_handed_to_backward
+
         sources: Set[str] = set()
         for call in self.backward_calls_in(unit):
             keys = _read_keys(self.backward_target(call))
             sources |= keys | self._comprehension_sources(call, keys)
+        for argument in arguments_handed_to_backward(self, unit):
+            sources |= _read_keys(argument)  # `self.optimize(opt, d_loss)` of a base class that back-propagates it
         sources = self._computed_from_keys(unit, sources)
         self._memo[memo_key] = sources
         return sources
@@ -3444,6 +3503,39 @@ class SemanticModel:
         caller = self._per_step_method_calling(func, other_classes=through_other_objects)
         if caller is not None:
             return f"`{name}` is called by `{caller.name}`, which runs once per step"
+        found = self.called_by_a_function_of_the_training_loop(func)
+        if found is not None:
+            inner, outer = found
+            return f"`{name}` is called by `{self.unit_of(inner).name}` (line {inner.lineno}), " \
+                   f"which the training loop calls at {self.site_label(outer)}"
+        return None
+
+    def called_by_a_function_of_the_training_loop(self, func: ast.AST) -> Optional[Tuple[ast.Call, object]]:
+        """A call of `func` (by name, or through a callback it was handed as: `agent_act(s)` in
+        `rollout(ac.take_action)`) in a module function that a training loop calls, outside
+        any condition of that function: `func` runs at least once per step. The inner call and
+        the training loop's call of its function."""
+        for site in sorted(self.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
+            caller = self.unit_of(site)
+            if caller is func or not isinstance(caller, FUNCTION_TYPES) or self.class_of(caller) is not None \
+                    or self._under_a_test(site, caller):
+                continue
+            if isinstance(site.func, ast.Name) and site.func.id in {a.arg for a in named_parameters(caller)}:
+                outer = self._site_handing(caller, func)  # a callback: the loop must hand this one in
+            else:
+                outer = self.training_loop_call_site(caller)
+            if outer is not None:
+                return site, outer
+        return None
+
+    def _site_handing(self, caller: ast.AST, func: ast.AST) -> Optional[ast.Call]:
+        """The call of `caller` in a training loop that hands it `func` (`rollout(ac.take_action)`)."""
+        for site in self.call_sites(caller):
+            handed = [a for a in list(site.args) + [k.value for k in site.keywords]
+                      if isinstance(a, (ast.Attribute, ast.Name)) and (getattr(a, "attr", None) or getattr(a, "id", None)) == func.name]
+            if handed and any(self.runs_training_step(loop) or self.has_backward_within(loop)
+                              for loop in self.loops_around(site)):
+                return site
         return None
 
     def _per_step_method_calling(self, func: ast.AST, depth: int = 0, other_classes: bool = False) -> Optional[ast.AST]:
@@ -3628,8 +3720,19 @@ class SemanticModel:
         returns = [n for n in nodes_within(unit) if isinstance(n, ast.Return) and n.value is not None]
         if not any(self.is_inside(node, r) or self.feeds(node, stmt, r.value) for r in returns):
             return False
+        # a caller of another module that is a method of a module class (`md`: a generator's
+        # `render_rays`) is part of a model's computation, which its callers back-propagate
         return any(self._graph_result_back_propagated(site) for site in self.call_sites(unit)) or \
-            any(site.get("bp") and not site["ng"] for site in self.external_sites(unit))
+            any((site.get("bp") or site.get("md")) and not site["ng"] for site in self.external_sites(unit))
+
+    def local_total_returned_into_a_backward(self, stmt: ast.AST, key: str) -> bool:
+        """Is `key`, updated at `stmt`, a plain local of its function (started afresh by every
+        call: not `self` state, not a global) that the function returns to callers that
+        back-propagate it (`total = total + penalty` over the parts of one step, returned into
+        the caller's loss)?"""
+        unit = self.unit_of(stmt)
+        return isinstance(unit, FUNCTION_TYPES) and "." not in key and "[" not in key \
+            and key not in self._globals_of(unit) and self.returned_into_a_backward(stmt)
 
     def _graph_result_back_propagated(self, call: ast.Call, depth: int = 0) -> bool:
         """A part of the call's result that carries a graph feeds a backward of the caller
@@ -3677,7 +3780,7 @@ class SemanticModel:
             return False
         if any(site.get("bp") or site.get("rt") or site.get("ob", True) for site in external):
             return False  # a caller in another module back-propagates it, hands it on or keeps it
-        if all(probes_the_module(self, site, self.unit_of(site)) for site in sites):
+        if sites and all(probes_the_module(self, site, self.unit_of(site)) for site in sites):
             return False  # only a smoke test of the file's own network (`y = net(torch.randn(1, 3,
             # 32, 32)); print(y.shape)`): the real callers import it, out of view
         for site in sites:
@@ -3811,18 +3914,37 @@ def _value_reads(expr: ast.AST) -> List[ast.AST]:
     return out
 
 
-def leaves_flags_off(call: ast.Call, flags: List[Tuple[str, Optional[int]]]) -> bool:
-    """Does `call` leave every flag (name, argument position) at its falsy default, or pass
-    it a falsy literal? Not when it spreads its arguments (`m(*args, **kw)`)."""
-    if not flags or any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-        return False
-    for name, position in flags:
+def flags_decide_forward(call: ast.Call, flags: List[Tuple], method: Optional[ast.AST] = None) -> Optional[bool]:
+    """Does `call` run a forward with autograd on, given the flags (name, argument position,
+    the truth value that lets a forward run, the default) every such forward depends on? True
+    when no flag guards them or the call sets one to its running value, False when it leaves
+    every one off (a literal or the default), None when it passes one a value not known here
+    (`use_implicit=args.implicit`) or spreads its arguments (`m(*args, **kw)`): the forward is
+    then the caller's setting, not a fact."""
+    if not flags:
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return None
+    undecided = False
+    for name, position, runs_when, default in flags:
         given = next((kw.value for kw in call.keywords if kw.arg == name), None)
         if given is None and position is not None and position < len(call.args):
             given = call.args[position]
-        if given is not None and not (isinstance(given, ast.Constant) and not given.value):
-            return False
-    return True
+        if given is None:
+            value = default
+        elif isinstance(given, ast.Constant):
+            value = given.value
+        else:
+            undecided = True
+            continue
+        if bool(value) == runs_when:
+            return True
+    return None if undecided else False
+
+
+def decode_flags(encoded) -> List[Tuple]:
+    """The flags of a summary's `fwd_if`: (name, position, runs_when, default)."""
+    return [tuple(f) for f in encoded if len(f) == 4]
 
 
 # Methods that reduce or convert a loss and leave it a loss (`loss.mean()`, `l.float()`).

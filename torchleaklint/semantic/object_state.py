@@ -85,6 +85,8 @@ def state_cut_between_steps(model, func, attr: str) -> bool:
 
 
 def _cut(model, func, attr, methods) -> bool:
+    if _cut_before_it_returns(model, func, attr):
+        return True
     if any(_cuts_between_steps(model, method, func)
            for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods)):
         return True
@@ -229,6 +231,30 @@ def _detaches(model, attr: str, method) -> bool:
                     not (stored is not None and stored.carries_graph) and _is_detach(source):
                 return True
     return False
+
+
+def _cut_before_it_returns(model, func, attr: str) -> bool:
+    """Does `func` end every call with `self.attr` detached: `self.h = self.h.detach()` as a
+    statement of its own body, after every store of `self.h` in it and no `return` before it
+    (a language model's forward unrolling `self.h` over the sequence, then truncating it)?
+    What a call stored is then gone when it returns: nothing reaches the next step."""
+    receiver, flow = self_name(func), model.flow(func)
+    if receiver is None or flow is None:
+        return False
+    cuts = [stmt for stmt in func.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+            and is_self_attr(stmt.targets[0], attr, receiver) and reads_own_value(stmt.value, attr, receiver)
+            and flow.values.get(stmt.targets[0]) is not None and not flow.values[stmt.targets[0]].carries_graph
+            and _own_reads_cut(model, stmt.value, attr, receiver)]
+    if not cuts:
+        return False
+    last = (cuts[-1].lineno, cuts[-1].col_offset)
+    for node in ast.walk(func):
+        position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store) and position > last:
+            return False  # stored again after the cut
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom)) and position < last:
+            return False  # a call may leave before the cut
+    return True
 
 
 def _detaches_by_name(method, receiver: str) -> bool:

@@ -69,10 +69,13 @@ def probes_the_module(model, call, unit) -> bool:
     """Does the forward `call` (in function `unit`) on made-up input probe its module
     instead of evaluating it: a smoke test of an untrained network built here, or a read of
     the output's shape only?"""
-    if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)) \
-            or not _input_made_up(model, call, unit):
+    if not (isinstance(unit, FUNCTION_TYPES) or _in_main_block(model, call, unit)):
         return False
     loops = model.loops_around(call)
+    if not _input_made_up(model, call, unit):
+        # a network of this file built untrained right here and only looked at (a model file's
+        # `_test_deep_embedding()` on a clip it loads): whatever the input, nothing is evaluated
+        return not loops and not _in_comprehension(model, call, unit) and _untrained_and_built_here(model, call, unit)
     if loops:
         # a forward repeated in a loop is a benchmark or a sampler, not a probe; unless each
         # iteration builds the untrained network it probes (`for a in cfg: net = VGG(a); y =
@@ -87,6 +90,16 @@ def probes_the_module(model, call, unit) -> bool:
         return True  # a warm-up: `model(torch.ones(1, 3, h, w))` once, its result dropped (`_ = ...`,
         # or `out, out_state = rnn(inp, states)` of a smoke test, neither read again)
     return _untrained_and_built_here(model, call, unit) or _only_shape_read(model, call, unit)
+
+
+def _in_comprehension(model, node, unit) -> bool:
+    """Is `node` inside a comprehension of `unit` (`[net(x) for x in images]`: a pass over data)?"""
+    for anc in model.ancestors(node):
+        if anc is unit:
+            return False
+        if isinstance(anc, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+            return True
+    return False
 
 
 def _bound_and_never_read(model, stmt: ast.Assign, unit) -> bool:
@@ -142,16 +155,17 @@ def _untrained_and_built_here(model, call, unit) -> bool:
         return False
     reaching = model.reaching(unit)
     definitions = reaching.definitions(receiver)
-    if len(definitions) != 1 or not isinstance(definitions[0], ast.Name):
+    if not definitions or not all(isinstance(d, ast.Name) for d in definitions):
         return False
-    stmt = model.statement_of(definitions[0])
-    if isinstance(stmt, ast.For) and stmt.target is definitions[0] and isinstance(stmt.iter, (ast.List, ast.Tuple)):
-        # `for net in [ResNet18(10), ResNet34(10)]: y = net(x)`: each an untrained network
-        if not stmt.iter.elts or not all(_builds_untrained(model, e) for e in stmt.iter.elts):
+    for definition in definitions:  # (several: a smoke test rebuilding the network per configuration)
+        stmt = model.statement_of(definition)
+        if isinstance(stmt, ast.For) and stmt.target is definition and isinstance(stmt.iter, (ast.List, ast.Tuple)):
+            # `for net in [ResNet18(10), ResNet34(10)]: y = net(x)`: each an untrained network
+            if not stmt.iter.elts or not all(_builds_untrained(model, e) for e in stmt.iter.elts):
+                return False
+        elif not (isinstance(stmt, ast.Assign) and stmt.targets == [definition]
+                  and _builds_untrained(model, stmt.value, settings=_configuration_loop_names(model, stmt))):
             return False
-    elif not (isinstance(stmt, ast.Assign) and stmt.targets == [definitions[0]]
-              and _builds_untrained(model, stmt.value, settings=_configuration_loop_names(model, stmt))):
-        return False
     return all(_smoke_test_use(model, read) for read in reaching.reads_by_key.get(receiver.id, ()))
 
 
@@ -234,8 +248,46 @@ def _may_load_weights(model, construction: ast.Call, settings: Set[str]) -> bool
     if any(kw.arg is None or any(word in kw.arg.lower() for word in _WEIGHT_WORDS) for kw in construction.keywords):
         return True
     arguments = list(construction.args) + [kw.value for kw in construction.keywords]
-    return not all(_literal(a) or isinstance(a, ast.Name) and (a.id in settings or a.id in model.classes)
+    return not all(_literal(a) or isinstance(a, ast.Name) and (a.id in settings or a.id in model.classes
+                                                               or _bound_to_literals(model, a))
                    for a in arguments)
+
+
+def _bound_to_literals(model, name: ast.Name, depth: int = 0) -> bool:
+    """Is every binding of `name` that reaches it a setting written out in the function: a
+    literal, an item of a literal tuple (`n_bins, n_frames = 4, 128`), or arithmetic on such
+    settings (`[num_blocks] * latent_dim`), as above `MixBlock2d(in_channels, extra)` in a
+    smoke test?"""
+    unit = model.unit_of(name)
+    if unit is None or depth > 3:
+        return False
+    definitions = model.reaching(unit).definitions(name)
+    for definition in definitions:
+        stmt = model.statement_of(definition)
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            return False
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            value = next((v for t, v in zip(target.elts, value.elts) if t is definition), None)
+        elif target is not definition:
+            return False
+        if value is None or not _setting_expression(model, value, depth):
+            return False
+    return bool(definitions)
+
+
+def _setting_expression(model, expr, depth: int) -> bool:
+    if _literal(expr):
+        return True
+    if isinstance(expr, ast.Name):
+        return _bound_to_literals(model, expr, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _setting_expression(model, expr.left, depth) and _setting_expression(model, expr.right, depth)
+    if isinstance(expr, ast.UnaryOp):
+        return _setting_expression(model, expr.operand, depth)
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return all(_setting_expression(model, e, depth) for e in expr.elts)
+    return False
 
 
 def _literal(expr) -> bool:
@@ -285,6 +337,8 @@ def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
         return _made_up_here(model, expr.func.value, unit, depth + 1)  # `img.half()` of a made-up `img`
     if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:  # `[h0, c0]`
         return all(_made_up_here(model, e, unit, depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and _made_up(model, expr.elt):
+        return True  # `[torch.randn(b, c, h >> i, w >> i) for i, c in enumerate(channels)]`: factories
     if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and \
             isinstance(expr.generators[0].iter, ast.Call) and dotted(expr.generators[0].iter.func) == "range":
         return _made_up_here(model, expr.elt, unit, depth + 1)  # `[State(torch.randn(b, h)) for _ in range(n)]`

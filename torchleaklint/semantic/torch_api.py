@@ -12,6 +12,10 @@ from typing import Optional
 from torchleaklint.semantic import torch_api_data as data
 
 GRAPH_KILLER_METHODS = frozenset({"detach", "detach_", "item", "tolist", "numpy"})
+# Tensor attributes that describe a tensor (its graph, shape, placement) without using its values:
+# reading one consumes no graph (`kept.grad_fn is not None`, `kept.shape[0]`).
+TENSOR_METADATA_ATTRIBUTES = frozenset(
+    {"grad_fn", "requires_grad", "is_leaf", "shape", "dtype", "device", "ndim", "is_cuda", "layout"})
 SCALAR_BUILTINS = frozenset({"float", "int", "bool", "len", "str", "round", "repr", "format", "isinstance", "hash", "id"})
 # Module methods that return the module itself.
 MODULE_SELF_METHODS = frozenset(

@@ -167,6 +167,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         # another: either class
         alts = _alternatives(a, b)
         return Value(CLASS, alts=alts) if alts else UNKNOWN_V
+    if a.kind == b.kind == REF and a.name != b.name:
+        # `ema_cls=LossEMA` left to its default by one call, `FloatEMA` passed by another: either
+        alts = _alternatives(a, b)
+        return Value(REF, alts=alts) if alts else UNKNOWN_V
     if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
         # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
         return Value(a.kind, name=a.name if a.name == b.name else None)
