@@ -60,9 +60,12 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
             continue  # `self.eval()` in a method, or a closure handed out (`return model_fn`), that
             # nobody here calls: its callers decide grad
         if isinstance(region[0], FUNCTION_TYPES) and receiver.startswith("self.") \
-                and not _callers_in_view(model, region[0]) and model.handed_out(region[0]):
+                and not _callers_in_view(model, region[0]) and (
+                    model.handed_out(region[0]) or _overrides_a_method_of_another_module(model, region[0])):
             continue  # `self.model.eval()` in a method handed out as a callback
-            # (`self.run_stage("evaluate", self.evaluate)`), whose callers decide grad
+            # (`self.run_stage("evaluate", self.evaluate)`), or in the override of a base class's
+            # method of another module (`_validate()`, run by the base's `validate()`), whose
+            # callers decide grad
         for call in calls.get(region[0], []):
             if start <= start_of(call) < end and _calls_receiver(call, receiver) and \
                     not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
@@ -503,6 +506,15 @@ def _pins_own_submodule(model, func, receiver: str) -> bool:
 def _is_closure(model, func) -> bool:
     """A function defined inside another function (a `model_fn` built and returned)."""
     return isinstance(model.unit_of(func), FUNCTION_TYPES)
+
+
+def _overrides_a_method_of_another_module(model, func) -> bool:
+    """Is `func` a method overriding one a base class of another module of the project
+    defines (a framework's template method: the base calls it, out of this module's view)?"""
+    from torchleaklint.semantic.dataflow import inherited_method
+
+    info = model.class_of(func)
+    return info is not None and inherited_method(model, info, func.name) is not None
 
 
 def _callers_in_view(model, func) -> bool:
