@@ -135,7 +135,9 @@ class RetainGraphInLoop(Rule):
         message = (f"`{shown}` is back-propagated with `retain_graph=True` in `{unit.name}` ({why}) and no "
                    f"later backward of the step goes through that graph: its saved activations are kept after "
                    f"the backward for as long as `{shown}` or its graph is referenced, at least until "
-                   f"`{unit.name}` returns (a higher peak every step, not growth). Drop `retain_graph=True`")
+                   f"`{unit.name}` returns (a higher peak every step, not growth). Drop `retain_graph=True`; if it "
+                   f"silenced \"backward through the graph a second time\", detach the state carried to the next "
+                   f"call instead")
         evidence = [(unit, f"{why}; it builds a new graph each call"),
                     (call, "no later backward in the same call differentiates a value sharing this graph, so "
                            "retaining its saved activations serves nothing")]

@@ -127,6 +127,8 @@ def _names_passed_to_calls(model, expr) -> set:
         if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
             continue
         for arg in list(call.args) + [kw.value for kw in call.keywords]:
+            if isinstance(arg, ast.Name) and model.call_result_ignores_argument(call, arg):
+                continue  # `alpha = train_model(..., alpha)` returning `log_alpha.exp()`: not fed back
             out.update(name for name in _direct_names(arg) if not model.call_cuts_argument(call, name))
     return out
 

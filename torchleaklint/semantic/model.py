@@ -2488,6 +2488,14 @@ class SemanticModel:
 
         return recurrent_through_call(self, stmt, name, loop)
 
+    def call_result_ignores_argument(self, call: ast.Call, argument: ast.AST) -> bool:
+        """Does the function of this module that `call` runs return nothing computed from the
+        parameter `argument` binds (`alpha = train_model(..., alpha)` returning
+        `torch.exp(log_alpha)`)? Then the result does not carry what was handed in."""
+        from torchleaklint.semantic.provenance import result_ignores_argument
+
+        return result_ignores_argument(self, call, argument)
+
     def call_cuts_argument(self, call: ast.Call, name: str) -> bool:
         """Does the function `call` runs (of this module, or of another module of the
         project) cut the history of the argument `name` on entry (`h = h.detach()`)?"""

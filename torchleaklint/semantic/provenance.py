@@ -912,8 +912,76 @@ def _cut_by_the_call(model, read: ast.AST) -> bool:
     child, node = read, model.parent(read)
     while node is not None and not isinstance(node, ast.stmt):
         if isinstance(node, ast.Call):
-            return child is not node.func and model.call_cuts_argument(node, read.id)
+            return child is not node.func and (model.call_cuts_argument(node, read.id)
+                                               or result_ignores_argument(model, node, child))
         child, node = node, model.parent(node)
+    return False
+
+
+def result_ignores_argument(model, call: ast.Call, argument: ast.AST) -> bool:
+    """Does the function of this module that `call` runs return values none of which is
+    computed from the parameter `argument` binds (`alpha = train_model(..., log_alpha,
+    alpha)` returning `torch.exp(log_alpha)`, rebuilt from the leaf each step)? Followed
+    through the callee's reaching definitions: a parameter rebound before the return is not
+    the one handed in."""
+    callee = model.resolve_call(call)
+    if not isinstance(callee, FUNCTION_TYPES):
+        return False
+    params = positional_parameters(callee)
+    if isinstance(call.func, ast.Attribute) and params and self_name(callee) is not None:
+        params = params[1:]
+    param = next((params[i] for i, a in enumerate(call.args) if a is argument and i < len(params)), None)
+    if param is None:
+        param = next((a for kw in call.keywords if kw.value is argument
+                      for a in callee.args.args + callee.args.kwonlyargs if a.arg == kw.arg), None)
+    returns = [r for r in nodes_within(callee) if isinstance(r, ast.Return) and r.value is not None]
+    if param is None or not returns or any(isinstance(r, (ast.Yield, ast.YieldFrom)) for r in nodes_within(callee)):
+        return False
+    reaching = model.reaching(callee)
+    stack: List[ast.AST] = []
+    for r in returns:
+        reads = _names_read(r.value)
+        if reads is None:
+            return False
+        stack += reads
+    seen: Set[ast.AST] = set()
+    while stack:
+        read = stack.pop()
+        for definition in reaching.definitions(read):
+            if definition is param:
+                return False
+            if definition in seen or isinstance(definition, ast.arg):
+                continue
+            seen.add(definition)
+            source = model.statement_of(definition)
+            if not isinstance(source, (ast.Assign, ast.AnnAssign, ast.AugAssign)) or source.value is None:
+                return False  # bound by a loop, a `with` or another binding not followed: unknown
+            reads = _names_read(source.value)
+            if reads is None:
+                return False
+            stack += reads + ([source.target] if isinstance(source, ast.AugAssign) else [])
+    return True
+
+
+def _names_read(expr: ast.AST) -> Optional[List[ast.Name]]:
+    """Every name `expr` reads; None when it reads an attribute other than as the function
+    it calls (`self.h`, `args.scale`: object state that may hold what was handed in)."""
+    callees = {id(call.func) for call in ast.walk(expr) if isinstance(call, ast.Call)}
+    out: List[ast.Name] = []
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in callees \
+                and not _under_a_callee(node, callees, expr):
+            return None
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            out.append(node)
+    return out
+
+
+def _under_a_callee(node: ast.AST, callees: Set[int], root: ast.AST) -> bool:
+    """Is `node` part of a called expression (`torch.nn.functional` in `torch.nn.functional.relu(x)`)?"""
+    for candidate in ast.walk(root):
+        if id(candidate) in callees and any(n is node for n in ast.walk(candidate)):
+            return True
     return False
 
 
