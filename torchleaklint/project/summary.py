@@ -14,7 +14,7 @@ the per-file semantic layer:
   an attribute of its object chooses that; `fwd_if` the flags,
   name, position, the truth value that lets a forward run and the default, without which it
   runs none with grad on), back-propagates (`bw`; `bwp` the parameters whose values it
-  back-propagates), computes gradients on purpose (`grad`; `gtr` when only in train mode, under
+  back-propagates; `bwr` those whose values may reach a backward through what it computes), computes gradients on purpose (`grad`; `gtr` when only in train mode, under
   `if self.training:`), passes over data in a loop of its own (`pod`), and which parameters it keeps on `self`
   or in a container (`keeps`: parameter -> `self.attr`); `weight` / `weights` what makes
   its returned data (or each element of its returned tuple) too big for a Tune config;
@@ -62,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 31
+SUMMARY_VERSION = 32
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -366,6 +366,9 @@ def _function(model, func, module: str, info) -> dict:
     handed = backpropagated_parameters(model, func)
     if handed:
         out["bwp"] = sorted(handed)  # parameters it back-propagates (`_optimize(self, loss)`)
+    reaching = [a.arg for a in positional_parameters(func) if model.feeds_backward(func, a.arg)]
+    if reaching:
+        out["bwr"] = reaching  # parameters whose values may reach a backward (`d_fake` in a loss)
     keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps

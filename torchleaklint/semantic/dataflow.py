@@ -2859,20 +2859,52 @@ def _reads_handed_to_backward(model, unit, depth: int) -> List[ast.Name]:
 
 
 def arguments_handed_to_backward(model, unit) -> List[ast.AST]:
-    """The arguments the unit's calls hand to a parameter their callee back-propagates
-    (`self.optimize(self.dis_opt, d_loss, self.dis)` of a base class's `optimize(opt, loss,
-    model)` running `loss.backward()`)."""
-    def compute() -> List[ast.AST]:
-        out: List[ast.AST] = []
-        for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
-            if not call.args and not call.keywords:
-                continue
-            names, backpropagated = _callee_backpropagated(model, call, unit, 0)
-            if backpropagated:
-                out += [arg for name, arg in zip(names, call.args) if name in backpropagated]
-                out += [kw.value for kw in call.keywords if kw.arg in backpropagated]
-        return out
-    return model.cached(("arguments_handed_to_backward", unit), compute)
+    """The arguments the unit's calls hand to a parameter whose value may reach a backward of
+    the callee (`self.optimize(self.dis_opt, d_loss, self.dis)` of a base class's `optimize(opt,
+    loss, model)` running `loss.backward()`; `discriminator_step(net_d, gt, d_fake, opt)`
+    back-propagating a loss computed from `d_fake`). A may-answer: rules use it to stay quiet."""
+    key = ("arguments_handed_to_backward", unit)
+    if key in model._memo:
+        return model._memo[key]
+    settled = model._settled()
+    model._memo[key] = []  # recursion guard: callers of each other prove nothing more
+    out: List[ast.AST] = []
+    for call in (n for n in nodes_within(unit) if isinstance(n, ast.Call)):
+        if not call.args and not call.keywords:
+            continue
+        names, reaching = _callee_parameters_reaching_backward(model, call, unit)
+        if reaching:
+            out += [arg for name, arg in zip(names, call.args) if name in reaching]
+            out += [kw.value for kw in call.keywords if kw.arg in reaching]
+    if settled:
+        model._memo[key] = out
+    else:
+        del model._memo[key]  # answered from provisional values: not kept
+    return out
+
+
+def _callee_parameters_reaching_backward(model, call, unit) -> Tuple[List[str], Set[str]]:
+    """(the callee's positional parameter names as the call binds them, those whose values
+    may reach a backward in it): a function or `self.` method of this module, a method a base
+    class of another module defines, or a function of another module (their summaries' `bwr`)."""
+    target = model._resolve_static(call)
+    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) and target is not unit:
+        names = [a.arg for a in positional_parameters(target)]
+        if isinstance(call.func, ast.Attribute) and not _is_static(target):
+            names = names[1:]
+        return names, {name for name in names if model.feeds_backward(target, name)}
+    if model.project is None:
+        return [], set()
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        found = inherited_method(model, model.enclosing_class_info(call), func.attr)
+        entry = found[1][1] if found is not None else None
+    else:
+        entry = model._project_function_entry(call)
+    if not entry:
+        return [], set()
+    names = list(entry.get("params", []))
+    return (names[1:] if entry.get("self") else names), set(entry.get("bwr", ()))
 
 
 def _callee_backpropagated(model, call, unit, depth: int) -> Tuple[List[str], Set[str]]:

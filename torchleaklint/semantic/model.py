@@ -3337,6 +3337,8 @@ class SemanticModel:
             return self._memo[memo_key]
         from torchleaklint.semantic.dataflow import arguments_handed_to_backward
 
+        settled = self._settled()
+        self._memo[memo_key] = set()  # recursion guard: functions handing values to each other
         sources: Set[str] = set()
         for call in self.backward_calls_in(unit):
             keys = _read_keys(self.backward_target(call))
@@ -3344,7 +3346,12 @@ class SemanticModel:
         for argument in arguments_handed_to_backward(self, unit):
             sources |= _read_keys(argument)  # `self.optimize(opt, d_loss)` of a base class that back-propagates it
         sources = self._computed_from_keys(unit, sources)
-        self._memo[memo_key] = sources
+        if settled:
+            self._memo[memo_key] = sources
+        else:
+            # read while a data flow is being computed (`x.backward(g)` tells a tensor's backward
+            # from an accelerator's by the receiver's value): provisional, never kept
+            del self._memo[memo_key]
         return sources
 
     def _comprehension_sources(self, node: ast.AST, keys: Set[str]) -> Set[str]:
@@ -3676,6 +3683,8 @@ class SemanticModel:
     def result_back_propagated(self, call: ast.Call) -> bool:
         """Does a backward of the call's own function differentiate a value computed from
         the call's result (`loss = crit(model.predict(x), y); loss.backward()`)?"""
+        from torchleaklint.semantic.dataflow import arguments_handed_to_backward
+
         unit = self.unit_of(call)
         bound = self._bound_by_statement_of(call)
         for backward in self.backward_calls_in(unit):
@@ -3683,7 +3692,9 @@ class SemanticModel:
             if target is not None and (self.is_inside(call, target)
                                        or any(self.computed_from(unit, key, target) for key in bound)):
                 return True
-        return False
+        # handed to a function that back-propagates it (`discriminator_step(net_d, gt, d_fake, opt)`)
+        return any(self.is_inside(call, argument) or any(self.computed_from(unit, key, argument) for key in bound)
+                   for argument in arguments_handed_to_backward(self, unit))
 
     def _result_graph_differentiated(self, call: ast.Call) -> bool:
         """`result_back_propagated` by graph provenance: a backward of the call's function
@@ -3788,6 +3799,9 @@ class SemanticModel:
             return False
         if any(site.get("bp") or site.get("rt") or site.get("ob", True) for site in external):
             return False  # a caller in another module back-propagates it, hands it on or keeps it
+        if not sites and self.class_of(func) is not None and not all(site.get("self") for site in external):
+            return False  # a method called only from other modules, not by a base class's own
+            # `self.m()`: a loss's `__call__` also runs through objects of unknown class there
         if sites and all(probes_the_module(self, site, self.unit_of(site)) for site in sites):
             return False  # only a smoke test of the file's own network (`y = net(torch.randn(1, 3,
             # 32, 32)); print(y.shape)`): the real callers import it, out of view

@@ -230,9 +230,21 @@ def _plain_setting(stmt) -> bool:
 
 
 def _class_may_load_weights(model, info) -> bool:
-    """Does a method of the class load weights (`load_state_dict`, `torch.load`,
-    `from_pretrained`) or build a part with `pretrained=`/`weights=` (a perceptual loss's VGG)?"""
-    for method in info.methods.values():
+    """Does building the class load weights: its `__init__` (or a method `__init__` calls on
+    `self`) loads them (`load_state_dict`, `torch.load`, `from_pretrained`) or builds a part
+    with `pretrained=`/`weights=` (a perceptual loss's VGG)? A `build_from_pretrained`
+    classmethod the constructor never runs loads nothing into `Cls(...)`. A class whose
+    `__init__` is not in view (inherited from a base elsewhere) may."""
+    init = info.methods.get("__init__")
+    if init is None:
+        bases = [model.classes.get(base.rsplit(".", 1)[-1]) for base in info.base_names]
+        if any(base is None for base in bases):
+            return bool(bases)  # `__init__` inherited from a class out of view (not `nn.Module` only)
+        return any(_class_may_load_weights(model, base) for base in bases if base is not info)
+    called = {node.func.attr for node in ast.walk(init) if isinstance(node, ast.Call)
+              and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+              and node.func.value.id == "self"}
+    for method in [init] + [m for name, m in info.methods.items() if name in called]:
         for node in ast.walk(method):
             if isinstance(node, ast.Call) and (
                     any(w in (dotted(node.func) or "").lower() for w in ("load", "pretrained"))
@@ -312,6 +324,10 @@ def _smoke_test_use(model, read) -> bool:
             # `sum(p.numel() for p in model.parameters())`: iterated to count, not handed to
             # an optimizer (which takes the call itself as an argument)
             return isinstance(model.parent(outer), ast.comprehension)
+        if isinstance(outer, ast.Call) and outer.func is not parent and parent in outer.args and (
+                isinstance(outer.func, ast.Name) and outer.func.id in _SHOWN_BY
+                or isinstance(outer.func, ast.Attribute) and outer.func.attr == "format"):
+            return True  # `print("# Parameters: {}".format(model.num_parameters))`: a number shown
         return isinstance(outer, ast.Call) and outer.func is parent and (
             parent.attr in _MODE_METHODS or parent.attr == "forward")
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in _SHOWN_BY \
@@ -335,6 +351,9 @@ def _made_up_here(model, expr, unit, depth: int = 0) -> bool:
         return _made_up_here(model, expr.value, unit, depth + 1)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _VIEW_METHODS:
         return _made_up_here(model, expr.func.value, unit, depth + 1)  # `img.half()` of a made-up `img`
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _REDUCTIONS \
+            and all(_literal(a) for a in list(expr.args) + [k.value for k in expr.keywords]):
+        return _made_up_here(model, expr.func.value, unit, depth + 1)  # `sources.sum(dim=1)` of made-up sources
     if isinstance(expr, (ast.List, ast.Tuple)) and expr.elts:  # `[h0, c0]`
         return all(_made_up_here(model, e, unit, depth + 1) for e in expr.elts)
     if isinstance(expr, ast.ListComp) and len(expr.generators) == 1 and _made_up(model, expr.elt):
