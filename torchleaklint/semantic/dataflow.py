@@ -2900,6 +2900,9 @@ def _callee_parameters_reaching_backward(model, call, unit) -> Tuple[List[str], 
         found = inherited_method(model, model.enclosing_class_info(call), func.attr)
         entry = found[1][1] if found is not None else None
     else:
+        qual = model.imports.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+        if qual is not None and "." in qual and not model.project.is_first_party(qual):
+            return [], set()  # `torch.cat(...)`, `np.mean(...)`: a library's function, no summary
         entry = model._project_function_entry(call)
     if not entry:
         return [], set()
