@@ -1705,20 +1705,41 @@ class SemanticModel:
     def _flag_guarding(self, node: ast.AST, func: ast.AST, flags) -> Optional[Tuple[str, bool]]:
         """The flag `node` runs under and the truth value it runs on: the test of an `if
         flag:` (or `if not flag:`) whose body or else branch holds it."""
+        child = node
         for anc in self.ancestors(node):
+            early = self._after_an_early_return(anc, child, flags)
+            if early is not None:
+                return early  # `if eval: with no_grad(): return ...` above it: runs when `eval` is false
             if anc is func:
                 return None
+            child = anc
             if not isinstance(anc, ast.If):
                 continue
-            test, negated = anc.test, False
-            if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-                test, negated = test.operand, True
-            if not (isinstance(test, ast.Name) and test.id in flags):
+            flag = _flag_test(anc.test, flags)
+            if flag is None:
                 continue
+            name, negated = flag
             if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.body):
-                return test.id, not negated
+                return name, not negated
             if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.orelse):
-                return test.id, negated
+                return name, negated
+        return None
+
+    @staticmethod
+    def _after_an_early_return(owner: ast.AST, child: ast.AST, flags) -> Optional[Tuple[str, bool]]:
+        """The flag of an `if flag:` (without `else`) that comes before `child` in one of
+        `owner`'s statement lists and whose body always leaves (`return` / `raise` last), with
+        the truth value `child` runs on."""
+        for field in ("body", "orelse", "finalbody"):
+            stmts = getattr(owner, field, None)
+            if not isinstance(stmts, list) or child not in stmts:
+                continue
+            for stmt in stmts[:stmts.index(child)]:
+                if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
+                        and _always_leaves(stmt.body[-1]):
+                    flag = _flag_test(stmt.test, flags)
+                    if flag is not None:
+                        return flag[0], flag[1]  # runs when the test failed: `flag` false, or true for `not flag`
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
@@ -3934,6 +3955,21 @@ def _value_reads(expr: ast.AST) -> List[ast.AST]:
                 visit(child)
     visit(expr)
     return out
+
+
+def _flag_test(test: ast.AST, flags) -> Optional[Tuple[str, bool]]:
+    """(flag, negated) for a test `flag` or `not flag` on one of `flags`."""
+    negated = False
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, True
+    return (test.id, negated) if isinstance(test, ast.Name) and test.id in flags else None
+
+
+def _always_leaves(stmt: ast.AST) -> bool:
+    """A `return` or `raise`, or a `with` block ending with one (`with torch.no_grad(): return ...`)."""
+    if isinstance(stmt, (ast.Return, ast.Raise)):
+        return True
+    return isinstance(stmt, (ast.With, ast.AsyncWith)) and bool(stmt.body) and _always_leaves(stmt.body[-1])
 
 
 def flags_decide_forward(call: ast.Call, flags: List[Tuple], method: Optional[ast.AST] = None) -> Optional[bool]:
