@@ -336,7 +336,9 @@ class Analyzer:
         every definition of which in the caller binds one?"""
         def construction(expr) -> bool:
             expr = torch_api.module_chain_root(expr)
-            return isinstance(expr, ast.Call) and torch_api.nn_class(self.m.qualname(expr.func) or "") is not None
+            qual = self.m.qualname(expr.func) if isinstance(expr, ast.Call) else None
+            # (`nn.CrossEntropyLoss().cuda(rank)` is a loss, as the caller's finished flow says)
+            return qual is not None and torch_api.nn_class(qual) is not None and not torch_api.is_loss_class(qual)
 
         if construction(arg):
             return True
