@@ -109,7 +109,8 @@ def _runs_per_step(model, call) -> Optional[str]:
                 return None
             cadence = _cadence(model, call, loop)
             if cadence is not None:
-                return f"every few steps (under `if {cadence}:` in the loop at line {loop.lineno})"
+                every = _interval(model, call, loop)
+                return f"{every} (under `if {cadence}:` in the loop at line {loop.lineno})"
             every = "every step" if model.runs_training_step(loop) else "every iteration"
             return f"{every} (in the loop at line {loop.lineno})"
     unit = model.unit_of(call)
@@ -264,6 +265,23 @@ def _cadence(model, call, loop) -> Optional[str]:
             text = ast.unparse(anc.test)
             return text if len(text) <= 40 else text[:37] + "..."
     return None
+
+
+def _interval(model, call, loop) -> str:
+    """How often a call under `if step % N == 0:` runs: `every N steps` for a literal N,
+    `periodically` when N is a setting (`self.cfg.empty_cache_every`, 1000 by default in one
+    project: "every few steps" would overstate it)."""
+    for anc in model.ancestors(call):
+        if anc is loop:
+            break
+        if isinstance(anc, ast.If):
+            for node in ast.walk(anc.test):
+                if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+                    divisor = node.right
+                    if isinstance(divisor, ast.Constant) and isinstance(divisor.value, int) and divisor.value > 1:
+                        return f"every {divisor.value} steps"
+                    return "periodically"
+    return "periodically"
 
 
 def _per_step_hook(model, func) -> Optional[str]:
