@@ -924,12 +924,13 @@ def result_ignores_argument(model, call: ast.Call, argument: ast.AST) -> bool:
     alpha)` returning `torch.exp(log_alpha)`, rebuilt from the leaf each step)? Followed
     through the callee's reaching definitions: a parameter rebound before the return is not
     the one handed in."""
-    callee = model.resolve_call(call)
-    if not isinstance(callee, FUNCTION_TYPES):
+    from torchleaklint.semantic.state_cuts import local_callee
+
+    local = local_callee(model, call)
+    if local is None:
         return False
-    params = positional_parameters(callee)
-    if isinstance(call.func, ast.Attribute) and params and self_name(callee) is not None:
-        params = params[1:]
+    callee, offset = local
+    params = positional_parameters(callee)[offset:]
     param = next((params[i] for i, a in enumerate(call.args) if a is argument and i < len(params)), None)
     if param is None:
         param = next((a for kw in call.keywords if kw.value is argument
@@ -966,23 +967,15 @@ def result_ignores_argument(model, call: ast.Call, argument: ast.AST) -> bool:
 def _names_read(expr: ast.AST) -> Optional[List[ast.Name]]:
     """Every name `expr` reads; None when it reads an attribute other than as the function
     it calls (`self.h`, `args.scale`: object state that may hold what was handed in)."""
-    callees = {id(call.func) for call in ast.walk(expr) if isinstance(call, ast.Call)}
+    # every node of a called expression (`torch.nn.functional` in `torch.nn.functional.relu(x)`)
+    called = {id(n) for call in ast.walk(expr) if isinstance(call, ast.Call) for n in ast.walk(call.func)}
     out: List[ast.Name] = []
     for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in callees \
-                and not _under_a_callee(node, callees, expr):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called:
             return None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             out.append(node)
     return out
-
-
-def _under_a_callee(node: ast.AST, callees: Set[int], root: ast.AST) -> bool:
-    """Is `node` part of a called expression (`torch.nn.functional` in `torch.nn.functional.relu(x)`)?"""
-    for candidate in ast.walk(root):
-        if id(candidate) in callees and any(n is node for n in ast.walk(candidate)):
-            return True
-    return False
 
 
 def _in_forward_call(model, read: ast.AST, root: ast.AST) -> bool:

@@ -46,7 +46,7 @@ def call_cuts_argument(model, call: ast.Call, name: str) -> bool:
     keyword = next((k.arg for k in call.keywords if _passes_name(k.value, name)), None)
     if index is None and keyword is None:
         return False
-    local = _local_callee(model, call)
+    local = local_callee(model, call)
     if local is not None:
         func, offset = local
         params = [p for p in _positional(func)][offset:]
@@ -71,7 +71,7 @@ def _passes_name(arg: ast.AST, name: str) -> bool:
     return isinstance(arg, ast.Name) and arg.id == name
 
 
-def _local_callee(model, call: ast.Call):
+def local_callee(model, call: ast.Call):
     """(function of this module, parameters to skip) that the call runs, or None."""
     callee = model.value(call.func)
     if callee.kind == MODULE and callee.name and callee.name in model.classes:
