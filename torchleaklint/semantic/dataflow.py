@@ -2889,49 +2889,62 @@ def _callee_parameters_reaching_backward(model, call, unit) -> Tuple[List[str], 
     """(the callee's positional parameter names as the call binds them, those whose values
     may reach a backward in it): a function or `self.` method of this module, a method a base
     class of another module defines, or a function of another module (their summaries' `bwr`)."""
-    target = model._resolve_static(call)
-    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) and target is not unit:
-        names = [a.arg for a in positional_parameters(target)]
-        if isinstance(call.func, ast.Attribute) and not _is_static(target):
-            names = names[1:]
+    local = _local_callee_parameters(model, call, unit)
+    if local is not None:
+        target, names = local
         return names, {name for name in names if model.feeds_backward(target, name)}
     if model.project is None:
         return [], set()
-    func = call.func
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        found = inherited_method(model, model.enclosing_class_info(call), func.attr)
-        entry = found[1][1] if found is not None else None
-    else:
-        qual = model.imports.qualname(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+    entry = _inherited_entry(model, call)
+    if entry is None and not _called_on_self(call.func):
+        qual = model.imports.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
         if qual is not None and "." in qual and not model.project.is_first_party(qual):
             return [], set()  # `torch.cat(...)`, `np.mean(...)`: a library's function, no summary
         entry = model._project_function_entry(call)
-    if not entry:
-        return [], set()
-    names = list(entry.get("params", []))
-    return (names[1:] if entry.get("self") else names), set(entry.get("bwr", ()))
+    return (_entry_parameters(entry), set(entry.get("bwr", ()))) if entry else ([], set())
 
 
 def _callee_backpropagated(model, call, unit, depth: int) -> Tuple[List[str], Set[str]]:
     """(the callee's positional parameter names as the call binds them, those it
     back-propagates) for a function or `self.` method of this module, or a method a base
     class in another module defines (from its summary)."""
-    target = model._resolve_static(call)
-    if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) and target is not unit:
-        names = [a.arg for a in positional_parameters(target)]
-        if isinstance(call.func, ast.Attribute) and not _is_static(target):
-            names = names[1:]  # `self.m(x)`: x binds the parameter after self
+    local = _local_callee_parameters(model, call, unit)
+    if local is not None:
+        target, names = local
         return names, backpropagated_parameters(model, target, depth + 1)
-    func = call.func
-    if model.project is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-                                     and func.value.id == "self"):
-        return [], set()
-    found = inherited_method(model, model.enclosing_class_info(call), func.attr)
-    entry = found[1][1] if found is not None else None
-    if not entry:
-        return [], set()
+    entry = _inherited_entry(model, call) if model.project is not None else None
+    return (_entry_parameters(entry), set(entry.get("bwp", ()))) if entry else ([], set())
+
+
+def _local_callee_parameters(model, call, unit) -> Optional[Tuple[ast.AST, List[str]]]:
+    """(the function or `self.` method of this module that `call` runs, other than `unit`,
+    and its positional parameter names as the call binds them), or None."""
+    target = model._resolve_static(call)
+    if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) or target is unit:
+        return None
+    names = [a.arg for a in positional_parameters(target)]
+    if isinstance(call.func, ast.Attribute) and not _is_static(target):
+        names = names[1:]  # `self.m(x)`: x binds the parameter after self
+    return target, names
+
+
+def _called_on_self(func) -> bool:
+    """`self.m` (not `cls.m`: as the summaries record self-calls)."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+
+
+def _inherited_entry(model, call) -> Optional[dict]:
+    """The summary entry of the method a base class of another module defines, for a
+    `self.m(...)` call that no class of this module answers."""
+    if not _called_on_self(call.func):
+        return None
+    found = inherited_method(model, model.enclosing_class_info(call), call.func.attr)
+    return found[1][1] if found is not None else None
+
+
+def _entry_parameters(entry: dict) -> List[str]:
     names = list(entry.get("params", []))
-    return (names[1:] if entry.get("self") else names), set(entry.get("bwp", ()))
+    return names[1:] if entry.get("self") else names
 
 
 def inherited_method(model, info, attr: str):

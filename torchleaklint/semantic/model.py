@@ -1654,7 +1654,7 @@ class SemanticModel:
             if self.grad_off_decorated(method) or not self.may_run_forward(method) \
                     or self.forwards_only_without_grad(method):
                 return False
-            return True if call is None else flags_decide_forward(call, self.forwards_with_grad_only_if(method), method)
+            return True if call is None else flags_decide_forward(call, self.forwards_with_grad_only_if(method))
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
@@ -1739,7 +1739,7 @@ class SemanticModel:
                         and _always_leaves(stmt.body[-1]):
                     flag = _flag_test(stmt.test, flags)
                     if flag is not None:
-                        return flag[0], flag[1]  # runs when the test failed: `flag` false, or true for `not flag`
+                        return flag  # runs when the test failed: `flag` false, or true for `not flag`
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
@@ -3972,7 +3972,7 @@ def _always_leaves(stmt: ast.AST) -> bool:
     return isinstance(stmt, (ast.With, ast.AsyncWith)) and bool(stmt.body) and _always_leaves(stmt.body[-1])
 
 
-def flags_decide_forward(call: ast.Call, flags: List[Tuple], method: Optional[ast.AST] = None) -> Optional[bool]:
+def flags_decide_forward(call: ast.Call, flags: List[Tuple]) -> Optional[bool]:
     """Does `call` run a forward with autograd on, given the flags (name, argument position,
     the truth value that lets a forward run, the default) every such forward depends on? True
     when no flag guards them or the call sets one to its running value, False when it leaves
