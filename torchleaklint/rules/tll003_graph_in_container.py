@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
-from torchleaklint.semantic.containers import rollout_keeping
+from torchleaklint.semantic.containers import grows_through_a_parameter, rollout_keeping
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
@@ -102,6 +102,8 @@ class GraphInContainer(Rule):
             return None
         why = model.outlives_step(node, key)
         caller_loop = model.grows_across_calls(node, key) if why is None else None
+        if why is None and caller_loop is None:
+            caller_loop = grows_through_a_parameter(model, node, key)  # `cache` the caller keeps
         if caller_loop is not None:
             why = "calls"
         rollout = rollout_keeping(model, node, key) if why is None else None
@@ -137,7 +139,8 @@ class GraphInContainer(Rule):
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
         elif why == "rollout":
-            where = f"on `self` across the iterations of the rollout at line {kept.loop.lineno}"
+            owner = name.split(".", 1)[0].split("[", 1)[0]
+            where = f"on `{owner}` across the iterations of the rollout at line {kept.loop.lineno}"
         elif why == "calls":
             unit = model.unit_of(node)
             where = f"on state that outlives `{unit.name}`, which is called over and over (every call adds to it)"
@@ -298,12 +301,13 @@ def _consumed_by_backward(model, node, key: str) -> bool:
     """The container's contents are back-propagated (`torch.stack(losses).mean().backward()`,
     REINFORCE's `saved_log_probs`): it is the input of a deliberate backward, not a log."""
     unit = model.unit_of(node)
-    if model.feeds_backward(unit, key):
+    if model.feeds_backward(unit, key, gradient=True):
         return True
     if key.startswith("self.") and model.attribute_back_propagated_elsewhere(key.rsplit(".", 1)[-1]):
         return True  # `policy.saved_log_probs`, stacked and back-propagated by another module's update
     if "." in key or model.is_module_global(unit, key):
-        return any(model.feeds_backward(other, key) for other in model.functions if other is not unit)
+        # (not `torch.stack(memory.logprobs).detach()` in the update: old log-probabilities as constants)
+        return any(model.feeds_backward(other, key, gradient=True) for other in model.functions if other is not unit)
     return False
 
 

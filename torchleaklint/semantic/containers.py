@@ -20,7 +20,7 @@ from typing import List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
-from torchleaklint.semantic.syntax import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, every_parameter, positional_parameters
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
 _REMOVERS = frozenset({"pop", "popleft", "clear"})
@@ -245,6 +245,11 @@ def inert_read(model, read) -> bool:
     parent = model.parent(read)
     if isinstance(parent, ast.Attribute) and parent.value is read and parent.attr in torch_api.TENSOR_METADATA_ATTRIBUTES:
         return True  # `kept.grad_fn is not None`: a look at the tensor, not a use of its values
+    if isinstance(parent, ast.Subscript) and parent.value is read and isinstance(parent.ctx, ast.Del):
+        return True  # `del self.logprobs[:]`: the clear that lets the graphs go
+    combined = _torch_op_around(model, read)
+    if combined is not read and model.value_killed_at(combined):
+        return True  # `torch.stack(memory.logprobs).detach()`: the old log-probabilities as constants
     while isinstance(parent, (ast.Attribute, ast.Subscript)) and not isinstance(model.parent(parent), ast.Call):
         parent = model.parent(parent)
     call = parent if isinstance(parent, ast.Call) else None
@@ -256,6 +261,20 @@ def inert_read(model, read) -> bool:
     return name in _LOGGING_CALLS and read is not call.func
 
 
+def _torch_op_around(model, read):
+    """The outermost torch function call that `read` is an argument of, through nested ones
+    and argument lists (`torch.stack(x)`, `torch.cat([a, b])`), or `read` itself."""
+    outer, expr = read, read
+    while True:
+        parent = model.parent(expr)
+        if isinstance(parent, (ast.List, ast.Tuple)):
+            expr, parent = parent, model.parent(parent)
+        if not (isinstance(parent, ast.Call) and expr in parent.args
+                and (model.qualname(parent.func) or "").startswith("torch.")):
+            return outer
+        outer = expr = parent
+
+
 def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     """The rollout loop whose iterations `self` state `key` (a container `node` adds to) keeps
     dead graphs of: a loop that runs a forward with grad on what its previous iteration
@@ -264,8 +283,8 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     it in the module is inert, none in another module reaches a backward) and that the method
     does not make fresh. None otherwise."""
     unit = model.unit_of(node)
-    if not key.startswith("self.") or key.count(".") != 1 or not isinstance(unit, FUNCTION_TYPES) \
-            or model.class_of(unit) is None or model.rebound_fresh_in(unit, key):
+    if key.count(".") != 1 or not isinstance(unit, FUNCTION_TYPES) or model.rebound_fresh_in(unit, key) \
+            or not (key.startswith("self.") and model.class_of(unit) is not None or _object_handed_in(unit, key)):
         return None
     loop = next((l for l in model.loops_around(node) if model.runs_forward_each_iteration(l)), None)
     if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node):
@@ -276,3 +295,63 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
              and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
     return loop if all(inert_read(model, r) for r in reads) else None
+
+
+def _object_handed_in(unit, key: str) -> bool:
+    """`memory.logprobs` in `collect(policy, memory)`: a container of an object the caller
+    hands in, which outlives the call as `self` state does."""
+    base = key.split(".", 1)[0]
+    return base not in ("self", "cls") and base in {a.arg for a in every_parameter(unit)}
+
+
+def grows_through_a_parameter(model, node: ast.AST, key: str) -> Optional[ast.AST]:
+    """The caller's step loop across which a container handed in as parameter `key` keeps what
+    `node` adds to it: `process(batch, cache)` storing `cache[start + j] = logp` and called once
+    per update with the same `cache`, made before that loop. Every call site in view binds the
+    parameter to a name of the caller that no statement of the loop rebinds, clears or deletes
+    from, in a step or epoch loop; the function never rebinds the parameter; no other module
+    calls it. None otherwise."""
+    unit = model.unit_of(node)
+    if "." in key or "[" in key or not isinstance(unit, FUNCTION_TYPES) or model.rebound_fresh_in(unit, key) \
+            or key not in {a.arg for a in every_parameter(unit)} or key in ("self", "cls"):
+        return None
+    sites = model.call_sites(unit)
+    if not sites or model.external_sites(unit):
+        return None
+    loops = [_loop_keeping_the_argument(model, site, unit, key) for site in sites]
+    return loops[0] if all(loop is not None for loop in loops) else None
+
+
+def _loop_keeping_the_argument(model, site: ast.Call, callee, param: str) -> Optional[ast.AST]:
+    argument = _argument_bound_to(site, callee, param)
+    if not isinstance(argument, ast.Name):
+        return None
+    loop = next(iter(model.loops_around(site)), None)
+    if loop is None or not (model.is_step_loop(loop) or model.is_epoch_loop(loop)):
+        return None
+    for inner in ast.walk(loop):
+        if isinstance(inner, ast.Name) and inner.id == argument.id and not isinstance(inner.ctx, ast.Load):
+            return None  # rebound (or deleted) in the loop
+        if isinstance(inner, ast.Delete) and any(isinstance(t, ast.Subscript) and dotted(t.value) == argument.id
+                                                  for t in inner.targets):
+            return None
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and \
+                inner.func.attr in _REMOVERS | {"popitem"} and dotted(inner.func.value) == argument.id:
+            return None
+        if isinstance(inner, ast.Call) and inner is not site and any(
+                isinstance(a, ast.Name) and a.id == argument.id for a in list(inner.args) + [k.value for k in inner.keywords]):
+            return None  # handed to another call too, which may empty it
+    return loop
+
+
+def _argument_bound_to(call: ast.Call, callee, param: str) -> Optional[ast.AST]:
+    """The expression `call` binds to the callee's parameter `param` (positional or keyword)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    keyword = next((k.value for k in call.keywords if k.arg == param), None)
+    if keyword is not None:
+        return keyword
+    names = [a.arg for a in positional_parameters(callee)]
+    if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return call.args[names.index(param)] if param in names and names.index(param) < len(call.args) else None

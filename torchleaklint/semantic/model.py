@@ -1408,7 +1408,7 @@ class SemanticModel:
             if drawn & {n.id for n in ast.walk(call.func) if isinstance(n, ast.Name)}:
                 continue
             inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
-            if any(isinstance(n, ast.Name) and reaching.carried_definitions(n, loop)
+            if any(isinstance(n, ast.Name) and _carried_into(self, reaching, n, loop)
                    for a in inputs for n in ast.walk(a)):
                 return True
         return False
@@ -2030,7 +2030,7 @@ class SemanticModel:
         loops = self.loops_around(comp)
         definitions = self.reaching(self.unit_of(comp)).definitions(iterable)
         return bool(loops) and bool(definitions) and all(
-            not isinstance(d, ast.arg) and any(self.is_inside(d, loop) and d is not loop.target
+            not isinstance(d, ast.arg) and any(self.is_inside(d, loop) and d is not getattr(loop, "target", None)
                                                for loop in loops if isinstance(loop, (ast.For, ast.While)))
             for d in definitions)
 
@@ -3053,11 +3053,13 @@ class SemanticModel:
             self._memo[key] = index
         return self._memo[key]
 
-    def feeds_backward(self, unit: ast.AST, key: str) -> bool:
+    def feeds_backward(self, unit: ast.AST, key: str, gradient: bool = False) -> bool:
         """Does the value bound to `key` (a name, dotted attribute or container) flow into a
         backward of this unit? Flow-insensitive: `meta = torch.stack(task_losses).mean();
-        meta.backward()` makes task_losses (and whatever was appended to it) feed one."""
-        return key in self._backward_sources(unit)
+        meta.backward()` makes task_losses (and whatever was appended to it) feed one. With
+        `gradient`, only through what gradients flow back along: `old = torch.stack(
+        memory.logprobs).detach()` in the loss does not back-propagate `memory.logprobs`."""
+        return key in self._backward_sources(unit, gradient)
 
     def holds_no_graph_state(self, expr: ast.AST) -> bool:
         """Is `expr` a module of a class of this file (or of another module, from its summary)
@@ -3294,11 +3296,14 @@ class SemanticModel:
         through the unit's bindings (flow-insensitive, like `feeds_backward`)?"""
         return key in self._computed_from_keys(unit, _read_keys(expr), key)
 
-    def _computed_from_keys(self, unit: ast.AST, keys: Set[str], until: Optional[str] = None) -> Set[str]:
+    def _computed_from_keys(self, unit: ast.AST, keys: Set[str], until: Optional[str] = None,
+                            gradient: bool = False) -> Set[str]:
         """`keys` and every key the unit computes them from, through its bindings and
-        container additions (a fixed point; stops early once `until` is in)."""
+        container additions (a fixed point; stops early once `until` is in). With `gradient`,
+        only what gradients flow back to: `old = torch.stack(memory.logprobs).detach()` does not
+        make `memory.logprobs` a source of a loss computed from `old`."""
         sources = set(keys)
-        flows = list(self._flows_within(unit))
+        flows = list(self._flows_within(unit, _gradient_read_keys if gradient else _read_keys))
         changed = True
         while changed and (until is None or until not in sources):
             changed = False
@@ -3352,8 +3357,8 @@ class SemanticModel:
 
         return self.cached(("loss_terms", unit), build)
 
-    def _backward_sources(self, unit: ast.AST) -> Set[str]:
-        memo_key = ("backward_sources", unit)
+    def _backward_sources(self, unit: ast.AST, gradient: bool = False) -> Set[str]:
+        memo_key = ("backward_sources", unit, gradient)
         if memo_key in self._memo:
             return self._memo[memo_key]
         from torchleaklint.semantic.dataflow import arguments_handed_to_backward
@@ -3366,7 +3371,7 @@ class SemanticModel:
             sources |= keys | self._comprehension_sources(call, keys)
         for argument in arguments_handed_to_backward(self, unit):
             sources |= _read_keys(argument)  # `self.optimize(opt, d_loss)` of a base class that back-propagates it
-        sources = self._computed_from_keys(unit, sources)
+        sources = self._computed_from_keys(unit, sources, gradient=gradient)
         if settled:
             self._memo[memo_key] = sources
         else:
@@ -3389,10 +3394,12 @@ class SemanticModel:
                         out |= _read_keys(gen.iter)
         return out
 
-    def _flows_within(self, unit: ast.AST):
-        """(keys written, keys read) for every binding and container addition of the unit."""
+    def _flows_within(self, unit: ast.AST, read_keys=None):
+        """(keys written, keys read) for every binding and container addition of the unit,
+        the reads found by `read_keys` (every name and dotted attribute by default)."""
         from torchleaklint.semantic.dataflow import container_addition
 
+        read_keys = read_keys or _read_keys
         for node in nodes_within(unit):
             per_item = self._tuple_result_flows(node) if isinstance(node, ast.Assign) else None
             if per_item is not None:
@@ -3400,15 +3407,15 @@ class SemanticModel:
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 written = {_container_key(leaf) for t in targets for leaf in _target_leaves(t)} - {None}
-                yield written, _read_keys(node.value)
+                yield written, read_keys(node.value)
             elif isinstance(node, (ast.For, ast.AsyncFor)):
                 written = {_container_key(leaf) for leaf in _target_leaves(node.target)} - {None}
-                yield written, _read_keys(node.iter)
+                yield written, read_keys(node.iter)
             elif isinstance(node, ast.Call):
                 added = container_addition(node)
                 owner = _container_key(node.func.value) if added is not None else None
                 if owner is not None:
-                    yield {owner}, _read_keys(added[0])
+                    yield {owner}, read_keys(added[0])
 
     def _tuple_result_flows(self, node: ast.Assign):
         """(keys written, keys read) per target of `a, b = f(...)` (`result_item_arguments`);
@@ -4015,6 +4022,42 @@ def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
         return set()
     return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
             for key in [dotted(n)] if key is not None}
+
+
+def _carried_into(model, reaching, name: ast.Name, loop: ast.AST, depth: int = 0) -> bool:
+    """Does `name` hold what an earlier iteration of `loop` computed, itself or through the
+    same iteration's bindings it is computed from (`s = torch.from_numpy(state)` with `state`
+    set at the end of the previous iteration)?"""
+    if reaching.carried_definitions(name, loop):
+        return True
+    if depth >= 2:
+        return False
+    for definition in reaching.definitions(name):
+        stmt = model.statement_of(definition)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and any(
+                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+                and _carried_into(model, reaching, n, loop, depth + 1) for n in ast.walk(stmt.value)):
+            return True
+    return False
+
+
+def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
+    """The names and dotted attributes of an expression that gradients flow back to: not those
+    read only under a graph killer (`x.detach()`, `x.item()`, `x.data`, `float(x)`)."""
+    keys: Set[str] = set()
+    stack = [expr] if expr is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Attribute) and (node.attr in torch_api.GRAPH_KILLER_METHODS or node.attr == "data"):
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in torch_api.SCALAR_BUILTINS:
+            continue
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            key = dotted(node)
+            if key is not None:
+                keys.add(key)
+        stack.extend(ast.iter_child_nodes(node))
+    return keys
 
 
 def _target_leaves(target: ast.AST) -> List[ast.AST]:
