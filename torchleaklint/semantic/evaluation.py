@@ -1252,9 +1252,22 @@ def is_unit_test(model, func) -> bool:
     if not _is_test_file(model.path):
         return False
     scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
-    if any(scope.name.startswith("test") and _collected_as_test(model, scope) for scope in scopes):
+    if any(scope.name.startswith("test") and _collected_as_test(model, scope)
+           and not _run_by_the_module_itself(model, scope) for scope in scopes):
         return True
     return _helper_of_tests(model, func, 0)
+
+
+def _run_by_the_module_itself(model, func) -> bool:
+    """`test_model(net, test_loader)` that the file's own `__main__` block (or another function
+    of it that is not a test) calls: an evaluation pass the script runs, whatever the file's
+    name (`validate_and_test.py` matches pytest's `*_test.py`)."""
+    for site in model.call_sites(func):
+        caller = model.unit_of(site)
+        if not isinstance(caller, FUNCTION_TYPES) or not (
+                caller.name.startswith("test") and _collected_as_test(model, caller)):
+            return True
+    return False
 
 
 def _helper_of_tests(model, func, depth: int) -> bool:
