@@ -62,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 32
+SUMMARY_VERSION = 33
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -534,6 +534,12 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
 
         if holds_no_parameters(model, info.name):
             out["noparams"] = True
+        else:
+            from torchleaklint.semantic.dataflow import parameter_free_unless_handed
+
+            handed = parameter_free_unless_handed(model, info.name)
+            if handed:
+                out["npu"] = [list(pair) for pair in handed]  # parameter-free unless handed these
         from torchleaklint.semantic.object_state import holds_no_graph_state
 
         if holds_no_graph_state(model, info.name):

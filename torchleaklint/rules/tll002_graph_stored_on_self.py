@@ -15,7 +15,7 @@ from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, positional_parameters, short_source as _short,
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, short_source as _short,
                                           with_method)
 
 
@@ -192,8 +192,6 @@ class GraphStoredOnSelf(Rule):
 _NOTHING = type("_Nothing", (), {"carries_graph": False})()
 
 
-
-
 def _self_targets(stmt, receiver: str) -> List[ast.Attribute]:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     out: List[ast.Attribute] = []
@@ -221,8 +219,6 @@ def _stored_expr(stmt, target) -> ast.AST:
     return value
 
 
-
-
 def _self_reads(method, attr: str) -> List[ast.Attribute]:
     receiver = _self_name(method)
     return [n for n in ast.walk(method) if isinstance(n, ast.Attribute) and n.attr == attr
@@ -242,6 +238,7 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     another per-step method of the class reads it."""
     attr = target.attr
     reaching = model.reaching(func)
+    stored = _stored_expr(stmt, target)
     if isinstance(stmt, ast.AugAssign):
         # `self.embeddings += [h]` reads the previous call's value unless this call rebound
         # it first on every path (`self.embeddings = [h0]` at the top of the same forward)
@@ -251,9 +248,11 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
         if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
                 and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt) \
-                and not model.read_graph_dies_in_call(read, _stored_expr(stmt, target)) \
+                and not model.read_graph_dies_in_call(read, stored) \
                 and not previous_value_unseen_by_invariant_store(model, func, read):
             return True
+    if _read_by_a_helper_before_the_store(model, stmt, func, attr, methods):
+        return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
                 or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr) \
@@ -262,8 +261,30 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # (a read whose graph reaches that method's backward consumes the stored value in the
         # step it was stored: `actor_loss = -self.log_prob * delta; actor_loss.backward()` in
         # `learn`, after `choose_action` stored it; nothing of it goes on into a later step)
+        # (nor a read whose graph ends in its own statement or function: `images_a1 =
+        # self.normalize_image(self.fake_A_encoded).detach()` in a display method)
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and not model.read_reaches_backward(r)
-               for r in _self_reads(method, attr)):
+               and not model.read_graph_dies_in_call(r, stored) for r in _self_reads(method, attr)):
+            return True
+    return False
+
+
+def _read_by_a_helper_before_the_store(model, stmt, func, attr: str, methods) -> bool:
+    """Does the storing method call, before the store, a method of the class that reads
+    `self.attr` as the previous call left it (`out, h, c = self._unroll(x)` with `_unroll`
+    starting from `self.h, self.c`, then `self.h, self.c = h, c`)? That read is the previous
+    step's graph, fed into this step's computation."""
+    for call in nodes_within(func):
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                and isinstance(call.func.value, ast.Name) and call.func.value.id == _self_name(func)
+                and _pos(call) < _pos(stmt)):
+            continue
+        helper = next((m for m in methods if m is not func and getattr(m, "name", None) == call.func.attr), None)
+        if helper is None or helper.name in INIT_METHODS:
+            continue
+        reaching = model.reaching(helper)
+        if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and reaching.from_entry(r) is not False
+               and not model.read_graph_dies_in_call(r, stmt.value) for r in _self_reads(helper, attr)):
             return True
     return False
 
@@ -289,14 +310,6 @@ def _before(node, stmt) -> bool:
 def _in_targets(node, stmt) -> bool:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     return any(node is n for t in targets for n in ast.walk(t))
-
-
-
-
-
-
-
-
 
 
 def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
@@ -371,14 +384,6 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
         # which back-propagated the loss it returns; `self.loss_total = torch.mean(al)` of a model
         # whose forward back-propagated it: their activations are freed already
     return model.argument_back_propagated_by_callers(stored, func)
-
-
-
-
-
-
-
-
 
 
 def _read_by_code_we_cannot_follow(model, read) -> bool:

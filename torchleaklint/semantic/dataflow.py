@@ -1626,7 +1626,8 @@ class Analyzer:
             name = f"{name_from(found[2], self.m.path) or ''}.{objpath}"
             # a module class of another module proven to hold no parameter (its summary's
             # `noparams`) records a graph only from its input, like `nn.ReLU`
-            frozen = bool(entry.get("noparams")) or built_frozen(entry.get("freeze"), call)
+            frozen = bool(entry.get("noparams")) or built_frozen(entry.get("freeze"), call) \
+                or built_without(entry.get("npu"), call)  # (built without the modules it may be handed)
             return {"module": Value(MODULE, name=name, frozen=frozen),
                     "loss": Value(LOSS_FN, name=name),
                     "dataset": Value(DATASET, name=name),
@@ -1706,7 +1707,8 @@ class Analyzer:
             kind = MODULE
             if any(b.endswith("Loss") for b in self.m.class_bases(info)):
                 kind = LOSS_FN
-            frozen = built_frozen(construction_freeze(info.methods.get("__init__"), info.methods), e)
+            frozen = built_frozen(construction_freeze(info.methods.get("__init__"), info.methods), e) \
+                or built_without(parameter_free_unless_handed(self.m, class_name), e)
             return Value(kind, name=class_name, frozen=frozen)
         if info is not None and self.m.is_dataset_class(info):
             return Value(DATASET, name=class_name)
@@ -2660,7 +2662,55 @@ def holds_no_parameters(model, class_name: str) -> bool:
     return result
 
 
-def _holds_no_parameters(model, class_name: str) -> bool:
+def parameter_free_unless_handed(model, class_name: str) -> Optional[Tuple[Tuple[str, int], ...]]:
+    """For a module class that holds no parameter of its own but stores `__init__` parameters
+    with a default of None as objects it calls (`SoftDiceLoss(apply_nonlin=None)` keeping
+    `self.apply_nonlin = apply_nonlin`), those parameters' (name, position after self): built
+    without them (`SoftDiceLoss(smooth=1e-8)`), it holds no parameter. () when it holds none
+    whatever it is handed; None when it may hold some."""
+    if holds_no_parameters(model, class_name):
+        return ()
+    info = model.classes.get(class_name)
+    init = info.methods.get("__init__") if info is not None else None
+    if init is None:
+        return None
+    key = ("parameter_free_unless_handed", class_name)
+    if key in model._memo:
+        return model._memo[key]
+    params = positional_parameters(init)[1:]
+    names = [a.arg for a in params]
+    defaults = dict(zip(names[len(names) - len(init.args.defaults):], init.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
+    handed = {}
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
+                and _is_self_attribute(stmt.targets[0]) \
+                and isinstance(defaults.get(stmt.value.id), ast.Constant) and defaults[stmt.value.id].value is None:
+            handed[stmt.targets[0].attr] = (stmt.value.id, names.index(stmt.value.id) if stmt.value.id in names else -1)
+    answer = None
+    if handed and _holds_no_parameters(model, class_name, skip=frozenset(handed)):
+        answer = tuple(sorted(set(handed.values())))
+    model._memo[key] = answer
+    return answer
+
+
+def built_without(handed, call) -> bool:
+    """Does this constructor call leave every parameter in `handed` ((name, position) pairs of
+    `parameter_free_unless_handed`) out, or None?"""
+    if not handed or not isinstance(call, ast.Call):
+        return False
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return False
+    for name, position in handed:
+        passed = next((k.value for k in call.keywords if k.arg == name), None)
+        if passed is None and 0 <= position < len(call.args):
+            passed = call.args[position]
+        if passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None):
+            return False
+    return True
+
+
+def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) -> bool:
 
     info = model.classes.get(class_name)
     if info is None or not model.is_module_class(info):
@@ -2689,7 +2739,7 @@ def _holds_no_parameters(model, class_name: str) -> bool:
         for node, value in flow.values.items():
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name) and node.value.id == "self" \
-                    and not _parameter_free(value) \
+                    and not _parameter_free(value) and node.attr not in skip \
                     and not (value.kind == UNKNOWN and node.attr not in used_as_object) \
                     and not (_empty_literal_store(model, node) and not _fills_with_modules(model, info, node.attr)):
                 return False  # an unknown value used only as data (`self.N = N`) holds no module

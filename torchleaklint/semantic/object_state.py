@@ -334,6 +334,9 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
                 statement = model.statement_of(node)
                 if isinstance(statement, ast.AugAssign):
                     continue  # `self.t += x` adds to the old value: no restart, whatever x is
+                if _under_unset_test(model, node, method, attr, receiver):
+                    continue  # `if self.h is None: self.h = x.new_zeros(...)`: the first start,
+                    # made only when nothing is kept; it cuts no chain
                 source = getattr(statement, "value", None)
                 value = flow.values.get(node)
                 if source is not None and value is not None and not value.carries_graph \
@@ -506,6 +509,17 @@ def _first_use_guard(model, site) -> bool:
     return False
 
 
+def _under_unset_test(model, node, method, attr: str, receiver: str) -> bool:
+    """Is `node` inside `if self.<attr> is None:` of `method`?"""
+    for anc in model.ancestors(node):
+        if anc is method:
+            return False
+        if isinstance(anc, ast.If) and _tests_unset_attribute(anc.test) and isinstance(anc.test, ast.Compare) \
+                and is_self_attr(anc.test.left, attr, receiver) and any(node is n for stmt in anc.body for n in ast.walk(stmt)):
+            return True
+    return False
+
+
 def _tests_unset_attribute(test) -> bool:
     if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
             and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None:
@@ -514,8 +528,6 @@ def _tests_unset_attribute(test) -> bool:
         inner = test.operand
         return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "hasattr"
     return False
-
-
 
 
 def _restart_sites(model, method) -> List[ast.Call]:
