@@ -972,6 +972,11 @@ class Analyzer:
         guarded = _tensor_guarded(e.test)
         if guarded is not None and ast.dump(e.orelse) == ast.dump(guarded):
             orelse = SCALAR_V  # `x.item() if hasattr(x, "item") else x`: the else branch is no tensor
+        elif self._number_or_tensor(e.orelse, e.body):
+            orelse = UNKNOWN_V  # `x.item() if self._cur_task != 0 else x` with `x = 0.0` on another
+            # path: the test tells the author's tensor from the number; which it is is not proven
+        elif self._number_or_tensor(e.body, e.orelse):
+            body = UNKNOWN_V
         none_in = _none_tested(e.test)
         if none_in is not None:
             # `h = torch.rand(2, bs, n) if h is not None else h`: the branch taken when the
@@ -982,6 +987,21 @@ class Analyzer:
             elif not is_none and _names(e.orelse, name):
                 orelse = NONE_V
         return join(body, orelse)
+
+    def _number_or_tensor(self, bare: ast.AST, other: ast.AST) -> bool:
+        """Is `bare` a name that the other branch turns into a number (`x.item()`, `float(x)`)
+        and that some definition reaching it binds to a number literal (`flat_loss = 0.0`)?"""
+        inner = _number_of(other)
+        if not (isinstance(bare, ast.Name) and isinstance(inner, ast.Name) and inner.id == bare.id):
+            return False
+        reaching = self.m.reaching(self.unit)
+        for definition in reaching.definitions(bare):
+            stmt = self.m.statement_of(definition)
+            value = getattr(stmt, "value", None)
+            if isinstance(stmt, ast.Assign) and isinstance(value, ast.Constant) \
+                    and isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+                return True
+        return False
 
     def expr_BoolOp(self, e) -> Value:
         out = None
@@ -2064,6 +2084,16 @@ def _unwrap_annotation(annotation: ast.AST) -> Optional[ast.AST]:
     return annotation
 
 
+def _number_of(expr: ast.AST) -> Optional[ast.AST]:
+    """`x` of `x.item()` or `float(x)`, else None."""
+    if isinstance(expr, ast.Call) and not expr.keywords:
+        if isinstance(expr.func, ast.Attribute) and expr.func.attr == "item" and not expr.args:
+            return expr.func.value
+        if isinstance(expr.func, ast.Name) and expr.func.id in ("float", "int") and len(expr.args) == 1:
+            return expr.args[0]
+    return None
+
+
 def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:
     """The expression a test proves to be a tensor when true: `hasattr(x, "item")`,
     `isinstance(x, torch.Tensor)`, `torch.is_tensor(x)`."""
@@ -2666,19 +2696,33 @@ def parameter_free_unless_handed(model, class_name: str) -> Optional[Tuple[Tuple
     """For a module class that holds no parameter of its own but stores `__init__` parameters
     with a default of None as objects it calls (`SoftDiceLoss(apply_nonlin=None)` keeping
     `self.apply_nonlin = apply_nonlin`), those parameters' (name, position after self): built
-    without them (`SoftDiceLoss(smooth=1e-8)`), it holds no parameter. () when it holds none
-    whatever it is handed; None when it may hold some."""
-    if holds_no_parameters(model, class_name):
-        return ()
+    without them (`SoftDiceLoss(smooth=1e-8)`), it holds no parameter. None otherwise (also
+    when it holds none whatever it is handed: `holds_no_parameters` answers that)."""
     info = model.classes.get(class_name)
     init = info.methods.get("__init__") if info is not None else None
-    if init is None:
-        return None
+    handed = _stored_optional_arguments(init) if init is not None else {}
+    if not handed:
+        return None  # (decided from the syntax alone: most classes stop here)
     key = ("parameter_free_unless_handed", class_name)
     if key in model._memo:
         return model._memo[key]
-    params = positional_parameters(init)[1:]
-    names = [a.arg for a in params]
+    if holds_no_parameters(model, class_name):
+        return None
+    model.begin_computation()
+    try:
+        free = _holds_no_parameters(model, class_name, skip=frozenset(handed))
+    finally:
+        final = model.end_computation(key)
+    answer = tuple(sorted(set(handed.values()))) if free else None
+    if final:
+        model._memo[key] = answer  # (an answer read from provisional flows is not kept)
+    return answer
+
+
+def _stored_optional_arguments(init) -> Dict[str, Tuple[str, int]]:
+    """attr -> (parameter, position after self) for `self.attr = param` statements of an
+    `__init__` whose parameter defaults to None."""
+    names = [a.arg for a in positional_parameters(init)[1:]]
     defaults = dict(zip(names[len(names) - len(init.args.defaults):], init.args.defaults))
     defaults.update({a.arg: d for a, d in zip(init.args.kwonlyargs, init.args.kw_defaults) if d is not None})
     handed = {}
@@ -2687,11 +2731,7 @@ def parameter_free_unless_handed(model, class_name: str) -> Optional[Tuple[Tuple
                 and _is_self_attribute(stmt.targets[0]) \
                 and isinstance(defaults.get(stmt.value.id), ast.Constant) and defaults[stmt.value.id].value is None:
             handed[stmt.targets[0].attr] = (stmt.value.id, names.index(stmt.value.id) if stmt.value.id in names else -1)
-    answer = None
-    if handed and _holds_no_parameters(model, class_name, skip=frozenset(handed)):
-        answer = tuple(sorted(set(handed.values())))
-    model._memo[key] = answer
-    return answer
+    return handed
 
 
 def built_without(handed, call) -> bool:
