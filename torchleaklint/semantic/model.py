@@ -97,6 +97,11 @@ class SemanticModel:
         # depend on the order in which the analysis happened to ask.
         self._frames: List[Set[object]] = []
         self._retried: Dict[object, int] = {}
+        # a flow recomputed MAX_RECOMPUTATIONS times while the computation it read provisionally
+        # still runs: kept for reads until the outermost computation ends, then recomputed
+        # from final answers (`feats` of `pool(feats)` in a `main()` whose flow was running)
+        self._capped: Set[object] = set()
+        self._flow_until_settled: Dict[ast.AST, object] = {}
         self._reexported: Dict[str, str] = {}  # first-party qualified name -> the library name it re-exports
 
     # ------------------------------------------------------------------ index
@@ -379,6 +384,9 @@ class SemanticModel:
             if unit in self._in_progress:
                 self.read_provisional(key)
                 return None
+            if unit in self._flow_until_settled:
+                self.read_provisional(key)  # whoever reads it is provisional too
+                return self._flow_until_settled[unit]
             self._in_progress.add(unit)
             self.begin_computation()
             try:
@@ -386,7 +394,10 @@ class SemanticModel:
             finally:
                 self._in_progress.discard(unit)
                 final = self.end_computation(key)
-            if final:
+            if final and key in self._capped and self._frames:
+                self._capped.discard(key)  # (its count of recomputations stays spent)
+                self._flow_until_settled[unit] = result
+            elif final:
                 self._flow[unit] = result
         return result
 
@@ -401,10 +412,14 @@ class SemanticModel:
         reads.discard(key)
         if self._frames:
             self._frames[-1].update(reads)
+        else:  # the outermost computation ended: what was capped while it ran is recomputed
+            self._flow_until_settled.clear()
+            self._capped.clear()
         if not reads:
             return True
         count = self._retried.get(key, 0)
         if count >= MAX_RECOMPUTATIONS:
+            self._capped.add(key)
             return True
         self._retried[key] = count + 1
         return False
