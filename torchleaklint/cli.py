@@ -186,7 +186,10 @@ def _lint_and_report(files, resolver, timer, output_format, output_file, fix, un
     for settings, group in groups:
         with timer.phase("lint"):
             cache = None if no_cache else open_cache(settings, cache_dir)
-            found = list(tracker.track(lint_paths(group, settings, jobs=jobs, cache=cache, verbose=verbose)))
+            # only the files with findings are kept: the output needs nothing of the clean ones,
+            # and a run over 10k files would otherwise hold a result per file to the end
+            found = [result for result in tracker.track(lint_paths(group, settings, jobs=jobs, cache=cache,
+                                                                   verbose=verbose)) if result[1]]
         found = drop_walked_parse_errors(found, explicit)  # YAML found by a walk: quiet
         timer.note(f"files: {len(group)} ({settings.config_path or 'defaults'})")
         if fix or diff:

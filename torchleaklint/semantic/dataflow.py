@@ -2653,12 +2653,23 @@ def built_frozen(freeze, call) -> bool:
     name, position = freeze
     if not name:
         return True
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if _unpacks_arguments(call):
         return False
+    passed = _passed_argument(call, name, position)
+    return passed is None or (isinstance(passed, ast.Constant) and passed.value is False)
+
+
+def _unpacks_arguments(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
+def _passed_argument(call: ast.Call, name: str, position: int) -> Optional[ast.AST]:
+    """What a constructor call passes for the `__init__` parameter `name` at `position` (after
+    self), by keyword or by position; None when it is left to its default."""
     passed = next((k.value for k in call.keywords if k.arg == name), None)
     if passed is None and 0 <= position < len(call.args):
         passed = call.args[position]
-    return passed is None or (isinstance(passed, ast.Constant) and passed.value is False)
+    return passed
 
 
 def _hands_a_module(values) -> bool:
@@ -2737,14 +2748,10 @@ def _stored_optional_arguments(init) -> Dict[str, Tuple[str, int]]:
 def built_without(handed, call) -> bool:
     """Does this constructor call leave every parameter in `handed` ((name, position) pairs of
     `parameter_free_unless_handed`) out, or None?"""
-    if not handed or not isinstance(call, ast.Call):
-        return False
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if not handed or not isinstance(call, ast.Call) or _unpacks_arguments(call):
         return False
     for name, position in handed:
-        passed = next((k.value for k in call.keywords if k.arg == name), None)
-        if passed is None and 0 <= position < len(call.args):
-            passed = call.args[position]
+        passed = _passed_argument(call, name, position)
         if passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None):
             return False
     return True
