@@ -25,7 +25,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    FUNCTION_TYPES, INIT_METHODS, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
+    FUNCTION_TYPES, INIT_METHODS, called_on_self, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
     keyword_arg as _kw, named_parameters, nodes_within, passed_through_positions, positional_parameters)
 
 MAX_SUMMARY_DEPTH = 3
@@ -2993,7 +2993,7 @@ def _callee_parameters_reaching_backward(model, call, unit) -> Tuple[List[str], 
     if model.project is None:
         return [], set()
     entry = _inherited_entry(model, call)
-    if entry is None and not _called_on_self(call.func):
+    if entry is None and not called_on_self(call.func, ("self",)):
         qual = model.imports.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
         if qual is not None and "." in qual and not model.project.is_first_party(qual):
             return [], set()  # `torch.cat(...)`, `np.mean(...)`: a library's function, no summary
@@ -3025,15 +3025,10 @@ def _local_callee_parameters(model, call, unit) -> Optional[Tuple[ast.AST, List[
     return target, names
 
 
-def _called_on_self(func) -> bool:
-    """`self.m` (not `cls.m`: as the summaries record self-calls)."""
-    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-
-
 def _inherited_entry(model, call) -> Optional[dict]:
     """The summary entry of the method a base class of another module defines, for a
     `self.m(...)` call that no class of this module answers."""
-    if not _called_on_self(call.func):
+    if not called_on_self(call.func, ("self",)):  # (not `cls.m`: as the summaries record self-calls)
         return None
     found = inherited_method(model, model.enclosing_class_info(call), call.func.attr)
     return found[1][1] if found is not None else None

@@ -17,7 +17,7 @@ from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
-    default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters, self_name)
+    called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters, self_name)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -648,7 +648,7 @@ class SemanticModel:
         """The function or method of this module a call invokes, when it can be known
         (an `obj.method()` receiver's class comes from the data flow)."""
         func = call.func
-        if isinstance(func, ast.Attribute) and not _on_self(func):
+        if isinstance(func, ast.Attribute) and not called_on_self(func):
             receiver = self.value(func.value) if not self.in_progress(self.unit_of(call)) else None
             if receiver is not None and receiver.name and receiver.name in self.classes:
                 return self.method(receiver.name, func.attr)
@@ -667,7 +667,7 @@ class SemanticModel:
             if func.id in self.classes:
                 return self.method(func.id, "__init__")
             return self._closure_from_factory(call, func.id)  # `train_step(x, y)` of `train_step = make(...)`
-        if isinstance(func, ast.Attribute) and _on_self(func):
+        if isinstance(func, ast.Attribute) and called_on_self(func):
             info = self.enclosing_class_info(call)
             return self.method(info.name, func.attr) if info is not None else None
         return None
@@ -868,7 +868,7 @@ class SemanticModel:
                 return self.method(cls, "forward") or self.method(cls, "__call__")
             return self._closure_from_factory(call, func.id)  # read from the syntax too
         if isinstance(func, ast.Attribute):
-            if _on_self(func):
+            if called_on_self(func):
                 return self._resolve_static(call)
             owner = func.value
             cls = None
@@ -878,7 +878,7 @@ class SemanticModel:
                 cls = self._instance_class_of_attr(call, owner.attr)
             elif isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id in self.classes:
                 cls = owner.func.id  # `Trainer(cfg).fit(data)`: a method of the instance just made
-            elif isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) and _on_self(owner.value):
+            elif isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) and called_on_self(owner.value):
                 cls = self._element_class(call, owner.value.attr)  # `self.meters[name].update(v)`
             elif isinstance(owner, ast.Attribute):
                 # `model.l2.tensor_s.update(h)`: an attribute that one class of the module, and
@@ -3927,10 +3927,6 @@ def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[st
         in_callee -= {id(call.func.value) for call in ast.walk(expr) if isinstance(call, ast.Call)
                       and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)}
     return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
-
-
-def _on_self(func: ast.Attribute) -> bool:
-    return isinstance(func.value, ast.Name) and func.value.id in ("self", "cls")
 
 
 def _reads(expr: ast.AST) -> List[ast.AST]:

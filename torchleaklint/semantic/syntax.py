@@ -108,6 +108,11 @@ def self_name(func) -> Optional[str]:
     return args[0].arg if args else None
 
 
+def called_on_self(func: ast.AST, receivers=("self", "cls")) -> bool:
+    """`self.m` (or `cls.m`): an attribute read on the method's own receiver by its usual name."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in receivers
+
+
 def default_of(func: ast.AST, param: ast.arg) -> Optional[ast.expr]:
     """The default value expression of a parameter of `func`, or None."""
     args = func.args
