@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, LEAF, MODULE, NONE, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -1107,20 +1107,8 @@ def _other_module_callee_differentiates(model, call, eval_mode: bool = False) ->
     """Is `call` a call of a function or method of another module of the project whose
     summary says it computes gradients (`self.matmul2.relprop(cam)` of a layer class whose
     `relprop` runs `torch.autograd.grad`), in eval mode too when `eval_mode`?"""
-    func = call.func
-    found = None
-    if isinstance(func, ast.Attribute):
-        owner = model.value(func.value)
-        if owner.kind in (MODULE, INSTANCE) and owner.name and "." in owner.name:
-            found = model.project.method_of(owner.name, func.attr)
-    else:
-        callee = model.value(func)
-        if callee.kind == REF and callee.name:
-            found = model.project.imported_summary(callee.name)
-        elif callee.kind == MODULE and callee.name and "." in callee.name:
-            found = model.project.method_of(callee.name, "forward")
-    return found is not None and found[0] == "function" and isinstance(found[1], dict) and bool(found[1].get("grad")) \
-        and not (eval_mode and found[1].get("gtr"))
+    entry = model.other_module_entry(call)
+    return bool(entry and entry.get("grad")) and not (eval_mode and entry.get("gtr"))
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import (
-    DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
+    DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
     called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters, self_name)
@@ -530,6 +530,25 @@ class SemanticModel:
         if info is not None and info.node in self.tree.body:
             return f"{info.name}.{func.name}"
         return None
+
+    def other_module_entry(self, call: ast.Call, functions: bool = True) -> Optional[dict]:
+        """The summary entry of the function or method of another module of the project that
+        `call` runs: a method of an object of another module's class (`self.matmul2.relprop(x)`),
+        the forward of such a module (`self.head(h)`), or, with `functions`, an imported function
+        (`losses.dice(p, y)`). None when out of view."""
+        if self.project is None:
+            return None
+        func, found = call.func, None
+        value = self.value(func)
+        if value.kind == MODULE and value.name and "." in value.name:
+            found = self.project.method_of(value.name, "forward")
+        elif isinstance(func, ast.Attribute):
+            owner = self.value(func.value)
+            if owner.kind in (MODULE, INSTANCE) and owner.name and "." in owner.name:
+                found = self.project.method_of(owner.name, func.attr)
+        elif functions and value.kind == REF and value.name:
+            found = self.project.imported_summary(value.name)
+        return found[1] if found is not None and found[0] == "function" and isinstance(found[1], dict) else None
 
     def external_sites(self, func: ast.AST) -> List[dict]:
         """Calls of `func` made in other modules of the project (from their summaries)."""

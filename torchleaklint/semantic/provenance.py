@@ -671,14 +671,7 @@ def _callee_back_propagates(model, call: ast.Call) -> bool:
         if value.kind == MODULE and value.name and value.name in model.classes:
             callee = model.method(value.name, "forward")
         elif model.project is not None:
-            found = None
-            if value.kind == MODULE and value.name and "." in value.name:
-                found = model.project.method_of(value.name, "forward")
-            elif isinstance(call.func, ast.Attribute):
-                owner = model.value(call.func.value)
-                if owner.kind in (MODULE, INSTANCE) and owner.name and "." in owner.name:
-                    found = model.project.method_of(owner.name, call.func.attr)
-            entry = found[1] if found is not None and found[0] == "function" and isinstance(found[1], dict) else None
+            entry = model.other_module_entry(call, functions=False)
             return bool(entry and entry.get("bw") and entry.get("step"))
     if not isinstance(callee, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
