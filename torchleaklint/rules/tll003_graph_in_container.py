@@ -11,8 +11,9 @@ from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.containers import grows_through_a_parameter, rollout_keeping
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.evaluation import is_unit_test
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
-from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, entry_accumulation, short_source as _short, with_method
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -100,6 +101,9 @@ class GraphInContainer(Rule):
         values = [v for v in _literal_items(values) if model.carries_graph(v)]
         if not values or model.grad_disabled_at(node) or model.runs_only_without_grad(model.statement_of(node)):
             return None
+        if _collects_in_a_unit_test(model, node):
+            return None  # a pytest test comparing a model's outputs over a few inputs: nothing trains,
+            # and the list dies with the test
         why = model.outlives_step(node, key)
         caller_loop = model.grows_across_calls(node, key) if why is None else None
         if why is None and caller_loop is None:
@@ -169,7 +173,7 @@ class GraphInContainer(Rule):
         if not model.is_data_comprehension(comp):
             return None
         elt = comp.value if isinstance(comp, ast.DictComp) else comp.elt
-        if not model.carries_graph(elt) or model.grad_disabled_at(comp):
+        if not model.carries_graph(elt) or model.grad_disabled_at(comp) or _collects_in_a_unit_test(model, comp):
             return None
         if _comprehension_feeds_backward(model, comp) or model.returned_into_a_backward(comp):
             return None
@@ -182,6 +186,14 @@ class GraphInContainer(Rule):
                             evidence=[model.graph_origin(elt),
                                       (comp, "the comprehension runs over every batch and no backward consumes "
                                              "its elements")])
+
+
+def _collects_in_a_unit_test(model, node) -> bool:
+    """A store in a unit test (or its helper) whose loops train nothing: the test collects a
+    model's outputs to compare them, once."""
+    unit = model.unit_of(node)
+    return isinstance(unit, FUNCTION_TYPES) and is_unit_test(model, unit) and \
+        not any(model.has_backward_within(loop) or model.runs_training_step(loop) for loop in model.loops_around(node))
 
 
 def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
