@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, LEAF, MODULE, NONE, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -120,6 +120,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
         return True
     if model.value(call).kind == "tensor" and not _method_runs_forward_with_grad(model, call):
         return True  # proven graph-free: a parameterless module of this file on inputs without grad
+    if model.value(call).kind in (INSTANCE, DATASET, DATALOADER) and not _method_runs_forward_with_grad(model, call):
+        return True  # `sampler.get_predictor(transform)` building a predictor object (here or, from its
+        # summary, in another module): no forward runs, no tensor comes out
         # (not a method that runs the forward with grad on and returns a number of it: `transcribe`
         # returning `self.forward(x).argmax(-1)` records the forward's graph all the same)
     if _forward_decorated_no_grad(model, model.value(call.func)):
