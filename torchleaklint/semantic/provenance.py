@@ -375,7 +375,11 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
     flow = model.flow(model.unit_of(expr))
     if flow is None:
         return False
-    rebound_inside = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)}
+    # rebound in the loop on every iteration; a rebinding behind a test inside the loop (the poses
+    # rebuilt from their parameters every `pose_accum_step` iterations) leaves the iterations in
+    # between back-propagating the graph built before the loop, or at the last rebinding
+    rebound_inside = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)
+                      and not _behind_a_test_in(model, d, loop)}
     # rebound from its own previous value (`latent = latent - lr * latent.grad`): every
     # iteration's value still holds the graph it started from before the loop
     chained = {d.id for d in deps if isinstance(d, ast.Name) and model.is_inside(d, loop)
@@ -388,6 +392,16 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
             continue  # each iteration takes another item, whose graph no other item shares
         value = flow.values.get(definition)
         if value is not None and value.carries_graph:
+            return True
+    return False
+
+
+def _behind_a_test_in(model, node: ast.AST, loop: ast.AST) -> bool:
+    """Is `node` inside an `if` of `loop`'s own body (not of a nested loop or function)?"""
+    for anc in model.ancestors(node):
+        if anc is loop or isinstance(anc, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if isinstance(anc, ast.If):
             return True
     return False
 
@@ -1010,8 +1024,30 @@ def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bo
                 continue
             for carried in reaching.carried_definitions(read, loop):
                 value = flow.values.get(carried)
-                if value is not None and value.carries_graph:
+                if value is not None and value.carries_graph and _builds_on_earlier_iterations(
+                        model, reaching, carried, loop):
                     return True
+    return False
+
+
+def _builds_on_earlier_iterations(model, reaching, definition: ast.AST, loop: ast.AST, depth: int = 0) -> bool:
+    """Is the value bound at `definition` (in `loop`) computed from what an earlier iteration
+    computed, itself or through the iteration's bindings (`h = cell(x, h)`)? Not a value
+    rebuilt from leaves (`poses_all = torch.cat([poses_fixed, pose_optim])`, `pose_optim` made
+    from the pose parameters every few iterations): carried into later iterations, it starts
+    no chain."""
+    stmt = model.statement_of(definition)
+    source = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else stmt
+    if source is None or isinstance(stmt, ast.AugAssign):
+        return True  # (`x += ...` reads its old value; an unknown binding: assume a chain)
+    for read in ast.walk(source):
+        if not isinstance(read, ast.Name) or not isinstance(read.ctx, ast.Load):
+            continue
+        if reaching.carried_definitions(read, loop):
+            return True
+        if depth < 3 and any(model.is_inside(d, loop) and _builds_on_earlier_iterations(model, reaching, d, loop, depth + 1)
+                             for d in reaching.definitions(read) if not isinstance(d, ast.arg)):
+            return True
     return False
 
 
