@@ -557,6 +557,10 @@ class Analyzer:
             self.env[none_in[0]] = NONE_V
             return
         if taken:
+            number = _number_guarded(test)
+            key = dotted(number) if number is not None else None
+            if key is not None and key in self.env and self.env[key].carries_graph:
+                self.env[key] = SCALAR_V  # `if isinstance(kd_loss, float): total += kd_loss`
             return
         guarded = _tensor_guarded(test)
         if guarded is None and isinstance(test, ast.Attribute) and test.attr == "requires_grad":
@@ -2092,6 +2096,17 @@ def _number_of(expr: ast.AST) -> Optional[ast.AST]:
         if isinstance(expr.func, ast.Name) and expr.func.id in ("float", "int") and len(expr.args) == 1:
             return expr.args[0]
     return None
+
+
+def _number_guarded(test: ast.AST) -> Optional[ast.AST]:
+    """The expression a test proves to be a Python number when true: `isinstance(x, float)`,
+    `isinstance(x, (int, float))`."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2):
+        return None
+    kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    numeric = ("int", "float", "numbers.Number", "Number", "numbers.Real", "Real")
+    return test.args[0] if kinds and all(dotted(k) in numeric for k in kinds) else None
 
 
 def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:

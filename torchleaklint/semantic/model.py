@@ -2248,7 +2248,12 @@ class SemanticModel:
             while isinstance(node, ast.Subscript):
                 node = node.value
             return isinstance(node, ast.Name) and node.id == target.id
-        return any(isinstance(node, ast.Attribute) and item(node.value) and node.attr in ("zero_grad", "param_groups")
+
+        def indexed(node):  # `optimizersD[i]` of `for i in range(len(netsD))`: the i-th optimizer
+            return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) \
+                and node.slice.id == target.id and self.value(node).kind == "optimizer"
+        return any(isinstance(node, ast.Attribute) and (item(node.value) and node.attr in ("zero_grad", "param_groups")
+                                                        or indexed(node.value) and node.attr == "step")
                    for node in nodes_within(loop))
 
     def passes_over_data(self, func: ast.AST) -> bool:
