@@ -557,10 +557,13 @@ class Analyzer:
             self.env[none_in[0]] = NONE_V
             return
         if taken:
-            number = _number_guarded(test)
-            key = dotted(number) if number is not None else None
-            if key is not None and key in self.env and self.env[key].carries_graph:
-                self.env[key] = SCALAR_V  # `if isinstance(kd_loss, float): total += kd_loss`
+            number, array = _number_guarded(test), _array_guarded(test)
+            for guarded, narrowed in ((number, SCALAR_V), (array, Value(DATA))):
+                key = dotted(guarded) if guarded is not None else None
+                if key is not None and key in self.env and self.env[key].carries_graph:
+                    # `if isinstance(kd_loss, float): total += kd_loss`; `if type(x) == np.ndarray:
+                    # return x` in a `to_numpy` helper returns an array there, not the graph
+                    self.env[key] = narrowed
             return
         guarded = _tensor_guarded(test)
         if guarded is None and isinstance(test, ast.Attribute) and test.attr == "requires_grad":
@@ -2095,6 +2098,21 @@ def _number_of(expr: ast.AST) -> Optional[ast.AST]:
             return expr.func.value
         if isinstance(expr.func, ast.Name) and expr.func.id in ("float", "int") and len(expr.args) == 1:
             return expr.args[0]
+    return None
+
+
+def _array_guarded(test: ast.AST) -> Optional[ast.AST]:
+    """The expression a test proves to be a NumPy array when true: `isinstance(x, np.ndarray)`,
+    `type(x) == np.ndarray`, `type(x) is np.ndarray`."""
+    def ndarray(kind) -> bool:
+        return (dotted(kind) or "").endswith("ndarray")
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and len(test.args) == 2 and ndarray(test.args[1]):
+        return test.args[0]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)) \
+            and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+            and test.left.func.id == "type" and len(test.left.args) == 1 and ndarray(test.comparators[0]):
+        return test.left.args[0]
     return None
 
 
