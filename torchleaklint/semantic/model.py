@@ -3804,7 +3804,12 @@ class SemanticModel:
             return False
         stmt = self.statement_of(node)
         returns = [n for n in nodes_within(unit) if isinstance(n, ast.Return) and n.value is not None]
-        if not any(self.is_inside(node, r) or self.feeds(node, stmt, r.value) for r in returns):
+        returned = [r.value for r in returns]
+        # `self.grad_vec = grad_vec; return self.grad_vec`: what the attribute was just given
+        kept = {dotted(r.value) for r in returns if called_on_self(r.value)}
+        returned += [n.value for n in nodes_within(unit) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                     and dotted(n.targets[0]) in kept]
+        if not any(self.is_inside(node, r) for r in returns) and not any(self.feeds(node, stmt, v) for v in returned):
             return False
         # a caller of another module that is a method of a module class (`md`: a generator's
         # `render_rays`) is part of a model's computation, which its callers back-propagate

@@ -171,6 +171,8 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
                     and not model.grad_disabled_at(stmt):
                 for source in _binding_sources(model, stmt, definition):
                     stack.extend(_data_reads(model, source))
+                if isinstance(stmt, ast.AugAssign) and stmt.target is definition:
+                    stack.append(stmt.target)  # `grad_vec /= n` keeps what `grad_vec` held: its old value
     return out - _input_slices(model, reaching, flow, out)
 
 
