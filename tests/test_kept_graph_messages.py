@@ -62,3 +62,36 @@ def test_a_backward_that_retains_the_graph_frees_no_activations():
         """)
     assert "keeps its activations" in message and "device memory grows" in message
     assert "frees its activations" not in message
+
+
+def test_ops_computed_after_the_backward_keep_what_they_saved():
+    # `mse += mean_squared_error(obs, pred)` beside the loss that is back-propagated: the
+    # backward frees the forward's activations, not the tensors the MSE ops saved (set52, a
+    # reader's remark on a message that said "host memory" only)
+    source = MODEL + textwrap.dedent("""\
+        def mean_squared_error(target, prediction):
+            return ((target - prediction) ** 2).mean()
+
+        mse = 0.0
+        for x, y in loader:
+            out = model(x)
+            loss = F.cross_entropy(out, y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            mse += mean_squared_error(torch.ones_like(out), out)
+        """)
+    [finding] = [d for d in lint_source(source.encode(), "loop.py", Settings(select=["TLL001"]))]
+    assert "frees the forward's activations" in finding.message and "(on the device)" in finding.message
+    assert finding.severity == "error"
+    plain = MODEL + textwrap.dedent("""\
+        total = 0.0
+        for x, y in loader:
+            loss = F.cross_entropy(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss
+        """)
+    [finding] = [d for d in lint_source(plain.encode(), "loop.py", Settings(select=["TLL001"]))]
+    assert "host memory grows" in finding.message and finding.severity == "warning"

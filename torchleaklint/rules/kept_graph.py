@@ -4,6 +4,7 @@ provenance; this module only words them and picks the severity."""
 
 from __future__ import annotations
 
+import ast
 from typing import List, Optional
 
 from torchleaklint.diagnostics import ERROR, WARNING
@@ -26,6 +27,9 @@ class KeptGraph:
         self.external_trains = external is not None and bool(external.site["tr"])
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
+        # `mse += mean_squared_error(obs, pred)`: the forward's activations go with the backward,
+        # but the ops computed from them after it, never back-propagated, keep what they saved
+        self.saves_more = self.consumer is not None and _computes_with_saved_inputs(operand)
         # `loss.backward(retain_graph=True)`: the backward frees nothing, the activations stay
         self.retained = self.consumer is not None and _retains_graph(self.consumer)
         # a per-step function keeping its argument, which the caller's step back-propagates
@@ -44,7 +48,7 @@ class KeptGraph:
         # nothing back-propagates the graph.
         if self.external is not None:
             return WARNING if self.external_trains else ERROR
-        return ERROR if self.retained or self.loop is not None and not self.backwards and not self.stepped \
+        return ERROR if self.retained or self.saves_more or self.loop is not None and not self.backwards and not self.stepped \
             and not self.epochs else WARNING
 
     def clause(self) -> str:
@@ -59,6 +63,11 @@ class KeptGraph:
             return (f"`backward(retain_graph=True)` at line {self.consumer.lineno} keeps its activations, so "
                     f"every step's graph and saved activations stay referenced from `{self.holder}` (device "
                     f"memory grows each step)")
+        if self.consumer is not None and self.saves_more:
+            return (f"`backward()` at line {self.consumer.lineno} frees the forward's activations, but the ops "
+                    f"that compute this value from them are not back-propagated: the tensors they saved "
+                    f"(on the device) and every step's graph nodes stay referenced from `{self.holder}` "
+                    f"(memory grows each step)")
         if self.consumer is not None:
             return (f"`backward()` at line {self.consumer.lineno} frees its activations, but every step's "
                     f"graph nodes stay referenced from `{self.holder}` (host memory grows each step)")
@@ -125,3 +134,20 @@ def detach_at_the_caller(model, param: str, site) -> str:
 def _retains_graph(call) -> bool:
     """Does the backward call pass `retain_graph=True` (or `create_graph=True`, which retains it)?"""
     return passed_true(call, "retain_graph") or passed_true(call, "create_graph")
+
+
+# methods of a tensor whose backward needs only its shape or nothing saved of any size
+_LIGHT_METHODS = frozenset({"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten", "clone",
+                            "contiguous", "float", "double", "half", "to", "cpu", "cuda", "neg", "t"})
+
+
+def _computes_with_saved_inputs(operand) -> bool:
+    """Is `operand` a call that computes from graph-carrying inputs with ops that save them
+    (`mean_squared_error(obs, pred)`, `F.mse_loss(p, y)`, `criterion(out, y)`), not a name or a
+    light method chain on one (`loss.mean()`, `out.sum()`)?"""
+    node = operand
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIGHT_METHODS:
+        node = node.func.value
+    while isinstance(node, (ast.Subscript, ast.Attribute)):
+        node = node.value
+    return isinstance(node, ast.Call)
