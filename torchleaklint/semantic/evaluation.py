@@ -1232,8 +1232,7 @@ def _is_model_call(model, call) -> bool:
 def _is_test_file(path: str) -> bool:
     norm = path.replace(os.sep, "/")
     base = os.path.basename(norm)
-    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py" or \
-        "/tests/" in f"/{norm}" or "/test/" in f"/{norm}"
+    return base.startswith("test_") or base.endswith("_test.py") or base == "conftest.py" or _in_tests_directory(path)
 
 
 def is_unit_test(model, func) -> bool:
@@ -1243,16 +1242,23 @@ def is_unit_test(model, func) -> bool:
     if not _is_test_file(model.path):
         return False
     scopes = [func] + [a for a in model.ancestors(func) if isinstance(a, FUNCTION_TYPES)]
+    in_tests_directory = _in_tests_directory(model.path)
     if any(scope.name.startswith("test") and _collected_as_test(model, scope)
-           and not _run_by_the_module_itself(model, scope) for scope in scopes):
+           and (in_tests_directory or not _run_by_the_module_itself(model, scope)) for scope in scopes):
         return True
     return _helper_of_tests(model, func, 0)
+
+
+def _in_tests_directory(path: str) -> bool:
+    norm = f"/{path.replace(os.sep, '/')}"
+    return "/tests/" in norm or "/test/" in norm
 
 
 def _run_by_the_module_itself(model, func) -> bool:
     """`test_model(net, test_loader)` that the file's own `__main__` block (or another function
     of it that is not a test) calls: an evaluation pass the script runs, whatever the file's
-    name (`validate_and_test.py` matches pytest's `*_test.py`)."""
+    name (`validate_and_test.py` matches pytest's `*_test.py`). Not in a tests directory, where
+    a `__main__` block that runs the tests by hand does not make them a script's evaluation."""
     for site in model.call_sites(func):
         caller = model.unit_of(site)
         if not isinstance(caller, FUNCTION_TYPES) or not (
