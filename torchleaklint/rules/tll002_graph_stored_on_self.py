@@ -15,8 +15,8 @@ from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, short_source as _short,
-                                          with_method)
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters,
+                                          short_source as _short, with_method)
 
 
 class GraphStoredOnSelf(Rule):
