@@ -1442,7 +1442,7 @@ class SemanticModel:
             if drawn & {n.id for n in ast.walk(call.func) if isinstance(n, ast.Name)}:
                 continue
             inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
-            if any(isinstance(n, ast.Name) and _carried_into(self, reaching, n, loop)
+            if any(isinstance(n, ast.Name) and read_of_earlier_iterations(self, reaching, n, loop)
                    for a in inputs for n in ast.walk(a)):
                 return True
         return False
@@ -4064,21 +4064,34 @@ def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
             for key in [dotted(n)] if key is not None}
 
 
-def _carried_into(model, reaching, name: ast.Name, loop: ast.AST, depth: int = 0) -> bool:
-    """Does `name` hold what an earlier iteration of `loop` computed, itself or through the
-    same iteration's bindings it is computed from (`s = torch.from_numpy(state)` with `state`
-    set at the end of the previous iteration)?"""
-    if reaching.carried_definitions(name, loop):
+def read_of_earlier_iterations(model, reaching, read: ast.Name, loop: ast.AST, unknown: bool = False,
+                               depth: int = 0) -> bool:
+    """Does `read` see what an earlier iteration of `loop` computed, itself or through the same
+    iteration's bindings it is computed from (`s = torch.from_numpy(state)` with `state` set at
+    the end of the previous iteration)? A binding other than an assignment (a `for` target, a
+    `with` name) answers `unknown`."""
+    if reaching.carried_definitions(read, loop):
         return True
-    if depth >= 2:
-        return False
-    for definition in reaching.definitions(name):
-        stmt = model.statement_of(definition)
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None and any(
-                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                and _carried_into(model, reaching, n, loop, depth + 1) for n in ast.walk(stmt.value)):
-            return True
-    return False
+    return depth < 2 and any(
+        model.is_inside(d, loop) and built_on_earlier_iterations(model, reaching, d, loop, unknown, depth + 1)
+        for d in reaching.definitions(read) if not isinstance(d, ast.arg))
+
+
+def built_on_earlier_iterations(model, reaching, definition: ast.AST, loop: ast.AST, unknown: bool = False,
+                                depth: int = 0) -> bool:
+    """Is the value bound at `definition` (in `loop`) computed from what an earlier iteration
+    computed (`h = cell(x, h)`, `s += x` over the iterations)? Not a value rebuilt from leaves
+    or from this iteration's inputs alone."""
+    stmt = model.statement_of(definition)
+    if isinstance(stmt, ast.AugAssign):
+        sources = [stmt.value] + ([stmt.target] if stmt.target is definition else [])
+    elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
+        sources = [stmt.value]
+    else:
+        return unknown
+    return any(isinstance(n, ast.Name) and (isinstance(n.ctx, ast.Load) or n is definition)
+               and read_of_earlier_iterations(model, reaching, n, loop, unknown, depth)
+               for source in sources for n in ast.walk(source))
 
 
 def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:

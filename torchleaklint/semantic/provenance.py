@@ -1012,6 +1012,8 @@ def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bo
     if model.iterates_a_fixed_count(loop) or _counted_steps(loop):
         return False  # a bounded number of passes (TLL007's fixed-count case), or inner
         # steps counted by a parameter (`for _ in range(steps)` of LEO's latent adaptation)
+    from torchleaklint.semantic.model import built_on_earlier_iterations
+
     unit = model.unit_of(target)
     reaching = model.reaching(unit)
     flow = model.flow(unit)
@@ -1026,30 +1028,11 @@ def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bo
                 continue
             for carried in reaching.carried_definitions(read, loop):
                 value = flow.values.get(carried)
-                if value is not None and value.carries_graph and _builds_on_earlier_iterations(
-                        model, reaching, carried, loop):
+                # (carried, and itself computed from what an earlier iteration computed: a chain;
+                # `poses_all` rebuilt from the pose parameters every few iterations starts none)
+                if value is not None and value.carries_graph and built_on_earlier_iterations(
+                        model, reaching, carried, loop, unknown=True):
                     return True
-    return False
-
-
-def _builds_on_earlier_iterations(model, reaching, definition: ast.AST, loop: ast.AST, depth: int = 0) -> bool:
-    """Is the value bound at `definition` (in `loop`) computed from what an earlier iteration
-    computed, itself or through the iteration's bindings (`h = cell(x, h)`)? Not a value
-    rebuilt from leaves (`poses_all = torch.cat([poses_fixed, pose_optim])`, `pose_optim` made
-    from the pose parameters every few iterations): carried into later iterations, it starts
-    no chain."""
-    stmt = model.statement_of(definition)
-    source = getattr(stmt, "value", None) if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) else stmt
-    if source is None or isinstance(stmt, ast.AugAssign):
-        return True  # (`x += ...` reads its old value; an unknown binding: assume a chain)
-    for read in ast.walk(source):
-        if not isinstance(read, ast.Name) or not isinstance(read.ctx, ast.Load):
-            continue
-        if reaching.carried_definitions(read, loop):
-            return True
-        if depth < 3 and any(model.is_inside(d, loop) and _builds_on_earlier_iterations(model, reaching, d, loop, depth + 1)
-                             for d in reaching.definitions(read) if not isinstance(d, ast.arg)):
-            return True
     return False
 
 
