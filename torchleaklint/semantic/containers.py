@@ -20,7 +20,8 @@ from typing import List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, every_parameter, positional_parameters
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, every_parameter, passed_argument, positional_parameters,
+                                          unpacks_arguments)
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
 _REMOVERS = frozenset({"pop", "popleft", "clear"})
@@ -346,12 +347,9 @@ def _loop_keeping_the_argument(model, site: ast.Call, callee, param: str) -> Opt
 
 def _argument_bound_to(call: ast.Call, callee, param: str) -> Optional[ast.AST]:
     """The expression `call` binds to the callee's parameter `param` (positional or keyword)."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    if unpacks_arguments(call):
         return None
-    keyword = next((k.value for k in call.keywords if k.arg == param), None)
-    if keyword is not None:
-        return keyword
     names = [a.arg for a in positional_parameters(callee)]
     if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
         names = names[1:]
-    return call.args[names.index(param)] if param in names and names.index(param) < len(call.args) else None
+    return passed_argument(call, param, names.index(param) if param in names else -1)

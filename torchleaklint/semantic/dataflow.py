@@ -25,8 +25,9 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    FUNCTION_TYPES, INIT_METHODS, called_on_self, default_of, entered_context, is_classmethod, is_staticmethod as _is_static, is_stub,
-    keyword_arg as _kw, named_parameters, nodes_within, passed_through_positions, positional_parameters)
+    FUNCTION_TYPES, INIT_METHODS, called_on_self, default_of, entered_context, is_classmethod,
+    is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
+    passed_through_positions, positional_parameters, unpacks_arguments)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -2686,23 +2687,10 @@ def built_frozen(freeze, call) -> bool:
     name, position = freeze
     if not name:
         return True
-    if _unpacks_arguments(call):
+    if unpacks_arguments(call):
         return False
-    passed = _passed_argument(call, name, position)
+    passed = passed_argument(call, name, position)
     return passed is None or (isinstance(passed, ast.Constant) and passed.value is False)
-
-
-def _unpacks_arguments(call: ast.Call) -> bool:
-    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
-
-
-def _passed_argument(call: ast.Call, name: str, position: int) -> Optional[ast.AST]:
-    """What a constructor call passes for the `__init__` parameter `name` at `position` (after
-    self), by keyword or by position; None when it is left to its default."""
-    passed = next((k.value for k in call.keywords if k.arg == name), None)
-    if passed is None and 0 <= position < len(call.args):
-        passed = call.args[position]
-    return passed
 
 
 def _hands_a_module(values) -> bool:
@@ -2781,10 +2769,10 @@ def _stored_optional_arguments(init) -> Dict[str, Tuple[str, int]]:
 def built_without(handed, call) -> bool:
     """Does this constructor call leave every parameter in `handed` ((name, position) pairs of
     `parameter_free_unless_handed`) out, or None?"""
-    if not handed or not isinstance(call, ast.Call) or _unpacks_arguments(call):
+    if not handed or not isinstance(call, ast.Call) or unpacks_arguments(call):
         return False
     for name, position in handed:
-        passed = _passed_argument(call, name, position)
+        passed = passed_argument(call, name, position)
         if passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None):
             return False
     return True

@@ -113,6 +113,20 @@ def called_on_self(func: ast.AST, receivers=("self", "cls")) -> bool:
     return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in receivers
 
 
+def unpacks_arguments(call: ast.Call) -> bool:
+    """`f(*args)` or `f(**kwargs)`: which argument binds which parameter cannot be told."""
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
+
+
+def passed_argument(call: ast.Call, name: str, position: int) -> Optional[ast.AST]:
+    """What `call` passes for the parameter `name` at `position` (counted after self for a
+    method), by keyword or by position; None when it is left to its default."""
+    passed = next((k.value for k in call.keywords if k.arg == name), None)
+    if passed is None and 0 <= position < len(call.args):
+        passed = call.args[position]
+    return passed
+
+
 def default_of(func: ast.AST, param: ast.arg) -> Optional[ast.expr]:
     """The default value expression of a parameter of `func`, or None."""
     args = func.args
