@@ -175,7 +175,8 @@ def _index_overrides(index: dict, summaries: Dict[str, dict], children) -> None:
                         continue
                     index.setdefault(path, {}).setdefault(f"~ovr:{cls}.{method}", []).append(
                         {"path": sub_path, "l": 0, "c": 0, "ret": override.get("ret"),
-                         "step": bool(override.get("step")), "ep": bool(override.get("ep"))})
+                         "step": bool(override.get("step")), "ep": bool(override.get("ep")),
+                         "fwdp": override.get("fwdp") or []})
 
 
 def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:

@@ -62,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 33
+SUMMARY_VERSION = 34
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -369,6 +369,10 @@ def _function(model, func, module: str, info) -> dict:
     reaching = [a.arg for a in positional_parameters(func) if model.feeds_backward(func, a.arg)]
     if reaching:
         out["bwr"] = reaching  # parameters whose values may reach a backward (`d_fake` in a loss)
+    if has_self and len(params) > 1 and info.base_names and not model.is_module_class(info):
+        fed = model.parameters_fed_to_a_forward(func)
+        if fed:
+            out["fwdp"] = fed  # positions (after self) of the parameters it feeds a model (`val_step(e, i, batch)`)
     keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps

@@ -247,6 +247,7 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # only a read that can see what the previous call left counts: after
         # `self.scores = a @ b`, `self.scores.softmax(-1)` reads this call's value
         if _before(read, stmt) and not model.value_killed_at(read) and reaching.from_entry(read) is not False \
+                and not model.leaves_before_reaching(read, stmt) \
                 and not _reads_detached_state(model, func, read) and not in_exclusive_modes(model, read, stmt) \
                 and not model.read_graph_dies_in_call(read, stored) \
                 and not previous_value_unseen_by_invariant_store(model, func, read):
@@ -284,7 +285,8 @@ def _read_by_a_helper_before_the_store(model, stmt, func, attr: str, methods) ->
             continue
         reaching = model.reaching(helper)
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and reaching.from_entry(r) is not False
-               and not model.read_graph_dies_in_call(r, stmt.value) for r in _self_reads(helper, attr)):
+               and not model.read_graph_dies_in_call(r, stmt.value) and not model.skipped_for_call(r, helper, call)
+               for r in _self_reads(helper, attr)):
             return True
     return False
 

@@ -232,6 +232,8 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
     if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
         target = node.targets[0]
         holder = model.value(target.value)
+        if isinstance(target.value, ast.Attribute) and target.value.attr == "data":
+            return None  # `w.data[:] = ...`: a copy into the tensor's data, which autograd does not record
         if holder.kind == TENSOR and not holder.carries_graph:
             # `buf[t] = h` into a preallocated graph-free tensor: the in-place copy makes the
             # buffer part of h's graph, and it keeps every write's history (CopySlices); not

@@ -9,7 +9,7 @@ from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, short_source as _short
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, passed_argument, positional_parameters, short_source as _short
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
 
@@ -125,11 +125,12 @@ class RetainGraphInLoop(Rule):
         if not isinstance(unit, FUNCTION_TYPES):
             return
         why = model.is_per_step_method(unit) or (
-            f"`{unit.name}` is called in a training loop" if model.is_per_step_function(unit) else None) \
+            _per_step_function_why(model, unit) if model.is_per_step_function(unit) else None) \
             or _called_by_step_functions(model, unit)
         target = model.backward_target(call)
         if why is None or not _builds_graph_each_iteration(model, unit) or \
-                _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit, target):
+                _later_backward_in_iteration(model, call, [unit]) or _graph_leaves(model, unit, target) or \
+                _differentiates_a_graph_its_caller_back_propagates_again(model, unit):
             return
         shown = _short(target) if target is not None else "the loss"
         message = (f"`{shown}` is back-propagated with `retain_graph=True` in `{unit.name}` ({why}) and no "
@@ -142,6 +143,35 @@ class RetainGraphInLoop(Rule):
                     (call, "no later backward in the same call differentiates a value sharing this graph, so "
                            "retaining its saved activations serves nothing")]
         yield self.finding(call, message, severity=WARNING, evidence=evidence)
+
+
+def _per_step_function_why(model, func) -> str:
+    handed = model.optimizer_steps_handed(func)
+    if handed and not model.call_sites(func):
+        return f"`{_short(handed[0])}` calls it once per step, in the training loop"
+    return f"`{func.name}` is called in a training loop"
+
+
+def _differentiates_a_graph_its_caller_back_propagates_again(model, func) -> bool:
+    """Is `func` handed a graph that reaches its retained backward (`_update_d(outputs,
+    sharp)` with the generator's `outputs`, whose discriminator loss goes through them), by a
+    caller that back-propagates after the call (the generator's loss, through the same
+    `outputs`)? That later backward needs the shared part of the retained graph. (A batch
+    handed in, as a framework or another module's loop hands it, carries no graph.)"""
+    params = positional_parameters(func)
+    skip = 1 if params and params[0].arg in ("self", "cls") and model.class_of(func) is not None else 0
+    fed = [(i - skip, p.arg) for i, p in enumerate(params) if i >= skip and model.feeds_backward(func, p.arg)]
+    if not fed:
+        return False
+    for site in model.call_sites(func):
+        caller = model.unit_of(site)
+        for position, name in fed:
+            arg = passed_argument(site, name, position)
+            value = model.value(arg) if arg is not None else None
+            if value is not None and value.carries_graph and \
+                    isinstance(caller, FUNCTION_TYPES) and _backward_after(model, site, caller):
+                return True
+    return False
 
 
 def _called_by_step_functions(model, func) -> Optional[str]:
@@ -351,4 +381,7 @@ def _builds_graph_each_iteration(model, loop) -> bool:
         callee = model.resolve_call(node)
         if callee is not None and model.runs_training_step(callee):
             return True
+        if callee is not None and model.value(node).carries_graph and not any(
+                model.carries_graph(arg) for arg in list(node.args) + [k.value for k in node.keywords]):
+            return True  # `lyapunov_losses(V, pi, x)`: a helper whose forwards make a new graph
     return False

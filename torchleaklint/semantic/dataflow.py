@@ -79,7 +79,7 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     body = unit.body if isinstance(unit, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)) else []
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
         model.grad_off_decorated(unit) or _framework_runs_without_grad(model, unit)
-        or (depth == 0 and _called_only_without_grad(model, unit))
+        or (depth == 0 and _called_only_without_grad(model, unit)) or model.grad_off_at_import()
     ):
         analyzer.nograd = 1
     if isinstance(unit, ast.Module):
@@ -490,10 +490,11 @@ class Analyzer:
         self._note_frozen_by_loop(s)
 
     def _note_frozen_by_loop(self, s) -> None:
-        """`for p in clip.parameters(): p.requires_grad = False`: from here on `clip` (and
-        what is taken from it: `clip.transformer`) records a graph only from its input."""
+        """`for p in clip.parameters(): p.requires_grad = False` (or `for _, p in
+        clip.named_parameters()`): from here on `clip` (and what is taken from it:
+        `clip.transformer`) records a graph only from its input."""
         if not (isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Attribute)
-                and s.iter.func.attr == "parameters" and not s.iter.args):
+                and s.iter.func.attr in ("parameters", "named_parameters") and not s.iter.args):
             return
         key = dotted(s.iter.func.value)
         if key is None or key == "self":
@@ -744,7 +745,29 @@ class Analyzer:
     def expr_Name(self, e: ast.Name) -> Value:
         if e.id in self.env:
             return self.env[e.id]
+        enclosing = self._enclosing_value(e.id)
+        if enclosing is not None:
+            return enclosing
         return self.global_value(e.id)
+
+    def _enclosing_value(self, name: str) -> Optional[Value]:
+        """A free name of a nested function that an enclosing function binds (`V`, `pi`, `x`
+        in `def closure(): ... lyapunov_losses(V, pi, x)` handed to `optimizer.step`): the
+        join of what the enclosing function binds to it, wherever (the closure may run at
+        any point of it). None when no enclosing function binds it (a module global)."""
+        m = self.m
+        if not isinstance(self.unit, FUNCTION_TYPES) or name in m.function_locals(self.unit):
+            return None
+        outer = m.unit_of(self.unit)
+        while isinstance(outer, FUNCTION_TYPES):
+            if name in m.function_locals(outer) and name not in m._globals_of(outer):
+                flow = m.flow(outer)
+                if flow is None:
+                    return UNKNOWN_V  # the enclosing function is being analyzed (it calls the closure)
+                return join(flow.params.get(name), flow_env_value(flow, name)) if name in flow.params \
+                    else flow_env_value(flow, name)
+            outer = m.unit_of(outer)
+        return None
 
     def global_value(self, name: str) -> Value:
         m = self.m
@@ -976,7 +999,18 @@ class Analyzer:
 
     def expr_IfExp(self, e) -> Value:
         self.expr(e.test)
-        body, orelse = self.expr(e.body), self.expr(e.orelse)
+        # each branch under what its test proves, as for an `if` statement: `t.item() if
+        # hasattr(t, "item") else t[0]` reads `t[0]` only where `t` is no tensor
+        if any(isinstance(n, ast.NamedExpr) for branch in (e.body, e.orelse) for n in ast.walk(branch)):
+            body, orelse = self.expr(e.body), self.expr(e.orelse)  # (bindings made in a branch stand)
+        else:
+            before = dict(self.env)
+            self._narrow(e.test, True)
+            body = self.expr(e.body)
+            self.env = dict(before)
+            self._narrow(e.test, False)
+            orelse = self.expr(e.orelse)
+            self.env = before
         guarded = _tensor_guarded(e.test)
         if guarded is not None and ast.dump(e.orelse) == ast.dump(guarded):
             orelse = SCALAR_V  # `x.item() if hasattr(x, "item") else x`: the else branch is no tensor
@@ -2662,10 +2696,12 @@ def _freezing_flag(stmt, owner: str = "self") -> Optional[ast.AST]:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == f"{owner}.requires_grad_" \
             and len(stmt.value.args) == 1:
         return stmt.value.args[0]
-    if not (isinstance(stmt, ast.For) and isinstance(stmt.target, ast.Name) and isinstance(stmt.iter, ast.Call)
-            and dotted(stmt.iter.func) == f"{owner}.parameters" and len(stmt.body) == 1):
+    if not (isinstance(stmt, ast.For) and isinstance(stmt.iter, ast.Call) and len(stmt.body) == 1):
         return None
-    only, var = stmt.body[0], stmt.target.id
+    var = _parameter_loop_variable(stmt, owner)
+    if var is None:
+        return None
+    only = stmt.body[0]
     if isinstance(only, ast.Assign) and len(only.targets) == 1 and dotted(only.targets[0]) == f"{var}.requires_grad":
         return only.value
     if isinstance(only, ast.Expr) and isinstance(only.value, ast.Call) and \
@@ -2678,6 +2714,20 @@ def _freezing_flag(stmt, owner: str = "self") -> Optional[ast.AST]:
 
 
 _FALSE = ast.Constant(False)
+
+
+def _parameter_loop_variable(stmt: ast.For, owner: str) -> Optional[str]:
+    """The name each parameter of `owner` is bound to by `for p in owner.parameters():` or
+    `for name, p in owner.named_parameters():`."""
+    method = dotted(stmt.iter.func)
+    if stmt.iter.args or stmt.iter.keywords:
+        return None
+    if method == f"{owner}.parameters" and isinstance(stmt.target, ast.Name):
+        return stmt.target.id
+    if method == f"{owner}.named_parameters" and isinstance(stmt.target, ast.Tuple) and len(stmt.target.elts) == 2 \
+            and isinstance(stmt.target.elts[1], ast.Name):
+        return stmt.target.elts[1].id
+    return None
 
 
 def built_frozen(freeze, call) -> bool:

@@ -17,7 +17,8 @@ from torchleaklint.semantic.values import (
     DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
-    called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, positional_parameters, self_name)
+    called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
+    positional_parameters, self_name, unpacks_arguments)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -505,6 +506,59 @@ class SemanticModel:
             and all(site["ng"] for site in external)
         self._memo[key] = answer
         return answer
+
+    def leaves_before_reaching(self, node: ast.AST, stmt: ast.AST) -> bool:
+        """Is `node` in a branch that always returns or raises and does not hold `stmt`
+        (`if not self.is_training and self.cache is not None: return self.cache[:n]` above
+        `self.cache = embeds`)? Then no call runs both: what `node` reads never reaches `stmt`."""
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, FUNCTION_TYPES):
+                return False
+            if isinstance(anc, ast.If) and not self.is_inside(stmt, anc):
+                branch = anc.body if any(child is s or self.is_inside(child, s) for s in anc.body) else anc.orelse
+                if branch and child in branch or any(self.is_inside(child, s) for s in branch):
+                    if _block_always_leaves(branch):
+                        return True
+            child = anc
+        return False
+
+    def skipped_for_call(self, node: ast.AST, func: ast.AST, call: ast.Call) -> bool:
+        """Is `node`, in `func`, under a test of a flag parameter that `call` sets so that its
+        branch does not run (`if use_fast:` in `attention_emb(..., use_fast=False)`, with the
+        call passing nothing for `use_fast`, or a literal False)?"""
+        params = positional_parameters(func)
+        offset = 1 if params and params[0].arg in ("self", "cls") and isinstance(call.func, ast.Attribute) else 0
+        child = node
+        for anc in self.ancestors(node):
+            if anc is func:
+                return False
+            if isinstance(anc, ast.If) and child is not anc.test:
+                test, wanted = anc.test, any(child is s for s in anc.body)
+                if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                    test, wanted = test.operand, not wanted
+                param = next((p for p in every_parameter(func) if isinstance(test, ast.Name) and p.arg == test.id), None)
+                if param is not None:
+                    position = params.index(param) - offset if param in params else -1
+                    passed = passed_argument(call, param.arg, position) if not unpacks_arguments(call) else None
+                    if passed is None and not unpacks_arguments(call):
+                        passed = default_of(func, param)
+                    if isinstance(passed, ast.Constant) and isinstance(passed.value, bool) and passed.value != wanted:
+                        return True
+            child = anc
+        return False
+
+    def grad_off_at_import(self) -> bool:
+        """Does the module switch autograd off for the process when it is imported (a
+        top-level `torch.set_grad_enabled(False)` statement, as inference scripts do) and
+        never switch it back on anywhere? Then none of its functions records a graph."""
+        def compute() -> bool:
+            switched = any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                           and torch_api.grad_context(self.qualname(stmt.value.func) or "") == "set"
+                           and stmt.value.args and isinstance(stmt.value.args[0], ast.Constant)
+                           and stmt.value.args[0].value is False for stmt in self.tree.body)
+            return switched and not self.switches_grad_on(self.tree)
+        return self.cached(("grad_off_at_import",), compute)
 
     def switches_grad_on(self, func: ast.AST) -> bool:
         """Does `func` (its decorators included) name `torch.enable_grad` or call
@@ -1356,7 +1410,8 @@ class SemanticModel:
 
     def is_optimizer_step(self, call: ast.Call) -> bool:
         func = call.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "step" and not call.args):
+        if not (isinstance(func, ast.Attribute) and func.attr == "step") or \
+                (call.args or call.keywords) and not self._closure_argument(call):
             return False
         receiver = func.value
         if isinstance(receiver, ast.Call):  # scaler.step(optimizer) has an argument: not here
@@ -1374,6 +1429,20 @@ class SemanticModel:
         named = "optim" in text or text.endswith(("opt", "_g", "_d"))
         unit = self.unit_of(call)
         return named and (self._zero_grad_called(unit, dotted(receiver)) or bool(self.backwarded_names(unit)))
+
+    def _closure_argument(self, call: ast.Call) -> bool:
+        """`optimizer.step(closure)` / `step(closure=closure)`: its one argument is a function
+        (a nested `def`, a lambda) the optimizer calls to re-evaluate the loss, not the
+        optimizer a GradScaler's `scaler.step(optimizer)` is handed."""
+        passed = list(call.args) + [k.value for k in call.keywords if k.arg == "closure"]
+        if len(passed) != 1 or len(call.args) + len(call.keywords) != 1:
+            return False
+        arg = passed[0]
+        if isinstance(arg, ast.Lambda):
+            return True
+        unit = self.unit_of(call)
+        return isinstance(arg, ast.Name) and any(
+            node.name == arg.id and self.unit_of(node) is unit for node in self.nodes(ast.FunctionDef, ast.AsyncFunctionDef))
 
     def _zero_grad_called(self, unit: ast.AST, receiver: Optional[str]) -> bool:
         return receiver is not None and any(
@@ -1527,10 +1596,19 @@ class SemanticModel:
         """A loop each iteration of which runs a loop over training steps in a function it
         calls (`for epoch in range(n): loss = self.train_epoch()`), of this module, an
         override of an abstract method, or another module's (from its summary, `ep`). What it
-        keeps from one iteration to the next outlives every step of the later epochs."""
+        keeps from one iteration to the next outlives every step of the later epochs. Also a
+        loop whose body holds the loop over training steps itself (`for epoch in range(n):
+        for batch in batches: ...; opt.step()`), not one over the optimizers or the parts of
+        one step."""
         return self.cached(("epoch_loop", loop), lambda: any(
             self._runs_training_loop(call) for call in self._calls_within(loop, skip_loops=True)) or any(
-            self.is_epoch_loop(inner) for inner in self._loops_directly_within(loop)))
+            self.is_epoch_loop(inner) or self._steps_each_iteration(inner) for inner in self._loops_directly_within(loop)))
+
+    def _steps_each_iteration(self, loop: ast.AST) -> bool:
+        """Does each iteration of `loop` run an optimizer (or scaler) step of its own: a loop
+        over training steps, not over the optimizers or the micro-batches of one update?"""
+        return not self.iterates_optimizers(loop) and not self.accumulates_one_update(loop) and any(
+            self.is_optimizer_step(call) or self.is_scaler_step(call) for call in self.step_ops_in(loop, direct_only=True))
 
     def _loops_directly_within(self, loop: ast.AST) -> List[ast.AST]:
         """The loops of `loop`'s body not inside another loop of it (a federated round's loop
@@ -1982,24 +2060,34 @@ class SemanticModel:
         itself or through functions of this module it hands it to in turn (`batch_loss(model,
         images, ...)` calling `_batch_loss`, which runs `model(images)`), a few calls deep. A
         model is a module by its value, or a parameter this chain of calls hands a module
-        (`modules`: the caller's names that hold one)."""
+        (`modules`: the caller's names that hold one). A method abstract here
+        (`self.val_step(epoch, i, batch)` of a trainer base class) hands it on to what its
+        overrides feed to a model, in subclasses of this module or of another (`fwdp`)."""
         if not any(isinstance(n, ast.Name) and n.id in targets for a in call.args for n in ast.walk(a)):
             return False
         func = self.resolve_call(call)
         if not isinstance(func, FUNCTION_TYPES):
             return False
         params = positional_parameters(func)
-        if isinstance(call.func, ast.Attribute) and params and params[0].arg in ("self", "cls"):
-            params = params[1:]
-        handed = {p.arg for p, a in zip(params, call.args)
-                  if any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(a))}
-        if not handed:
+        skip = 1 if isinstance(call.func, ast.Attribute) and params and params[0].arg in ("self", "cls") else 0
+        positions = {i for i, a in enumerate(call.args)
+                     if i + skip < len(params) and any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(a))}
+        if not positions:
             return False
+        if is_stub(func) and skip:
+            return self._an_override_feeds(func, positions, depth)
 
         def holds_a_module(arg: ast.AST) -> bool:
             return isinstance(arg, ast.Name) and arg.id in modules or self.value(arg).kind == MODULE
-        given = {p.arg for p, a in zip(params, call.args) if holds_a_module(a)} | \
+        given = {params[i + skip].arg for i, a in enumerate(call.args) if i + skip < len(params) and holds_a_module(a)} | \
             {kw.arg for kw in call.keywords if kw.arg and holds_a_module(kw.value)}
+        return self._feeds_a_forward(func, {params[i + skip].arg for i in positions}, depth, given)
+
+    def _feeds_a_forward(self, func: ast.AST, handed: Set[str], depth: int = 0,
+                         given: Set[str] = frozenset()) -> bool:
+        """Does `func` feed one of its parameters `handed` (or what it computes from them) to
+        a model as its input, itself or through the functions of this module it hands them
+        to, a few calls deep? `given`: its parameters that hold a module."""
         derived = _derived_names(func, handed, self._data_reads)
         for inner in self._calls_within(func, skip_loops=False):
             model = self.value(inner.func).kind == MODULE or isinstance(inner.func, ast.Name) and inner.func.id in given
@@ -2008,6 +2096,31 @@ class SemanticModel:
                 return True
         return depth < 2 and any(self._hands_item_to_a_forward(inner, derived, depth + 1, given)
                                  for inner in self._calls_within(func, skip_loops=False))
+
+    def parameters_fed_to_a_forward(self, func: ast.AST) -> List[int]:
+        """The positions (after `self`) of a method's parameters that it feeds to a model:
+        what a base class's loop, handing its batch to the abstract method this one
+        overrides, learns from the summary (`fwdp`)."""
+        params = positional_parameters(func)[1:]
+        return [i for i, p in enumerate(params) if self._feeds_a_forward(func, {p.arg})]
+
+    def _an_override_feeds(self, stub: ast.AST, positions: Set[int], depth: int) -> bool:
+        """Does an override of the abstract method `stub` feed the parameter at one of
+        `positions` (after `self`) to a model: in a subclass of this module, or of another
+        module (its summary's `fwdp`, in the project's `~ovr` index)?"""
+        info = self.method_class.get(stub)
+        if info is None or depth >= 2:
+            return False
+        for other in self.classes.values():
+            override = other.methods.get(stub.name) if other is not info else None
+            if override is None or info.name not in self.class_bases(other) or is_stub(override):
+                continue
+            params = positional_parameters(override)[1:]
+            if self._feeds_a_forward(override, {params[i].arg for i in positions if i < len(params)}, depth + 1):
+                return True
+        path = self.objpath(stub)
+        return bool(self.project is not None and path and any(
+            positions & set(site.get("fwdp") or ()) for site in self.project.overrides(path)))
 
     def is_data_comprehension(self, comp: ast.AST) -> bool:
         """A comprehension over batches: one of its generators walks a DataLoader/Dataset, or
@@ -2107,7 +2220,12 @@ class SemanticModel:
         return self._moves_to_device(loop, targets) or bool(self.step_ops_in(loop))
 
     def _moves_to_device(self, loop: ast.AST, targets: Set[str]) -> bool:
-        """Items moved to a device in the loop body: `x.to(device)`, `x.cuda()`."""
+        """Items moved to a device in the loop body: `x.to(device)`, `x.cuda()`, also entry by
+        entry (`{k: v.cuda() for k, v in batch.items()}`)."""
+        targets = set(targets) | {n.id for comp in nodes_within(loop, True) if isinstance(comp, COMPREHENSION_TYPES)
+                                  for gen in comp.generators
+                                  if {r.id for r in ast.walk(gen.iter) if isinstance(r, ast.Name)} & targets
+                                  for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
         for call in self._calls_within(loop, skip_loops=True):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
@@ -2735,7 +2853,7 @@ class SemanticModel:
             return True
         unit = self.unit_of(stmt)
         return not isinstance(unit, FUNCTION_TYPES) or key in self._globals_of(unit) \
-            or self.is_module_global(unit, key)
+            or self.is_module_global(unit, key) or self.kept_by_the_enclosing_function(unit, key)
 
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
@@ -3011,7 +3129,26 @@ class SemanticModel:
             return True
         if "." in key and self._parameter_is_module(unit, root):
             return True  # `policy.saved_log_probs` of the model handed in: the model lives on
-        return root in self._globals_of(unit) or self.is_module_global(unit, root)
+        return root in self._globals_of(unit) or self.is_module_global(unit, root) \
+            or self.kept_by_the_enclosing_function(unit, root)
+
+    def kept_by_the_enclosing_function(self, unit: ast.AST, name: str) -> bool:
+        """Is `name` a free name of the nested function `unit` that the enclosing function
+        binds once, outside the loops that call `unit` (`derivative_losses = []` before the
+        loop whose `optimizer.step(closure)` runs the closure appending to it)? It then lives
+        across the calls. Not when it is bound afresh in such a loop (a list made per step)."""
+        if "." in name or not isinstance(unit, FUNCTION_TYPES) or name in self.function_locals(unit):
+            return False
+        outer = self.unit_of(unit)
+        if not isinstance(outer, FUNCTION_TYPES) or name not in self.function_locals(outer) \
+                or name in self._globals_of(outer):
+            return False
+        sites = [site for site in self.call_sites(unit) + self.optimizer_steps_handed(unit)
+                 if self.unit_of(site) is outer]
+        loops = {loop for site in sites for loop in self.loops_around(site)}
+        definitions = [node for node in nodes_within(outer) if isinstance(node, ast.Name) and node.id == name
+                       and isinstance(node.ctx, ast.Store)]
+        return bool(sites and definitions) and not any(self.is_inside(d, loop) for d in definitions for loop in loops)
 
     def _flushed_by_its_module(self, unit: ast.AST, key: str) -> bool:
         """A module-level buffer that another function of the module empties (`EVENT_STORAGE
@@ -3523,10 +3660,22 @@ class SemanticModel:
     def is_per_step_function(self, func: ast.AST) -> bool:
         """A module-level function called inside a training loop of this module (or of
         another module of the project)."""
-        for site in self.call_sites(func):
+        for site in self.call_sites(func) + self.optimizer_steps_handed(func):
             if any(self.is_step_loop(loop) for loop in self.loops_around(site)):
                 return True
         return any(site["st"] for site in self.external_sites(func))
+
+    def optimizer_steps_handed(self, func: ast.AST) -> List[ast.Call]:
+        """The optimizer steps handed `func` as their closure (`optimizer.step(closure)` next to
+        `def closure(): ...` in the same function): each step calls it (once, or a few times
+        for L-BFGS)."""
+        if not isinstance(func, FUNCTION_TYPES):
+            return []
+        scope = self.unit_of(func)
+        return [call for call in self.calls if isinstance(call.func, ast.Attribute) and call.func.attr == "step"
+                and any(isinstance(a, ast.Name) and a.id == func.name for a in
+                        list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "closure"])
+                and self.unit_of(call) is scope and self.is_optimizer_step(call)]
 
     def global_writers(self, name: str) -> List[ast.AST]:
         """The functions that declare `name` global and bind it (`global FID_MODEL` then
@@ -3865,7 +4014,8 @@ class SemanticModel:
         that do the same. Then no backward after the call needs a graph the function retained."""
         from torchleaklint.semantic.probes import probes_the_module
 
-        sites = self.call_sites(func)
+        # (a closure handed to `optimizer.step(closure)`: the step returns what it returns)
+        sites = self.call_sites(func) + self.optimizer_steps_handed(func)
         external = self.external_sites(func)
         if not (sites or external) or depth > 2 or self.handed_out(func) or self.calls_by_method_name(func)[0]:
             return False
@@ -4010,6 +4160,16 @@ def _flag_test(test: ast.AST, flags) -> Optional[Tuple[str, bool]]:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
     return (test.id, negated) if isinstance(test, ast.Name) and test.id in flags else None
+
+
+def _block_always_leaves(body: List[ast.stmt]) -> bool:
+    """Does every path through `body` end in `return` or `raise`?"""
+    if not body:
+        return False
+    last = body[-1]
+    if _always_leaves(last):
+        return True
+    return isinstance(last, ast.If) and _block_always_leaves(last.body) and _block_always_leaves(last.orelse)
 
 
 def _always_leaves(stmt: ast.AST) -> bool:
@@ -4166,8 +4326,13 @@ def _data_items(value: Value) -> bool:
     if elem is None:
         return False
     parts = elem.items if elem.items is not None else (elem,)
-    # also objects of a class of this project (a graph sample holding `x`, `edge_index`, `y`)
-    return bool(parts) and all(part.kind in ("tensor", "data", INSTANCE) for part in parts)
+    # also objects of a class of this project (a graph sample holding `x`, `edge_index`, `y`),
+    # and dicts of such tensors (`[{"feats": x, "label": y}, ...]`)
+    def data(part: Value) -> bool:
+        return part.kind in ("tensor", "data", INSTANCE) or part.kind == "sequence" and bool(part.fields) \
+            and all(f.kind in ("tensor", "data") for _, f in part.fields)
+    # (an index beside them: `enumerate(batches)`)
+    return any(data(part) for part in parts) and all(data(part) or part.kind == "scalar" for part in parts)
 
 
 # builtins that read an object without calling it: handed `self` or a module, they run no forward

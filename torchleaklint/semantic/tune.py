@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
+from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, INSTANCE, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
 from torchleaklint.semantic.syntax import default_of, keyword_arg as _keyword, named_parameters
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
@@ -108,6 +108,11 @@ def config_entries(model, expr: ast.AST, depth: int = 0) -> Iterator[ConfigEntry
         yield from _name_entries(model, expr, depth)
     elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         yield from _attribute_entries(model, expr, depth)
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, str):
+        # `config=spec["trainer_config"]` of `spec = build_configuration()`: that entry's dict
+        for entry in config_entries(model, expr.value, depth + 1):
+            if entry.literal_key and entry.key == expr.slice.value:
+                yield from config_entries(model, entry.value, depth + 1)
 
 
 def _attribute_entries(model, attr: ast.Attribute, depth: int) -> Iterator[ConfigEntry]:
@@ -498,6 +503,24 @@ def weight_of(model, expr: ast.AST, depth: int = 0) -> Optional[Weight]:
         return None
     if value.kind in (DATA, SEQUENCE, UNKNOWN) or value.kind in TENSORISH:
         return _bulk_data(model, expr, depth)
+    if value.kind == INSTANCE and value.name in model.classes:
+        return _held_data(model, value.name, depth)
+    return None
+
+
+def _held_data(model, class_name: str, depth: int) -> Optional[Weight]:
+    """An object of a class of this module whose `__init__` keeps bulk data on `self`
+    (`self.x = torch.randn(num_nodes, feat_dim)` in a graph-holding `DrugCombDb`): it
+    travels with the object into every trial."""
+    init = model.classes[class_name].methods.get("__init__")
+    if init is None:
+        return None
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self":
+            inner = weight_of(model, node.value, depth + 1)
+            if inner is not None and inner.kind == DATA:
+                return Weight(f"a `{class_name}` holding {inner.what} in `self.{node.targets[0].attr}`", DATA)
     return None
 
 
@@ -848,6 +871,16 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
                 continue
             return _int_value(model, operand, depth + 1)
         return None
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape" \
+            and isinstance(expr.slice, ast.Constant) and isinstance(expr.slice.value, int) and depth < 4:
+        # `dataset.x.shape[0]` of `self.x = torch.randn(num_nodes, feat_dim)`: that dimension
+        made = _made_by(model, expr.value.value)
+        qual = model.qualname(made.func) if made is not None and isinstance(made.func, (ast.Name, ast.Attribute)) else None
+        if qual in _SHAPE_FACTORIES:
+            shape = _literal_shape(model, made, qual)
+            if shape and -len(shape) <= expr.slice.value < len(shape):
+                return shape[expr.slice.value]
+        return None
     if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Name) and isinstance(expr.slice, ast.Constant):
         table = _module_dict_literal(model, expr.value.id)  # `DEFAULTS["n"]` of a module-level dict
         if table is not None:
@@ -857,6 +890,8 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
         return None
     if isinstance(expr, ast.Attribute) and depth < 4:
         source = _set_once_at_construction(model, expr)  # `self.n`, bound once: `self.n = n` in `__init__`
+        if source is None:
+            source = _argparse_default(model, expr)  # `args.bank_size` of `--bank-size ... default=20000`
         return _int_value(model, source, depth + 1) if source is not None else None
     if isinstance(expr, ast.Name) and depth < 4:
         definitions, _ = reaching_bindings(model, expr)
@@ -874,6 +909,58 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
             if values and all(v is not None for v in values):
                 return min(values)
     return None
+
+
+def _argparse_default(model, expr: ast.Attribute) -> Optional[ast.expr]:
+    """The default of the one command-line option of this module's argument parser that
+    `args.<attr>` reads (`parser.add_argument("--bank-size", type=int, default=20000)` for
+    `args.bank_size`), when `args` is no object of known kind (the parsed namespace)."""
+    if not isinstance(expr.value, ast.Name) or expr.value.id == "self" or model.value(expr.value).kind != UNKNOWN:
+        return None
+    index = model.cached(("argparse_defaults",), lambda: _argparse_defaults(model))
+    found = index.get(expr.attr)
+    return found[0] if found is not None and len(found) == 1 else None
+
+
+def _argparse_defaults(model) -> dict:
+    out: dict = {}
+    if not any(isinstance(c.func, ast.Attribute) and c.func.attr in ("parse_args", "parse_known_args") for c in model.calls):
+        return out
+    for call in model.calls:
+        if not (isinstance(call.func, ast.Attribute) and call.func.attr == "add_argument"):
+            continue
+        default, dest = _keyword(call, "default"), _keyword(call, "dest")
+        names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+        if isinstance(dest, ast.Constant) and isinstance(dest.value, str):
+            key = dest.value
+        else:
+            long = [n for n in names if n.startswith("--")] or [n for n in names if not n.startswith("-")]
+            if not long:
+                continue
+            key = long[0].lstrip("-").replace("-", "_")
+        if default is not None:
+            out.setdefault(key, []).append(default)
+    return out
+
+
+def _made_by(model, expr: ast.AST) -> Optional[ast.Call]:
+    """The call that made the array `expr` names: a local bound once (`x = torch.randn(...)`),
+    or an attribute `obj.x` of an object of a class of this module whose `__init__` binds
+    `self.x` once."""
+    source = None
+    if isinstance(expr, ast.Name):
+        definitions, _ = reaching_bindings(model, expr)
+        source = definitions[0] if len(definitions) == 1 and not isinstance(definitions[0], ast.arg) else None
+    elif isinstance(expr, ast.Attribute):
+        owner = model.value(expr.value)
+        info = model.classes.get(owner.name) if owner.kind == INSTANCE and owner.name else None
+        init = info.methods.get("__init__") if info is not None else None
+        bound = [node.value for node in ast.walk(init) if isinstance(node, ast.Assign) and len(node.targets) == 1
+                 and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == expr.attr
+                 and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"] \
+            if init is not None else []
+        source = bound[0] if len(bound) == 1 else None
+    return source if isinstance(source, ast.Call) else None
 
 
 def _set_once_at_construction(model, expr: ast.Attribute) -> Optional[ast.expr]:
