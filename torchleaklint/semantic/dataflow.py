@@ -1271,7 +1271,10 @@ class Analyzer:
         if self.nograd or not isinstance(stmt, ast.Assign) or not isinstance(stmt.value, ast.Call):
             return False
         func = stmt.value.func
-        untyped_param = isinstance(func, ast.Name) and func.id in self.result.params
+        # (a parameter its callers hand an object of a known class is typed: that class says
+        # what a call gives, `return Lx, Lu, self.lambda_u * ramp(epoch)` a number beside two losses)
+        untyped_param = isinstance(func, ast.Name) and func.id in self.result.params \
+            and self.env.get(func.id, UNKNOWN_V).kind == UNKNOWN
         # `self.model(x)` where the attribute came in untyped through the constructor
         untyped_attribute = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
             and func.value.id == "self" and self.result.values.get(func, UNKNOWN_V).kind == UNKNOWN
@@ -1412,6 +1415,15 @@ class Analyzer:
         if callee.kind == INSTANCE and callee.name:
             if self.m.method(callee.name, "__call__") is not None:
                 return self.local_call(e, f"{callee.name}.__call__", args, kwargs)
+            found = self._summarized_instance(callee)
+            if found is not None:  # `criterion(...)` of another module's class
+                if not any(a.carries_graph for a in all_args) and self._result_feeds_backward(e):
+                    # `lx, lu, w = criterion(model(x), ...)` with `model` of unknown kind, and the
+                    # losses back-propagated: the outputs of the unknown callables it is handed
+                    # carried graphs (as the summary's `ret_g` says); the data beside them not
+                    args = [Value(GRAPH) if a.kind == UNKNOWN and _unknown_call(node) else a
+                            for a, node in zip(args, e.args)] + list(args[len(e.args):])
+                return self.project_call(found, args, kwargs, e)
             return UNKNOWN_V
         if isinstance(func, ast.Name):
             return self.builtin_call(func.id, e, args, all_args)
@@ -1697,8 +1709,16 @@ class Analyzer:
         if kind != "function":
             return UNKNOWN_V
         graph_in = any(a.carries_graph or a.kind == LEAF for a in list(args) + list(kwargs.values()))
-        if not graph_in and entry.get("ret_m") is not None and _modules_handed(entry, args, kwargs):
+        # `logits, state = lm_step(model, x, state)` with `model` of unknown kind and the logits
+        # back-propagated: what it calls was a model, as `ret_m` assumes
+        assumed = entry.get("ret_m") is not None and not _modules_handed(entry, args, kwargs) and _modules_handed(
+            entry, [Value(MODULE) if a.kind == UNKNOWN else a for a in args],
+            {k: Value(MODULE) if a.kind == UNKNOWN else a for k, a in kwargs.items()}) \
+            and isinstance(call, ast.Call) and self._result_feeds_backward(call)
+        if not graph_in and entry.get("ret_m") is not None and _modules_handed(entry, args, kwargs) or assumed:
             result = decode(entry["ret_m"])  # `run_episode(env, policy)` with a policy module
+            if graph_in:
+                result = join(result, decode(entry.get("ret_g", entry.get("ret"))))
         else:
             result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
         if result.kind == GRAPH or result.carries_graph:
@@ -1748,6 +1768,22 @@ class Analyzer:
         if isinstance(flag, ast.Constant) and flag.value is True and not self.nograd:
             return sequence_of(GRAPH_V)
         return UNKNOWN_V
+
+    def _result_feeds_backward(self, call: ast.Call) -> bool:
+        """Is `call` the value of an assignment some name of which feeds a backward of this unit?"""
+        stmt = self.m.parent(call)
+        if not isinstance(stmt, ast.Assign) or stmt.value is not call:
+            return False
+        return any(isinstance(n, ast.Name) and self.m.feeds_backward(self.unit, n.id)
+                   for t in stmt.targets for n in ast.walk(t))
+
+    def _summarized_instance(self, value: Value):
+        """The summary of the `__call__` of the class of another module of the project an
+        object belongs to (`criterion = MixMatch_Loss(...)` of utils.py), or None."""
+        if value.kind != INSTANCE or not value.name or "." not in value.name or self.m.project is None:
+            return None
+        found = self.m.project.method_of(value.name, "__call__")
+        return found if found is not None and found[0] == "function" and found[1] is not None else None
 
     def loss_value(self, all_args, call: Optional[ast.Call] = None) -> Value:
         """A loss of graph-carrying (or unknown) inputs carries a graph; of detached ones not.
@@ -2970,6 +3006,12 @@ def _duck_typed_module_attributes(model, class_name: str) -> Tuple[Set[str], Set
 
 def _is_self_attribute(node) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _unknown_call(node: ast.AST) -> bool:
+    """`model(x)`, `self.net(x)`: a call of a plain or dotted name (an argument that is the
+    output of a callable, not data handed along)."""
+    return isinstance(node, ast.Call) and dotted(node.func) is not None
 
 
 def _backward_evidence(model, unit) -> Set[ast.AST]:

@@ -321,6 +321,10 @@ def calls_handed_in_callable(model, unit, start: Position, end: Position) -> boo
 
 def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed = {a.arg for a in unit.args.args + unit.args.kwonlyargs + unit.args.posonlyargs}
+    # (an input the function feeds to a model is data, whatever methods it calls on it:
+    # `img.view(h, w, 3)` of `do_detect(model, img, ...)` is no attack's `perturb(x, y)`)
+    handed -= {n.id for call in nodes_within(unit) if isinstance(call, ast.Call) and model.value(call.func).kind == MODULE
+               for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
     handed |= {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
                and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
                for n in ast.walk(loop.target) if isinstance(n, ast.Name)}

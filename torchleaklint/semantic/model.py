@@ -934,6 +934,9 @@ class SemanticModel:
         instance.method for instances bound by a plain `x = Class(...)`)."""
         func = call.func
         if isinstance(func, ast.Name):
+            nested = self._nested_function(call, func.id)
+            if nested is not None:
+                return nested  # `eval_forward(loader, y)` of the `def eval_forward` beside it
             if func.id in self.module_functions or func.id in self.classes:
                 return self._resolve_static(call)
             cls = self._instance_class_of_name(func.id)
@@ -2420,8 +2423,10 @@ class SemanticModel:
         if flow is None or not flow.number_params:
             return None
         params = {a.arg for a in named_parameters(unit)}
-        return next((n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params
-                     and n.id in flow.number_params), None)
+        given = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params and n.id in flow.number_params]
+        # the one other callers hand a graph (`val` of `self.sum += val * n`, not the count `n`)
+        return next((name for name in given if flow.params.get(name, UNKNOWN_V).carries_graph), None) \
+            or next(iter(given), None)
 
     def argument_back_propagated_by_callers(self, stored: ast.AST, func: ast.AST) -> bool:
         """Is `stored`, a parameter of `func`, back-propagated by a caller's step (here or in
