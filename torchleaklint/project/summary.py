@@ -62,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 34
+SUMMARY_VERSION = 35
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -302,7 +302,8 @@ def _function(model, func, module: str, info) -> dict:
         ret_m = _returns_when(model, func, base, {p: Value(MODULE) for p in called}, module)
         if ret_m != out["ret"]:
             out["ret_m"], out["mp"] = ret_m, sorted(called)
-    if flow.returns is not None and flow.returns.kind == DATA:
+    if flow.returns is not None and (flow.returns.kind in (DATA, UNKNOWN) or flow.returns.kind in ("tensor", "leaf")):
+        # (also a tensor: `load_table()` returning `torch.cat([x, y], 1)` of 50,000 rows)
         weight = _returned_weight(model, func)
         if weight is not None:
             out["weight"] = weight
@@ -767,7 +768,7 @@ def _data_argument_weights(model, flow, call) -> Dict[str, str]:
         [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
     for key, arg in given:
         value = flow.values.get(arg)
-        if value is not None and value.kind == DATA:
+        if value is not None and value.kind in (DATA, UNKNOWN, "tensor"):  # (`table = load_table()`)
             found = weight_of(model, arg)
             if found is not None and found.kind == DATA:
                 out[key] = found.what

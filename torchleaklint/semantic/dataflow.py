@@ -856,6 +856,10 @@ class Analyzer:
                 return Value(owner.kind if owner.kind in TENSORISH else GRAPH)
             if owner.carries_graph:
                 return GRAPH_V  # attribute of a model output object: `outputs.loss`
+        if owner.kind == CLASS and owner.name in self.m.classes and not owner.alts:
+            found = self._class_body_value(owner.name, e.attr)
+            if found is not None:
+                return found  # `Bottleneck.out_saved` of `out_saved = [0] * 900` in the class body
         if owner.kind == MODULE and not owner.name:
             if e.attr in ("weight", "bias") and not self._attribute_owners(e.attr):
                 # a layer's parameter (`self.item_emb.weight` of an nn.Embedding): a leaf that
@@ -863,6 +867,26 @@ class Analyzer:
                 return TENSOR_V if owner.frozen else Value(LEAF)
             return self._unique_class_attribute(e.attr)
         return UNKNOWN_V
+
+    def _class_body_value(self, class_name: str, attr: str) -> Optional[Value]:
+        """What the class body binds to `attr` (a class attribute shared by every instance),
+        when one plain assignment there does: a container (`out_saved = [0] * 900`, `cache =
+        {}`) is one; anything else is left unknown."""
+        node = self.m.classes[class_name].node
+        bound = [stmt.value for stmt in node.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == attr]
+        if len(bound) != 1:
+            return None
+        value = bound[0]
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
+            value = value.left if isinstance(value.left, ast.List) else value.right
+        if isinstance(value, (ast.List, ast.ListComp)) or \
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list" and not value.args:
+            return Value(SEQUENCE, elem=UNKNOWN_V)
+        if isinstance(value, (ast.Dict, ast.DictComp)) or \
+                isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
+            return Value(SEQUENCE, elem=UNKNOWN_V, fields=None)
+        return None
 
     def _attribute_owners(self, attr: str) -> List[str]:
         """The module classes of this file whose init-like methods set `self.<attr>`."""

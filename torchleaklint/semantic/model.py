@@ -1509,8 +1509,8 @@ class SemanticModel:
             if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
         reaching = self.reaching(self.unit_of(loop))
         for call in self._calls_within(loop, skip_loops=True):
-            if self.value(call.func).kind != MODULE or self.value(call).kind == MODULE:
-                continue  # not a model, or a constructor
+            if self.value(call).kind == MODULE or not (self.value(call.func).kind == MODULE or self._module_method_forward(call)):
+                continue  # not a model (nor a method of one that runs its forward), or a constructor
             if drawn & {n.id for n in ast.walk(call.func) if isinstance(n, ast.Name)}:
                 continue
             inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
@@ -1518,6 +1518,15 @@ class SemanticModel:
                    for a in inputs for n in ast.walk(a)):
                 return True
         return False
+
+    def _module_method_forward(self, call: ast.Call) -> bool:
+        """`agent.select_action(state)`: a method of a module of a known class (of this file, or
+        of another module from its summary) that runs a forward with autograd on."""
+        if not isinstance(call.func, ast.Attribute):
+            return False
+        receiver = self.value(call.func.value)
+        return receiver.kind == MODULE and bool(receiver.name or receiver.alts) \
+            and self.method_runs_forward(receiver, call.func.attr, call) is True
 
     def is_training_backward(self, call: ast.Call) -> bool:
         """A backward that accumulates gradients into parameters (`loss.backward()`,
@@ -3134,6 +3143,8 @@ class SemanticModel:
             return True
         if "." in key and self._parameter_is_module(unit, root):
             return True  # `policy.saved_log_probs` of the model handed in: the model lives on
+        if "." in key and root in self.classes and root not in self.function_locals(unit):
+            return True  # `Bottleneck.out_saved[i] = out`: an attribute of the class, shared by every instance
         return root in self._globals_of(unit) or self.is_module_global(unit, root) \
             or self.kept_by_the_enclosing_function(unit, root)
 

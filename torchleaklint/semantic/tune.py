@@ -411,7 +411,7 @@ def _passed_by_other_modules(model, param: ast.arg) -> Optional[Weight]:
         if value.kind == DATALOADER:
             return Weight(f"a `DataLoader` (passed at {model.project.label(site)})", DATALOADER)
         weighed = (site.get("wt") or {}).get(param.arg if param.arg in site["kw"] else str(index))
-        if weighed is not None and value.kind == DATA:
+        if weighed is not None and value.kind in (DATA, UNKNOWN) + tuple(TENSORISH):
             return Weight(f"{weighed} (passed at {model.project.label(site)})", DATA)
     return None
 
@@ -567,8 +567,10 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
         return Weight(f"{noun} loaded by `{text}(...)`", DATA)
     if qual in _COPYING_CONSTRUCTORS:
         data = [a for a in _data_arguments(call) if not _is_literal(model, a) and model.value(a).kind != SCALAR]
-        for arg in data:
-            inner = weight_of(model, arg, depth + 1)
+        # (the parts of `torch.cat([x, y], 1)` themselves: the result is as big as they are)
+        parts = [e for arg in data for e in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg])]
+        for arg in parts:
+            inner = weight_of(model, arg.value if isinstance(arg, ast.Starred) else arg, depth + 1)
             if inner is not None:
                 return inner  # name the origin: `torch.tensor(np.load(p))` is data loaded by np.load
         # torch.tensor(x) of an unknown x is as often a number (a loss, a reward) as data;
