@@ -1619,8 +1619,11 @@ class SemanticModel:
     def _steps_each_iteration(self, loop: ast.AST) -> bool:
         """Does each iteration of `loop` run an optimizer (or scaler) step of its own: a loop
         over training steps, not over the optimizers or the micro-batches of one update?"""
-        return not self.iterates_optimizers(loop) and not self.accumulates_one_update(loop) and any(
-            self.is_optimizer_step(call) or self.is_scaler_step(call) for call in self.step_ops_in(loop, direct_only=True))
+        if self.iterates_optimizers(loop) or self.accumulates_one_update(loop) or self.iterates_parts_of_one_graph(loop):
+            return False
+        # directly, or through a method it calls per item (`self.train_step(x, y)`)
+        return any(self.is_optimizer_step(call) or self.is_scaler_step(call)
+                   for call in self.step_ops_in(loop, direct_only=True)) or self.runs_training_step(loop)
 
     def _loops_directly_within(self, loop: ast.AST) -> List[ast.AST]:
         """The loops of `loop`'s body not inside another loop of it (a federated round's loop
