@@ -105,6 +105,8 @@ class GraphInContainer(Rule):
             return None  # a pytest test comparing a model's outputs over a few inputs: nothing trains,
             # and the list dies with the test
         why = model.outlives_step(node, key)
+        if why == "loop" and model.slot_fixed_across_iterations(node, key):
+            return None  # `probs_list[i] = probs` with `i` bound before the loop: one slot, overwritten
         caller_loop = model.grows_across_calls(node, key) if why is None else None
         if why is None and caller_loop is None:
             caller_loop = grows_through_a_parameter(model, node, key)  # `cache` the caller keeps

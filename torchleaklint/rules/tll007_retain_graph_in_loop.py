@@ -365,6 +365,9 @@ def _fresh_graph_each_iteration(model, target, loop) -> bool:
                and reaching.survives_into(name, loop) is False for name in names)
 
 
+_GRAPH_FREE_KINDS = frozenset({"tensor", "data", "scalar", "none", MODULE, "loss_fn", "dataloader", "dataset"})
+
+
 def _builds_graph_each_iteration(model, loop) -> bool:
     """Does the loop body run a forward or an optimizer step? A loop that only
     back-propagates different outputs of one graph built before it (a Jacobian row by row)
@@ -381,7 +384,8 @@ def _builds_graph_each_iteration(model, loop) -> bool:
         callee = model.resolve_call(node)
         if callee is not None and model.runs_training_step(callee):
             return True
-        if callee is not None and model.value(node).carries_graph and not any(
-                model.carries_graph(arg) for arg in list(node.args) + [k.value for k in node.keywords]):
-            return True  # `lyapunov_losses(V, pi, x)`: a helper whose forwards make a new graph
+        if callee is not None and model.value(node).carries_graph and all(
+                model.value(arg).kind in _GRAPH_FREE_KINDS for arg in list(node.args) + [k.value for k in node.keywords]):
+            return True  # `lyapunov_losses(V, pi, x)`: a helper whose forwards make a new graph from
+            # modules and graph-free data (not from state of unknown kind it may share)
     return False

@@ -764,8 +764,10 @@ class Analyzer:
                 flow = m.flow(outer)
                 if flow is None:
                     return UNKNOWN_V  # the enclosing function is being analyzed (it calls the closure)
-                return join(flow.params.get(name), flow_env_value(flow, name)) if name in flow.params \
-                    else flow_env_value(flow, name)
+                if name in flow.params:  # a parameter, joined with what the function rebinds it to
+                    flow_env_value(flow, name)  # (builds the index of bound names)
+                    return join(flow.params[name], flow.bound_names.get(name))
+                return flow_env_value(flow, name)
             outer = m.unit_of(outer)
         return None
 

@@ -3298,6 +3298,19 @@ class SemanticModel:
         return bool(definitions) and all(self._fixed_loop_target(d) or self._computed_from_fixed_targets(d)
                                          or self._literal_at_every_call(d) for d in definitions)
 
+    def slot_fixed_across_iterations(self, stmt: ast.AST, key: str) -> bool:
+        """Is `stmt` a store `c[k] = v` whose key `k` is a name no binding inside the loops that
+        carry `c` changes (`probs_list[i] = probs` in a thread's `while` loop, `i` its
+        parameter)? Every iteration then overwrites the same slot: one value kept, not one per
+        iteration."""
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)
+                and isinstance(stmt.targets[0].slice, ast.Name)):
+            return False
+        loops = self.carried_loops(stmt, key)
+        definitions = self.reaching(self.unit_of(stmt)).definitions(stmt.targets[0].slice)
+        return bool(loops and definitions) and not any(
+            isinstance(d, ast.AST) and self.is_inside(d, loop) for d in definitions for loop in loops)
+
     def argument_position(self, func: ast.AST, param: ast.arg) -> Optional[int]:
         """The position of the argument a call passes for `param` (`obj.m(a)` binds `a` to the
         parameter after `self`), or None for a keyword-only parameter."""
