@@ -2005,7 +2005,7 @@ class SemanticModel:
                 and not _list_of_non_modules(value):
             return False  # `self.blocks`, `self.heads.items()`: parts of the model, unless moved like a batch
             # (a list the object holds, of anything but modules, is decided by what the loop feeds)
-        targets = _derived_names(loop, targets, self._data_reads)
+        targets = self.derived_names(loop, targets)
         calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
         for call in calls:
             if self.value(call.func).kind != MODULE or not _input_args(call):
@@ -2099,11 +2099,11 @@ class SemanticModel:
         return self._feeds_a_forward(func, {params[i + skip].arg for i in positions}, depth, given)
 
     def _feeds_a_forward(self, func: ast.AST, handed: Set[str], depth: int = 0,
-                         given: Set[str] = frozenset()) -> bool:
+                         given: Set[str] = frozenset(), flows=None) -> bool:
         """Does `func` feed one of its parameters `handed` (or what it computes from them) to
         a model as its input, itself or through the functions of this module it hands them
         to, a few calls deep? `given`: its parameters that hold a module."""
-        derived = _derived_names(func, handed, self._data_reads)
+        derived = self.derived_names(func, handed, flows)
         for inner in self._calls_within(func, skip_loops=False):
             model = self.value(inner.func).kind == MODULE or isinstance(inner.func, ast.Name) and inner.func.id in given
             if model and _input_args(inner) and \
@@ -2117,7 +2117,10 @@ class SemanticModel:
         what a base class's loop, handing its batch to the abstract method this one
         overrides, learns from the summary (`fwdp`)."""
         params = positional_parameters(func)[1:]
-        return [i for i, p in enumerate(params) if self._feeds_a_forward(func, {p.arg})]
+        # (its own body only: the summary is computed for every method of such classes, and
+        # following callees would analyze them all; the abstract base's loop needs no more)
+        flows = self.data_flows(func)
+        return [i for i, p in enumerate(params) if self._feeds_a_forward(func, {p.arg}, depth=2, flows=flows)]
 
     def _an_override_feeds(self, stub: ast.AST, positions: Set[int], depth: int) -> bool:
         """Does an override of the abstract method `stub` feed the parameter at one of
@@ -2277,6 +2280,27 @@ class SemanticModel:
         unit = self.unit_of(node)
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and self.is_module_class(info)
+
+    def data_flows(self, owner: ast.AST) -> List[Tuple[Set[str], Set[str]]]:
+        """(what it reads as data, the names it binds) for each assignment in `owner`'s body."""
+        return [(self._data_reads(n.value), {t.id for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)})
+                for stmt in owner.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+
+    def derived_names(self, owner: ast.AST, names: Set[str], flows=None) -> Set[str]:
+        """`names` plus the names the body of `owner` (a loop or function) computes from them as
+        data (`noisy = clean + eps`, `x = x.to(device)`), to a fixed point (`flows`: the
+        owner's `data_flows`, when the caller asks for several sets of names)."""
+        if flows is None:
+            flows = self.data_flows(owner)
+        derived = set(names)
+        changed = True
+        while changed:
+            changed = False
+            for reads, bound in flows:
+                if reads & derived and not bound <= derived:
+                    derived |= bound
+                    changed = True
+        return derived
 
     def _data_reads(self, expr: ast.AST) -> Set[str]:
         """Names an expression computes data from: not the shape/size arguments of a tensor
@@ -4473,12 +4497,6 @@ def _constructed_bindings(node: ast.Assign, constructed):
                 cls = constructed(choice)
                 if cls is not None:
                     yield leaf, cls
-
-
-def _derived_names(loop: ast.AST, names: Set[str], reads) -> Set[str]:
-    """`names` plus the names the loop body computes from them (`noisy = clean + eps`,
-    `x = x.to(device)`), so that an item reaching the model through a local still counts."""
-    return _bound_from(loop, names, lambda value, derived: bool(reads(value) & derived))
 
 
 def _bound_from(loop: ast.AST, names: Set[str], follows) -> Set[str]:
