@@ -756,10 +756,10 @@ class Analyzer:
         join of what the enclosing function binds to it, wherever (the closure may run at
         any point of it). None when no enclosing function binds it (a module global)."""
         m = self.m
-        if not isinstance(self.unit, FUNCTION_TYPES) or name in m.function_locals(self.unit):
+        enclosing = self._enclosing_functions()
+        if not enclosing or name in m.function_locals(self.unit):
             return None
-        outer = m.unit_of(self.unit)
-        while isinstance(outer, FUNCTION_TYPES):
+        for outer in enclosing:
             if name in m.function_locals(outer) and name not in m._globals_of(outer):
                 flow = m.flow(outer)
                 if flow is None:
@@ -768,8 +768,20 @@ class Analyzer:
                     flow_env_value(flow, name)  # (builds the index of bound names)
                     return join(flow.params[name], flow.bound_names.get(name))
                 return flow_env_value(flow, name)
-            outer = m.unit_of(outer)
         return None
+
+    def _enclosing_functions(self) -> List[ast.AST]:
+        """The functions that enclose this unit, innermost first (none for most units)."""
+        found = getattr(self, "_enclosing", None)
+        if found is None:
+            found = []
+            if isinstance(self.unit, FUNCTION_TYPES):
+                outer = self.m.unit_of(self.unit)
+                while isinstance(outer, FUNCTION_TYPES):
+                    found.append(outer)
+                    outer = self.m.unit_of(outer)
+            self._enclosing = found
+        return found
 
     def global_value(self, name: str) -> Value:
         m = self.m

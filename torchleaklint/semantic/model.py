@@ -3180,9 +3180,11 @@ class SemanticModel:
         binds once, outside the loops that call `unit` (`derivative_losses = []` before the
         loop whose `optimizer.step(closure)` runs the closure appending to it)? It then lives
         across the calls. Not when it is bound afresh in such a loop (a list made per step)."""
-        if "." in name or not isinstance(unit, FUNCTION_TYPES) or name in self.function_locals(unit):
+        if "." in name or not isinstance(unit, FUNCTION_TYPES):
             return False
         outer = self.unit_of(unit)
+        if not isinstance(outer, FUNCTION_TYPES) or name in self.function_locals(unit):
+            return False
         if not isinstance(outer, FUNCTION_TYPES) or name not in self.function_locals(outer) \
                 or name in self._globals_of(outer):
             return False
