@@ -2290,17 +2290,7 @@ class SemanticModel:
         """`names` plus the names the body of `owner` (a loop or function) computes from them as
         data (`noisy = clean + eps`, `x = x.to(device)`), to a fixed point (`flows`: the
         owner's `data_flows`, when the caller asks for several sets of names)."""
-        if flows is None:
-            flows = self.data_flows(owner)
-        derived = set(names)
-        changed = True
-        while changed:
-            changed = False
-            for reads, bound in flows:
-                if reads & derived and not bound <= derived:
-                    derived |= bound
-                    changed = True
-        return derived
+        return _spread(self.data_flows(owner) if flows is None else flows, names)
 
     def _data_reads(self, expr: ast.AST) -> Set[str]:
         """Names an expression computes data from: not the shape/size arguments of a tensor
@@ -3536,16 +3526,8 @@ class SemanticModel:
         container additions (a fixed point; stops early once `until` is in). With `gradient`,
         only what gradients flow back to: `old = torch.stack(memory.logprobs).detach()` does not
         make `memory.logprobs` a source of a loss computed from `old`."""
-        sources = set(keys)
         flows = list(self._flows_within(unit, _gradient_read_keys if gradient else _read_keys))
-        changed = True
-        while changed and (until is None or until not in sources):
-            changed = False
-            for targets, reads in flows:
-                if targets & sources and not reads <= sources:
-                    sources |= reads
-                    changed = True
-        return sources
+        return _spread(flows, keys, until)
 
     def _live_keys(self, expr: ast.AST) -> Set[str]:
         """The names and dotted attributes `expr` reads as values that go on (not under a
@@ -4499,6 +4481,21 @@ def _constructed_bindings(node: ast.Assign, constructed):
                 cls = constructed(choice)
                 if cls is not None:
                     yield leaf, cls
+
+
+def _spread(pairs, start, until=None) -> Set[str]:
+    """`start` plus, to a fixed point, the second set of every pair whose first set meets what
+    is reached so far (stopping early once `until` is reached): the names data flows into
+    (reads -> bindings), or back from (bindings -> reads)."""
+    reached = set(start)
+    changed = True
+    while changed and (until is None or until not in reached):
+        changed = False
+        for trigger, added in pairs:
+            if trigger & reached and not added <= reached:
+                reached |= added
+                changed = True
+    return reached
 
 
 def _bound_from(loop: ast.AST, names: Set[str], follows) -> Set[str]:
