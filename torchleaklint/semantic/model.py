@@ -1441,11 +1441,11 @@ class SemanticModel:
         if len(passed) != 1 or len(call.args) + len(call.keywords) != 1:
             return False
         arg = passed[0]
-        if isinstance(arg, ast.Lambda):
-            return True
-        unit = self.unit_of(call)
-        return isinstance(arg, ast.Name) and any(
-            node.name == arg.id and self.unit_of(node) is unit for node in self.nodes(ast.FunctionDef, ast.AsyncFunctionDef))
+        return isinstance(arg, ast.Lambda) or self._handed_closure(call, arg) is not None
+
+    def _handed_closure(self, call: ast.Call, arg: ast.AST) -> Optional[ast.AST]:
+        """The nested `def` that the name `arg`, handed to `call`, refers to (`_nested_function`)."""
+        return self._nested_function(call, arg.id) if isinstance(arg, ast.Name) else None
 
     def _zero_grad_called(self, unit: ast.AST, receiver: Optional[str]) -> bool:
         return receiver is not None and any(
@@ -3711,11 +3711,21 @@ class SemanticModel:
         for L-BFGS)."""
         if not isinstance(func, FUNCTION_TYPES):
             return []
-        scope = self.unit_of(func)
-        return [call for call in self.calls if isinstance(call.func, ast.Attribute) and call.func.attr == "step"
-                and any(isinstance(a, ast.Name) and a.id == func.name for a in
-                        list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "closure"])
-                and self.unit_of(call) is scope and self.is_optimizer_step(call)]
+        candidates = self.cached(("step_calls_handed",), self._index_step_calls_handed).get(func, [])
+        return [call for call in candidates if self.is_optimizer_step(call)]
+
+    def _index_step_calls_handed(self) -> Dict[ast.AST, List[ast.Call]]:
+        """Nested function -> the `.step(...)` calls handed it, from one pass over the module's
+        calls (a pure function of the tree: whether each is an optimizer's is asked later)."""
+        index: Dict[ast.AST, List[ast.Call]] = {}
+        for call in self.calls:
+            if not (isinstance(call.func, ast.Attribute) and call.func.attr == "step"):
+                continue
+            for arg in list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "closure"]:
+                closure = self._handed_closure(call, arg)
+                if closure is not None:
+                    index.setdefault(closure, []).append(call)
+        return index
 
     def global_writers(self, name: str) -> List[ast.AST]:
         """The functions that declare `name` global and bind it (`global FID_MODEL` then

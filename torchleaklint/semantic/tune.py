@@ -948,7 +948,7 @@ def _argparse_defaults(model) -> dict:
 def _made_by(model, expr: ast.AST) -> Optional[ast.Call]:
     """The call that made the array `expr` names: a local bound once (`x = torch.randn(...)`),
     or an attribute `obj.x` of an object of a class of this module whose `__init__` binds
-    `self.x` once."""
+    `self.x` once (`_bound_once_in_init`)."""
     source = None
     if isinstance(expr, ast.Name):
         definitions, _ = reaching_bindings(model, expr)
@@ -956,12 +956,7 @@ def _made_by(model, expr: ast.AST) -> Optional[ast.Call]:
     elif isinstance(expr, ast.Attribute):
         owner = model.value(expr.value)
         info = model.classes.get(owner.name) if owner.kind == INSTANCE and owner.name else None
-        init = info.methods.get("__init__") if info is not None else None
-        bound = [node.value for node in ast.walk(init) if isinstance(node, ast.Assign) and len(node.targets) == 1
-                 and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == expr.attr
-                 and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"] \
-            if init is not None else []
-        source = bound[0] if len(bound) == 1 else None
+        source = _bound_once_in_init(info, expr.attr) if info is not None else None
     return source if isinstance(source, ast.Call) else None
 
 
@@ -973,6 +968,12 @@ def _set_once_at_construction(model, expr: ast.Attribute) -> Optional[ast.expr]:
     params = method.args.args if info is not None else []
     if not (params and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg):
         return None
+    return _bound_once_in_init(info, expr.attr)
+
+
+def _bound_once_in_init(info, attr: str) -> Optional[ast.expr]:
+    """What the class's `__init__` binds to `self.<attr>`, when that plain assignment is the
+    attribute's only store in any method of the class."""
     stores = []
     for other in info.methods.values():
         receiver = other.args.args[0].arg if other.args.args else None
@@ -982,7 +983,7 @@ def _set_once_at_construction(model, expr: ast.Attribute) -> Optional[ast.expr]:
                 for target in targets:
                     elts = target.elts if isinstance(target, ast.Tuple) else [target]
                     for i, elt in enumerate(elts):
-                        if isinstance(elt, ast.Attribute) and elt.attr == expr.attr and isinstance(elt.value, ast.Name) \
+                        if isinstance(elt, ast.Attribute) and elt.attr == attr and isinstance(elt.value, ast.Name) \
                                 and elt.value.id == receiver:
                             value = node.value
                             if isinstance(target, ast.Tuple):
