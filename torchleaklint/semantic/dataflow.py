@@ -124,6 +124,10 @@ class Analyzer:
         # a test on them (`if mode == "inference":`) selects its branch
         self.constants: Dict[str, object] = {}
         self._global_binds: Dict[str, Value] = {}  # what this unit bound so far to names it declares global
+        # parameters defaulting to None that no call in view passes (a public entry point's
+        # `log=None`): `log = log if log is not None else GanLog()` makes a GanLog on the default
+        # path, the only object the code itself proves reaches what follows
+        self.defaulted_none: Set[str] = set()
 
     # ------------------------------------------------------------ parameters
     def parameter_values(self) -> Dict[str, Value]:
@@ -155,6 +159,11 @@ class Analyzer:
             if self.m.project is not None:
                 for name, value in self._external_site_values(unit, params).items():
                     sites[name] = join(sites.get(name), value)
+            self.defaulted_none = {a.arg for a in params if a.arg not in sites and values.get(a.arg) == UNKNOWN_V
+                                   and _is_none_literal(default_of(unit, a))}
+            untyped = {a.arg for a in params if a.arg not in sites and values.get(a.arg) == UNKNOWN_V}
+            if untyped:
+                values.update(self.m.cached(("typed_by_methods", unit), lambda: self._typed_by_methods(untyped)))
             for name, value in sites.items():
                 own = values.get(name, UNKNOWN_V)
                 if own is DECLARED_NUMBERS:
@@ -232,6 +241,34 @@ class Analyzer:
             found.setdefault(name, Value(MODULE))
         for name in loaded & placed:  # weights loaded and moved to a device: no optimizer does both
             found.setdefault(name, Value(MODULE))
+        return found
+
+    def _typed_by_methods(self, names: Set[str]) -> Dict[str, Value]:
+        """A parameter no call in view passes, on which methods are called that exactly one
+        class of this file defines, all of them (`runner.detach_state()` and `runner.step(x)`
+        of the file's RNNRunner): an object of that class. Methods every module or optimizer
+        has (`train`, `eval`, `to`, `zero_grad`...) say nothing; calling the parameter
+        itself, or testing its kind, leaves it untyped."""
+        methods: Dict[str, Set[str]] = {}
+        direct = set()
+        for node in _calls_on(self.m, self.unit, names):
+            func = node.func
+            if isinstance(func, ast.Name):
+                direct.add(func.id)
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
+                methods.setdefault(func.value.id, set()).add(func.attr)
+        polymorphic = _kind_tested_names(self.m, self.unit, names)
+        found: Dict[str, Value] = {}
+        for name, attrs in methods.items():
+            if name in direct or name in polymorphic or any(a.startswith("__") for a in attrs):
+                continue
+            telling = attrs - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
+            if not telling:
+                continue
+            owners = self.m.classes_defining_all(attrs)
+            if len(owners) == 1:
+                info = self.m.classes[owners[0]]
+                found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
 
     def _call_site_values(self, unit, params) -> Dict[str, Value]:
@@ -543,7 +580,27 @@ class Analyzer:
         if s.orelse and _always_leaves(s.orelse) and not _always_leaves(s.body):
             self.env = after_body
             return
+        defaulted = self._defaulted_by(s, before, after_body)
         self.env = _join_env(after_body, self.env)
+        if defaulted is not None:
+            self.env[defaulted[0]] = defaulted[1]  # `if log is None: log = GanLog()`
+
+    def _defaulted_by(self, s: ast.If, before, after_body) -> Optional[Tuple[str, Value]]:
+        """`if log is None: log = GanLog()` on a parameter no call in view passes: the name and
+        the object its default path builds."""
+        none_in = _none_tested(s.test)
+        if none_in is None or not none_in[1] or s.orelse or before.get(none_in[0]) != UNKNOWN_V:
+            return None
+        made = [t.value for t in s.body if isinstance(t, ast.Assign) and len(t.targets) == 1
+                and isinstance(t.targets[0], ast.Name) and t.targets[0].id == none_in[0]]
+        if len(made) != 1:
+            return None
+        saved, self.env = self.env, before
+        try:
+            value = self._default_path(none_in, made[0], after_body.get(none_in[0], UNKNOWN_V))
+        finally:
+            self.env = saved
+        return (none_in[0], value) if value is not None else None
 
     def _narrow(self, test: ast.AST, taken: bool) -> None:
         """What a branch's test proves about a name in that branch: where `isinstance(v,
@@ -1059,6 +1116,10 @@ class Analyzer:
             body = UNKNOWN_V
         none_in = _none_tested(e.test)
         if none_in is not None:
+            default = self._default_path(none_in, e.body if none_in[1] else e.orelse,
+                                         body if none_in[1] else orelse)
+            if default is not None:
+                return default
             # `h = torch.rand(2, bs, n) if h is not None else h`: the branch taken when the
             # name is None gives None (whatever callers pass for it otherwise)
             name, is_none = none_in
@@ -1067,6 +1128,18 @@ class Analyzer:
             elif not is_none and _names(e.orelse, name):
                 orelse = NONE_V
         return join(body, orelse)
+
+    def _default_path(self, none_in, made: ast.AST, made_value: Value) -> Optional[Value]:
+        """The object of a known class that `made` builds where the parameter tested against
+        None (`none_in`) keeps its default, when no call in view passes that parameter: the
+        value on the default path (None otherwise)."""
+        name, _ = none_in
+        if name not in self.defaulted_none or self.env.get(name) != UNKNOWN_V:
+            return None
+        if made_value.kind in (INSTANCE, MODULE) and (made_value.name or made_value.alts) \
+                and isinstance(made, ast.Call):
+            return made_value
+        return None
 
     def _number_or_tensor(self, bare: ast.AST, other: ast.AST) -> bool:
         """Is `bare` a name that the other branch turns into a number (`x.item()`, `float(x)`)
@@ -1085,6 +1158,14 @@ class Analyzer:
 
     def expr_BoolOp(self, e) -> Value:
         out = None
+        if isinstance(e.op, ast.Or) and len(e.values) == 2 and isinstance(e.values[0], ast.Name) \
+                and e.values[0].id in self.defaulted_none:
+            # `log = log or GanLog()` on a parameter no call in view passes
+            first, made = e.values
+            self.expr(first)
+            default = self._default_path((first.id, True), made, self.expr(made))
+            if default is not None:
+                return default
         for operand in e.values:
             out = join(out, self.expr(operand))
         return out or UNKNOWN_V
@@ -2508,6 +2589,10 @@ def _none_tested(test: ast.AST) -> Optional[Tuple[str, bool]]:
         if key is not None:
             return key, isinstance(test.ops[0], ast.Is)
     return None
+
+
+def _is_none_literal(expr: Optional[ast.AST]) -> bool:
+    return isinstance(expr, ast.Constant) and expr.value is None
 
 
 def _names(expr: ast.AST, key: str) -> bool:

@@ -107,7 +107,21 @@ def _method_ignoring_its_object(model, call) -> bool:
     if not isinstance(method, FUNCTION_TYPES) or model.class_of(method) is None:
         return False
     receiver = self_name(method)  # (None for a static or class method)
-    return receiver is not None and not any(isinstance(n, ast.Name) and n.id == receiver for body in method.body for n in ast.walk(body))
+    if receiver is None:
+        return False
+    return all(_reads_no_parameter(model, n) for body in method.body for n in ast.walk(body)
+               if isinstance(n, ast.Name) and n.id == receiver)
+
+
+def _reads_no_parameter(model, name: ast.Name) -> bool:
+    """Is this read of a method's receiver the call of a submodule holding no parameter
+    (`self.act(torch.matmul(x, w.t()))` with `self.act = nn.ReLU()`)? Its graph is then that
+    of the inputs alone."""
+    parent = model.parent(name)
+    if not isinstance(parent, ast.Attribute) or parent.value is not name:
+        return False
+    call = model.parent(parent)
+    return isinstance(call, ast.Call) and call.func is parent and model.holds_no_parameters(parent)
 
 
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:

@@ -14,7 +14,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
 from torchleaklint.semantic.values import (
-    DATA, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
+    DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
     called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
@@ -725,6 +725,13 @@ class SemanticModel:
             receiver = self.value(func.value) if not self.in_progress(self.unit_of(call)) else None
             if receiver is not None and receiver.name and receiver.name in self.classes:
                 return self.method(receiver.name, func.attr)
+            if receiver is not None and receiver.kind == MODULE and not receiver.name:
+                # `net.features(images)` on a module of unknown class: the one module class of
+                # this file defining that method, as the data flow reads it (`_unique_method_owner`)
+                callee = self.value(func)
+                owner, _, attr = (callee.name or "").partition(".")
+                if callee.kind == FUNCTION and attr == func.attr and owner in self.classes:
+                    return self.method(owner, attr)
             return None
         return self._resolve_static(call)
 
@@ -1919,6 +1926,23 @@ class SemanticModel:
                         out.setdefault(method, []).append(name)
             return out
         return self.cached(("module_classes_by_method",), index).get(attr, [])
+
+    def classes_defining_all(self, attrs) -> List[str]:
+        """The classes of this file that define (not inherit) every method in `attrs`."""
+        def index() -> Dict[str, Set[str]]:
+            out: Dict[str, Set[str]] = {}
+            for name, info in self.classes.items():
+                for method in info.methods:
+                    out.setdefault(method, set()).add(name)
+            return out
+        by_method = self.cached(("classes_by_method",), index)
+        owners = None
+        for attr in attrs:
+            found = by_method.get(attr, set())
+            owners = set(found) if owners is None else owners & found
+            if not owners:
+                return []
+        return sorted(owners or ())
 
     def method_trained_through(self, attr: str) -> bool:
         """Is a method of this name called somewhere in the file, with autograd on, whose
@@ -4486,8 +4510,11 @@ def _constructed_bindings(node: ast.Assign, constructed):
                 and len(target.elts) == len(node.value.elts):
             pairs = list(zip(target.elts, node.value.elts))
         for leaf, value in pairs:
-            # `ema = BufferEMA(m) if buffered else ShadowEMA(m)`: either class
-            for choice in (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,):
+            # `ema = BufferEMA(m) if buffered else ShadowEMA(m)`: either class; `log = log or
+            # GanLog()`: the class built when nothing was handed in
+            choices = (value.body, value.orelse) if isinstance(value, ast.IfExp) else \
+                value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or) else (value,)
+            for choice in choices:
                 cls = constructed(choice)
                 if cls is not None:
                     yield leaf, cls
