@@ -62,7 +62,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 35
+SUMMARY_VERSION = 36
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -340,6 +340,10 @@ def _function(model, func, module: str, info) -> dict:
         flags = model.forwards_with_grad_only_if(func)
         if flags:
             out["fwd_if"] = [list(f) for f in flags]  # the flags (name, position, running value, default) its forwards with grad need
+    from torchleaklint.semantic.evaluation import runs_own_forward_with_grad
+
+    if out.get("nograd") is None and info is not None and runs_own_forward_with_grad(model, func):
+        out["fwd_self"] = True  # a module's method running its own forward with grad on (`act(obs)`)
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
     if info is not None:
@@ -728,6 +732,8 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
+        if model.receiver_rebuilt_per_step(call):
+            site["fr"] = 1  # on an object the step loop builds anew each iteration: it lives one step
         if site.get("md"):
             site["mm"] = 1  # ... of a module's method: over the parts of one input (decoding steps)
     if loops and _backward_loop_nested_beside(model, call, loops[0]):

@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -85,7 +85,22 @@ def _method_runs_forward_with_grad(model, call) -> bool:
     if not isinstance(call.func, ast.Attribute) or call.func.attr in ("forward", "__call__"):
         return False
     method = model.resolve_call(call)
-    info = model.class_of(method) if method is not None else None
+    if method is None:
+        # a method of a module class of another module (`policy.act(obs)`): its summary says
+        callee = model.value(call.func)
+        if callee.kind != REF or not callee.name or model.project is None or "." not in callee.name:
+            return False
+        owner, _, attr = callee.name.rpartition(".")
+        found = model.project.method_of(owner, attr)
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) and \
+            bool(found[1].get("fwd_self"))
+    return runs_own_forward_with_grad(model, method)
+
+
+def runs_own_forward_with_grad(model, method) -> bool:
+    """Is `method` one of a module class of this file, not decorated no-grad, whose body runs
+    the module's own forward (`self.forward(x)`, `self(x)`) outside any no-grad block?"""
+    info = model.class_of(method)
     if info is None or not model.is_module_class(info) or model.grad_off_decorated(method):
         return False
     forward = model.method(info.name, "forward")

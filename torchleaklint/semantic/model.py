@@ -2023,6 +2023,8 @@ class SemanticModel:
             return False
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
+        if targets and self._hands_item_to_a_step(loop, targets):
+            return True  # `loss = self.train_step(batch)`, each call one update on the item
         if not targets or not self._batch_shaped(loop, targets):
             return False
         if _rooted_at_self(iterable) and not (self._moves_to_device(loop, targets) or self.step_ops_in(loop)) \
@@ -2038,6 +2040,20 @@ class SemanticModel:
             if used & targets:
                 return True
         return any(self._hands_item_to_a_forward(call, targets) for call in calls)
+
+    def _hands_item_to_a_step(self, loop: ast.AST, targets: Set[str]) -> bool:
+        """Does the loop hand its item, as the only argument, to a function or method of this
+        module each call of which is one training step (a backward and an optimizer update
+        outside loops of its own: `self.train_step(batch)`)? The item is then a batch."""
+        for call in self._calls_within(loop, skip_loops=True):
+            if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Name) \
+                    or call.args[0].id not in targets:
+                continue
+            func = self._resolve_call_cheap(call)
+            if isinstance(func, FUNCTION_TYPES) and self.steps_once_per_call(func) and \
+                    any(self.is_optimizer_step(c) for c in self.step_ops_in(func)):
+                return True
+        return False
 
     def _indexes_a_dataset(self, loop: ast.AST) -> bool:
         """`for i in range(len(dataset))` (or `range(1, len(dataset))`) over a Dataset whose item
@@ -2955,12 +2971,28 @@ class SemanticModel:
         # a call from a module's forward (or another per-step method) runs once per step too:
         # `capture.record(name, att)` in an attention head's forward
         loops = [next(iter(self.loops_around(site)), None) or self._per_step_caller(site) for site in sites]
-        if not sites or any(loop is None for loop in loops) or \
+        if not sites or any(loop is None for loop in loops) or all(self.receiver_rebuilt_per_step(s) for s in sites) or \
                 not all(site["st"] or site["tr"] for site in self.external_sites(unit)):
             return None
         if self._flushed_by_its_module(unit, key) or self._self_attribute_cut(unit, key):
             return None
         return loops[0]
+
+    def receiver_rebuilt_per_step(self, call: ast.Call) -> bool:
+        """Is `call` a method call on a name that a training-step loop around it binds anew
+        each iteration, by constructing an object (`strat = DecodingStrategy()` per batch, then
+        `strat.step(logits, mask)` per decoding step)? What the object keeps lives one step."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+            return False
+        name = func.value.id
+        for loop in self.loops_around(call):
+            if not (self.runs_training_step(loop) or self.has_backward_within(loop)):
+                continue
+            return any(isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and node.lineno < call.lineno
+                       and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                       for node in nodes_within(loop))
+        return False
 
     def grows_across_external_calls(self, stmt: ast.AST, key: str) -> Optional["ExternalCall"]:
         """The call site in another module that calls the method of `stmt` over and over
@@ -2978,7 +3010,7 @@ class SemanticModel:
                 or self.call_sites(unit):
             return None
         keeping = [site for site in self.external_sites(unit) if site.get("lp") and not site.get("mm")
-                   and not site["ng"] and not site.get("abp") and not site["bp"]]
+                   and not site["ng"] and not site.get("abp") and not site["bp"] and not site.get("fr")]
         if not keeping:
             return None
         from torchleaklint.semantic.object_state import restarted_only_at_construction, self_name
