@@ -1007,7 +1007,12 @@ class Analyzer:
             return found if found is not None else UNKNOWN_V
         if owner.kind == SEQUENCE and isinstance(e.slice, ast.Slice):
             # `graphs[28:36]`, `outs[1:]`: a list of the same elements, not one of them
-            return Value(SEQUENCE, elem=element_of(owner)) if owner.items is not None else replace(owner, fields=None)
+            if owner.items is not None:
+                chosen = _constant_slice(owner.items, e.slice)
+                if chosen is not None:
+                    return Value(SEQUENCE, items=chosen)  # `result[:-1]`: the items it keeps, not the last
+                return Value(SEQUENCE, elem=element_of(owner))
+            return replace(owner, fields=None)
         if owner.items is not None:
             index = e.slice
             if isinstance(index, ast.Constant) and isinstance(index.value, int) and -len(owner.items) <= index.value < len(owner.items):
@@ -2589,6 +2594,21 @@ def _none_tested(test: ast.AST) -> Optional[Tuple[str, bool]]:
         if key is not None:
             return key, isinstance(test.ops[0], ast.Is)
     return None
+
+
+def _constant_slice(items: tuple, part: ast.Slice) -> Optional[tuple]:
+    """The items `seq[a:b]` keeps, when its bounds are integer literals (or left out) and no
+    step is given; None otherwise."""
+    def bound(expr):
+        if expr is None:
+            return None, True
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant):
+            expr = ast.Constant(-expr.operand.value) if isinstance(expr.operand.value, int) else expr
+        return (expr.value, True) if isinstance(expr, ast.Constant) and type(expr.value) is int else (None, False)
+    (lower, ok_lower), (upper, ok_upper) = bound(part.lower), bound(part.upper)
+    if part.step is not None or not (ok_lower and ok_upper):
+        return None
+    return tuple(items[lower:upper])
 
 
 def _is_none_literal(expr: Optional[ast.AST]) -> bool:

@@ -502,7 +502,9 @@ class SemanticModel:
         if not self.switches_grad_on(func):
             sites = [s for s in sites if self.unit_of(s) is not func]
         external = self.external_sites(func)
-        answer = bool(sites or external) and all(self.grad_disabled_at(site) for site in sites) \
+        # a call on a branch only PyTorch 0.x takes (`volatile=True` inputs there) never runs
+        answer = bool(sites or external) and \
+            all(self.grad_disabled_at(site) or self.in_legacy_torch_branch(site) for site in sites) \
             and all(site["ng"] for site in external)
         self._memo[key] = answer
         return answer
@@ -972,8 +974,37 @@ class SemanticModel:
         return None
 
     def unreachable_lines(self) -> set:
-        """Lines of statements that never run (after a `return` or an `assert False`)."""
-        return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree))
+        """Lines of statements that never run (after a `return` or an `assert False`), and
+        those of branches taken only on PyTorch 0.x (`if torch_ver == '0.3':`)."""
+        return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree) | self._legacy_lines_cached())
+
+    def _legacy_torch_lines(self) -> set:
+        """The lines of the branches a test of the PyTorch version against a 0.x release selects
+        (`torch_ver = torch.__version__[:3]`, then `if torch_ver == '0.3': ... else: with
+        torch.no_grad(): ...`): code no release since 0.4 runs."""
+        torch_names = {alias for alias, qual in self.imports.aliases.items() if qual == "torch"}
+        if not torch_names:
+            return set()
+
+        def reads_version(expr: ast.AST) -> bool:
+            return any(isinstance(n, ast.Attribute) and n.attr == "__version__" and isinstance(n.value, ast.Name)
+                       and n.value.id in torch_names for n in ast.walk(expr))
+        version_names = {t.id for node in self.by_type.get(ast.Assign, []) if reads_version(node.value)
+                         for t in node.targets if isinstance(t, ast.Name)}
+        out = set()
+        for node in self.by_type.get(ast.If, []):
+            branch = _legacy_branch(node.test, version_names, reads_version)
+            if branch is None:
+                continue
+            for stmt in (node.body if branch else node.orelse):
+                out.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+        return out
+
+    def in_legacy_torch_branch(self, node: ast.AST) -> bool:
+        return getattr(node, "lineno", None) in self._legacy_lines_cached()
+
+    def _legacy_lines_cached(self) -> set:
+        return self.cached(("legacy_torch_lines",), self._legacy_torch_lines)
 
     def may_call_targets(self, call: ast.Call) -> List[ast.AST]:
         """The functions a call may run when its receiver is one of several classes' objects."""
@@ -3499,6 +3530,9 @@ class SemanticModel:
         elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
                 expr.func.id in ("enumerate", "sorted", "reversed") and len(expr.args) == 1:
             return self._fixed_collection(expr.args[0], hops)
+        if isinstance(expr, ast.Call) and dotted(expr.func) in ("OrderedDict", "collections.OrderedDict", "dict") \
+                and len(expr.args) == 1 and not expr.keywords:
+            return self._fixed_collection(expr.args[0], hops)  # `OrderedDict({"train": None, "dev": None})`
         if isinstance(expr, ast.Name) and hops < 2:  # `weights = self.weights` first
             definitions = self.reaching(self.unit_of(expr)).definitions(expr)
             bindings = [self.parents.get(d) for d in definitions]
@@ -4531,6 +4565,27 @@ def _self_attribute_name(expr: ast.AST) -> Optional[str]:
     """`meters` for `self.meters`."""
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         return expr.attr
+    return None
+
+
+def _legacy_branch(test: ast.AST, version_names: Set[str], reads_version) -> Optional[bool]:
+    """For a test of the PyTorch version against 0.x releases (`torch_ver == '0.3'`,
+    `torch.__version__[:3] in ('0.2', '0.3')`, `!=` and `not in`), True when its body is the
+    0.x branch, False when its `else` is; None for any other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    left, right = test.left, test.comparators[0]
+    if not (isinstance(left, ast.Name) and left.id in version_names or reads_version(left)):
+        return None
+    literals = right.elts if isinstance(right, (ast.Tuple, ast.List, ast.Set)) else [right]
+    if not literals or not all(isinstance(c, ast.Constant) and isinstance(c.value, str)
+                               and c.value.startswith("0.") for c in literals):
+        return None
+    op = test.ops[0]
+    if isinstance(op, (ast.Eq, ast.In)):
+        return True
+    if isinstance(op, (ast.NotEq, ast.NotIn)):
+        return False
     return None
 
 
