@@ -166,3 +166,33 @@ def test_no_decorator_over_an_evaluation_that_runs_another_modules_training_step
     assert "not the whole evaluation" in readout["message"] and "decorate" not in readout["message"]
     # the rendering pass of the same module trains nothing: the decorator stays a safe fix there
     assert found["field(poses(i))"]["fix_available"]
+
+
+BATCHES_MOVED_TO_THE_DEVICE = """
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    model = nn.Linear(8, 2)
+    device = torch.device("cpu")
+
+    def val(loader):
+        model.eval()
+        loss_all = 0
+        for data in loader:
+            data = data.to(device)
+            loss_all += F.nll_loss(model(data), data.y, reduction="sum").item()
+        return loss_all / len(loader.dataset)
+"""
+
+
+def test_a_batch_moved_to_the_device_is_no_handed_in_callable():
+    # `data.to(device)` on the batch drawn from the loader moves data: nothing in `val` can
+    # compute gradients, so the advice is the decorator and the fix is offered (set54, k-gnn)
+    found = _tll006(BATCHES_MOVED_TO_THE_DEVICE)
+    assert found and all(d.fix is not None for d in found)
+    assert "an attack" not in found[0].message and "decorate `val`" in found[0].message
+    # an object drawn from the loader and called on the batch is still a callable it was handed
+    attacked = BATCHES_MOVED_TO_THE_DEVICE.replace("for data in loader:", "for data, attack in loader:").replace(
+        "data = data.to(device)", "data = attack.perturb(data, device)")
+    assert "an attack" in _tll006(attacked)[0].message

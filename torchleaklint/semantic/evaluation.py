@@ -350,19 +350,23 @@ def calls_handed_in_callable(model, unit, start: Position, end: Position) -> boo
 
 def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed = {a.arg for a in unit.args.args + unit.args.kwonlyargs + unit.args.posonlyargs}
+    forwards = [call for call in nodes_within(unit) if isinstance(call, ast.Call) and model.value(call.func).kind == MODULE]
     # (an input the function feeds to a model is data, whatever methods it calls on it:
     # `img.view(h, w, 3)` of `do_detect(model, img, ...)` is no attack's `perturb(x, y)`)
-    handed -= {n.id for call in nodes_within(unit) if isinstance(call, ast.Call) and model.value(call.func).kind == MODULE
-               for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
-    handed |= {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
-               and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
-               for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    handed -= {n.id for call in forwards for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    drawn = {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
+             and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
+             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    # so is an item drawn from what it was handed and fed as it is (`model(data)` for `data`
+    # of `for data in loader:`, moved by `data.to(device)` first)
+    handed |= drawn - {arg.id for call in forwards for arg in call.args if isinstance(arg, ast.Name)}
     return sorted(start_of(node) for node in nodes_within(unit)
                   if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed))
 
 
-# methods of a handed-in object that only log, collect or show: never a differentiation
-_BOOKKEEPING_METHODS = frozenset({"log", "info", "debug", "warning", "error", "write", "print", "append", "extend",
+# methods of a handed-in object that only move, log, collect or show: never a differentiation
+_BOOKKEEPING_METHODS = frozenset({"to", "cuda", "cpu", "float", "half", "double", "long", "int", "contiguous",
+                                  "log", "info", "debug", "warning", "error", "write", "print", "append", "extend",
                                   "add", "update", "add_scalar", "add_scalars", "add_image", "add_histogram",
                                   "set_description", "set_postfix", "save", "put", "get", "flush", "close",
                                   "reset", "keys", "values", "items"})
