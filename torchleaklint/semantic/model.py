@@ -1959,12 +1959,22 @@ class SemanticModel:
         return self.cached(("module_classes_by_method",), index).get(attr, [])
 
     def classes_defining_all(self, attrs) -> List[str]:
-        """The classes of this file that define (not inherit) every method in `attrs`."""
+        """The classes of this file that define (not inherit) every name in `attrs`, as a
+        method or as an attribute their methods store on `self` (`self.cell = nn.GRUCell(...)`,
+        then `model.cell(x, h)`)."""
         def index() -> Dict[str, Set[str]]:
             out: Dict[str, Set[str]] = {}
             for name, info in self.classes.items():
                 for method in info.methods:
                     out.setdefault(method, set()).add(name)
+                for method in info.methods.values():
+                    receiver = self_name(method)
+                    for node in nodes_within(method):
+                        if isinstance(node, ast.Assign):
+                            for target in node.targets:
+                                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                                        and target.value.id == receiver:
+                                    out.setdefault(target.attr, set()).add(name)
             return out
         by_method = self.cached(("classes_by_method",), index)
         owners = None
