@@ -1839,9 +1839,9 @@ class Analyzer:
             entry, [Value(MODULE) if a.kind == UNKNOWN else a for a in args],
             {k: Value(MODULE) if a.kind == UNKNOWN else a for k, a in kwargs.items()}) \
             and isinstance(call, ast.Call) and self._result_feeds_backward(call)
-        if not graph_in and entry.get("ret_m") is not None and _modules_handed(entry, args, kwargs) or assumed:
+        if entry.get("ret_m") is not None and _modules_handed(entry, args, kwargs) or assumed:
             result = decode(entry["ret_m"])  # `run_episode(env, policy)` with a policy module
-            if graph_in:
+            if graph_in:  # (`run_chunk(model, tokens, hidden)` with a graph-carrying state too)
                 result = join(result, decode(entry.get("ret_g", entry.get("ret"))))
         else:
             result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
