@@ -257,6 +257,13 @@ class Analyzer:
                 direct.add(func.id)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
                 methods.setdefault(func.value.id, set()).add(func.attr)
+        for name, attr in self._kept_on_self_by_init(names).items():
+            # `self.model = model` in `__init__`: what the class's methods ask of `self.model`
+            for method in self.cls.methods.values():
+                for node in nodes_within(method):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                            and dotted(node.func.value) == f"self.{attr}":
+                        methods.setdefault(name, set()).add(node.func.attr)
         polymorphic = _kind_tested_names(self.m, self.unit, names)
         found: Dict[str, Value] = {}
         for name, attrs in methods.items():
@@ -270,6 +277,25 @@ class Analyzer:
                 info = self.m.classes[owners[0]]
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
+
+    def _kept_on_self_by_init(self, names: Set[str]) -> Dict[str, str]:
+        """The parameters of an `__init__` it stores as they are on `self` (`self.model =
+        model`), with the attribute, when no other assignment in the class binds it."""
+        if self.cls is None or not isinstance(self.unit, FUNCTION_TYPES) or self.unit.name != "__init__":
+            return {}
+        bound: Dict[str, int] = {}
+        kept: Dict[str, str] = {}
+        for method in self.cls.methods.values():
+            for node in nodes_within(method):
+                if not isinstance(node, ast.Assign):
+                    continue
+                for target in node.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                            and target.value.id == "self":
+                        bound[target.attr] = bound.get(target.attr, 0) + 1
+                        if method is self.unit and isinstance(node.value, ast.Name) and node.value.id in names:
+                            kept[node.value.id] = target.attr
+        return {name: attr for name, attr in kept.items() if bound.get(attr) == 1}
 
     def _call_site_values(self, unit, params) -> Dict[str, Value]:
         sites = self.m.call_sites(unit)
