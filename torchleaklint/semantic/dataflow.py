@@ -283,18 +283,20 @@ class Analyzer:
         model`), with the attribute, when no other assignment in the class binds it."""
         if self.cls is None or not isinstance(self.unit, FUNCTION_TYPES) or self.unit.name != "__init__":
             return {}
+        kept = {node.value.id: target.attr for node in nodes_within(self.unit) if isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Name) and node.value.id in names for target in node.targets
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
+        if not kept:
+            return {}  # (the common case: the class's other methods need no walk)
+        wanted = set(kept.values())
         bound: Dict[str, int] = {}
-        kept: Dict[str, str] = {}
         for method in self.cls.methods.values():
             for node in nodes_within(method):
-                if not isinstance(node, ast.Assign):
-                    continue
-                for target in node.targets:
-                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                            and target.value.id == "self":
-                        bound[target.attr] = bound.get(target.attr, 0) + 1
-                        if method is self.unit and isinstance(node.value, ast.Name) and node.value.id in names:
-                            kept[node.value.id] = target.attr
+                if isinstance(node, ast.Assign):
+                    for target in node.targets:
+                        if isinstance(target, ast.Attribute) and target.attr in wanted \
+                                and isinstance(target.value, ast.Name) and target.value.id == "self":
+                            bound[target.attr] = bound.get(target.attr, 0) + 1
         return {name: attr for name, attr in kept.items() if bound.get(attr) == 1}
 
     def _call_site_values(self, unit, params) -> Dict[str, Value]:

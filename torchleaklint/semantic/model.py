@@ -976,15 +976,20 @@ class SemanticModel:
     def unreachable_lines(self) -> set:
         """Lines of statements that never run (after a `return` or an `assert False`), and
         those of branches taken only on PyTorch 0.x (`if torch_ver == '0.3':`)."""
-        return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree) | self._legacy_lines_cached())
+        return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree, self._statement_blocks())
+                           | self._legacy_lines_cached())
+
+    def _statement_blocks(self) -> List[ast.AST]:
+        """The nodes that hold blocks of statements (`body`, `orelse`, `finalbody`), from the index."""
+        return [node for kind in _BLOCK_TYPES for node in self.by_type.get(kind, [])]
 
     def _legacy_torch_lines(self) -> set:
         """The lines of the branches a test of the PyTorch version against a 0.x release selects
         (`torch_ver = torch.__version__[:3]`, then `if torch_ver == '0.3': ... else: with
         torch.no_grad(): ...`): code no release since 0.4 runs."""
         torch_names = {alias for alias, qual in self.imports.aliases.items() if qual == "torch"}
-        if not torch_names:
-            return set()
+        if not torch_names or (self.source and "__version__" not in self.source):
+            return set()  # (most files never read the version: no need to walk their assignments)
 
         def reads_version(expr: ast.AST) -> bool:
             return any(isinstance(n, ast.Attribute) and n.attr == "__version__" and isinstance(n.value, ast.Name)
@@ -4576,6 +4581,12 @@ def _self_attribute_name(expr: ast.AST) -> Optional[str]:
     if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
         return expr.attr
     return None
+
+
+# The node types with statement blocks (`body`, `orelse`, `finalbody`).
+_BLOCK_TYPES = tuple(t for t in (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For,
+                                 ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, getattr(ast, "TryStar", None),
+                                 ast.ExceptHandler, getattr(ast, "match_case", None)) if t is not None)
 
 
 def _legacy_branch(test: ast.AST, version_names: Set[str], reads_version) -> Optional[bool]:

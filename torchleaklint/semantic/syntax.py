@@ -269,12 +269,13 @@ def _untouched(func: ast.AST, name: str) -> bool:
     return True
 
 
-def unreachable_lines(tree: ast.AST) -> set:
+def unreachable_lines(tree: ast.AST, blocks=None) -> set:
     """The lines of statements that can never run: those after a `return`, `raise`,
     `continue`, `break` or an assertion that always fails (`assert False`, `assert 1 == 2`) in
-    the same block."""
+    the same block. `blocks`: the nodes that may hold statement blocks, when an index of the
+    tree already has them (every node of the tree otherwise)."""
     out = set()
-    for node in ast.walk(tree):
+    for node in (blocks if blocks is not None else ast.walk(tree)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if not isinstance(block, list):
