@@ -244,11 +244,14 @@ class Analyzer:
         return found
 
     def _typed_by_methods(self, names: Set[str]) -> Dict[str, Value]:
-        """A parameter no call in view passes, on which methods are called that exactly one
-        class of this file defines, all of them (`runner.detach_state()` and `runner.step(x)`
-        of the file's RNNRunner): an object of that class. Methods every module or optimizer
-        has (`train`, `eval`, `to`, `zero_grad`...) say nothing; calling the parameter
-        itself, or testing its kind, leaves it untyped."""
+        """A parameter no call in view passes, of which the code asks names (methods it calls,
+        attributes it calls) that exactly one class of this file defines, all of them, as
+        methods or as attributes its methods store on `self` (`runner.detach_state()` and
+        `runner.step(x)` of the file's RNNRunner; `model.cell(x, h)` of a class storing
+        `self.cell`): an object of that class. For an `__init__` parameter kept as it is on
+        `self`, what the class's methods ask of that attribute counts too. Methods every module
+        or optimizer has (`train`, `eval`, `to`, `zero_grad`...) say nothing; calling the
+        parameter itself, or testing its kind, leaves it untyped."""
         methods: Dict[str, Set[str]] = {}
         direct = set()
         for node in _calls_on(self.m, self.unit, names):
@@ -257,13 +260,8 @@ class Analyzer:
                 direct.add(func.id)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
                 methods.setdefault(func.value.id, set()).add(func.attr)
-        for name, attr in self._kept_on_self_by_init(names).items():
-            # `self.model = model` in `__init__`: what the class's methods ask of `self.model`
-            for method in self.cls.methods.values():
-                for node in nodes_within(method):
-                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                            and dotted(node.func.value) == f"self.{attr}":
-                        methods.setdefault(name, set()).add(node.func.attr)
+        for name, asked in self._asked_of_kept_parameters(names).items():
+            methods.setdefault(name, set()).update(asked)
         polymorphic = _kind_tested_names(self.m, self.unit, names)
         found: Dict[str, Value] = {}
         for name, attrs in methods.items():
@@ -278,26 +276,32 @@ class Analyzer:
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
 
-    def _kept_on_self_by_init(self, names: Set[str]) -> Dict[str, str]:
-        """The parameters of an `__init__` it stores as they are on `self` (`self.model =
-        model`), with the attribute, when no other assignment in the class binds it."""
+    def _asked_of_kept_parameters(self, names: Set[str]) -> Dict[str, Set[str]]:
+        """For the parameters of an `__init__` it stores as they are on `self` (`self.model =
+        model`, no other assignment in the class binding that attribute): what the class's
+        methods call on that attribute (`self.model.get_action(...)`)."""
         if self.cls is None or not isinstance(self.unit, FUNCTION_TYPES) or self.unit.name != "__init__":
             return {}
-        kept = {node.value.id: target.attr for node in nodes_within(self.unit) if isinstance(node, ast.Assign)
+        kept = {target.attr: node.value.id for node in nodes_within(self.unit) if isinstance(node, ast.Assign)
                 and isinstance(node.value, ast.Name) and node.value.id in names for target in node.targets
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
         if not kept:
             return {}  # (the common case: the class's other methods need no walk)
-        wanted = set(kept.values())
         bound: Dict[str, int] = {}
+        asked: Dict[str, Set[str]] = {}
         for method in self.cls.methods.values():
             for node in nodes_within(method):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
-                        if isinstance(target, ast.Attribute) and target.attr in wanted \
+                        if isinstance(target, ast.Attribute) and target.attr in kept \
                                 and isinstance(target.value, ast.Name) and target.value.id == "self":
                             bound[target.attr] = bound.get(target.attr, 0) + 1
-        return {name: attr for name, attr in kept.items() if bound.get(attr) == 1}
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    owner = node.func.value
+                    if isinstance(owner, ast.Attribute) and owner.attr in kept and isinstance(owner.value, ast.Name) \
+                            and owner.value.id == "self":
+                        asked.setdefault(owner.attr, set()).add(node.func.attr)
+        return {kept[attr]: calls for attr, calls in asked.items() if bound.get(attr) == 1}
 
     def _call_site_values(self, unit, params) -> Dict[str, Value]:
         sites = self.m.call_sites(unit)
@@ -2627,16 +2631,21 @@ def _none_tested(test: ast.AST) -> Optional[Tuple[str, bool]]:
 def _constant_slice(items: tuple, part: ast.Slice) -> Optional[tuple]:
     """The items `seq[a:b]` keeps, when its bounds are integer literals (or left out) and no
     step is given; None otherwise."""
-    def bound(expr):
-        if expr is None:
-            return None, True
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub) and isinstance(expr.operand, ast.Constant):
-            expr = ast.Constant(-expr.operand.value) if isinstance(expr.operand.value, int) else expr
-        return (expr.value, True) if isinstance(expr, ast.Constant) and type(expr.value) is int else (None, False)
-    (lower, ok_lower), (upper, ok_upper) = bound(part.lower), bound(part.upper)
-    if part.step is not None or not (ok_lower and ok_upper):
+    if part.step is not None:
         return None
-    return tuple(items[lower:upper])
+    bounds = [None if b is None else _int_literal(b) for b in (part.lower, part.upper)]
+    if any(b is None and given is not None for b, given in zip(bounds, (part.lower, part.upper))):
+        return None
+    return tuple(items[bounds[0]:bounds[1]])
+
+
+def _int_literal(expr: ast.AST) -> Optional[int]:
+    """`3` -> 3, `-1` -> -1; None for anything else."""
+    negative = isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub)
+    inner = expr.operand if negative else expr
+    if isinstance(inner, ast.Constant) and type(inner.value) is int:
+        return -inner.value if negative else inner.value
+    return None
 
 
 def _is_none_literal(expr: Optional[ast.AST]) -> bool:
