@@ -114,8 +114,9 @@ def runs_own_forward_with_grad(model, method) -> bool:
 
 def _method_ignoring_its_object(model, call) -> bool:
     """Is `call` a method call (`model.loss(...)`) that runs a method of this module whose body
-    never reads its receiver (`return F.cross_entropy(scores, labels)`)? It computes only from
-    its arguments: no parameter of the object records anything."""
+    never reads its receiver (`return F.cross_entropy(scores, labels)`), or reads it only to call
+    submodules holding no parameter (`self.act(...)` of an `nn.ReLU`)? It computes only from its
+    arguments: no parameter of the object records anything."""
     if not isinstance(call.func, ast.Attribute):
         return False
     method = model.resolve_call(call)
