@@ -25,7 +25,7 @@ from torchleaklint.semantic.values import (
     TENSOR_V, TENSORISH, UNKNOWN, UNKNOWN_V, Value, element_of, join, sequence_of, with_field,
 )
 from torchleaklint.semantic.syntax import (
-    FUNCTION_TYPES, INIT_METHODS, called_on_self, default_of, entered_context, is_classmethod,
+    FUNCTION_TYPES, INIT_METHODS, bound_once_in_init, called_on_self, default_of, entered_context, is_classmethod,
     is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
     passed_through_positions, positional_parameters, unpacks_arguments)
 
@@ -278,30 +278,25 @@ class Analyzer:
 
     def _asked_of_kept_parameters(self, names: Set[str]) -> Dict[str, Set[str]]:
         """For the parameters of an `__init__` it stores as they are on `self` (`self.model =
-        model`, no other assignment in the class binding that attribute): what the class's
-        methods call on that attribute (`self.model.get_action(...)`)."""
+        model`, the attribute's only store in the class: `bound_once_in_init`): what the
+        class's methods call on that attribute (`self.model.get_action(...)`)."""
         if self.cls is None or not isinstance(self.unit, FUNCTION_TYPES) or self.unit.name != "__init__":
             return {}
-        kept = {target.attr: node.value.id for node in nodes_within(self.unit) if isinstance(node, ast.Assign)
+        kept = {target.attr: node.value for node in nodes_within(self.unit) if isinstance(node, ast.Assign)
                 and isinstance(node.value, ast.Name) and node.value.id in names for target in node.targets
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"}
         if not kept:
             return {}  # (the common case: the class's other methods need no walk)
-        bound: Dict[str, int] = {}
         asked: Dict[str, Set[str]] = {}
         for method in self.cls.methods.values():
             for node in nodes_within(method):
-                if isinstance(node, ast.Assign):
-                    for target in node.targets:
-                        if isinstance(target, ast.Attribute) and target.attr in kept \
-                                and isinstance(target.value, ast.Name) and target.value.id == "self":
-                            bound[target.attr] = bound.get(target.attr, 0) + 1
-                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-                    owner = node.func.value
-                    if isinstance(owner, ast.Attribute) and owner.attr in kept and isinstance(owner.value, ast.Name) \
-                            and owner.value.id == "self":
-                        asked.setdefault(owner.attr, set()).add(node.func.attr)
-        return {kept[attr]: calls for attr, calls in asked.items() if bound.get(attr) == 1}
+                owner = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+                if isinstance(owner, ast.Attribute) and owner.attr in kept and isinstance(owner.value, ast.Name) \
+                        and owner.value.id == "self":
+                    asked.setdefault(owner.attr, set()).add(node.func.attr)
+        # (the attributes nothing calls a method of, `self.lr = lr`, need no check of their stores)
+        return {kept[attr].id: calls for attr, calls in asked.items()
+                if bound_once_in_init(self.cls, attr) is kept[attr]}
 
     def _call_site_values(self, unit, params) -> Dict[str, Value]:
         sites = self.m.call_sites(unit)

@@ -307,3 +307,28 @@ def _always_false(test: ast.AST) -> bool:
         op = type(test.ops[0])
         return op in checks and not checks[op]
     return False
+
+
+def bound_once_in_init(info, attr: str) -> Optional[ast.expr]:
+    """What the class's `__init__` binds to `self.<attr>`, when that plain assignment is the
+    attribute's only store in any method of the class."""
+    stores = []
+    for other in info.methods.values():
+        receiver = other.args.args[0].arg if other.args.args else None
+        for node in ast.walk(other):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    elts = target.elts if isinstance(target, ast.Tuple) else [target]
+                    for i, elt in enumerate(elts):
+                        if isinstance(elt, ast.Attribute) and elt.attr == attr and isinstance(elt.value, ast.Name) \
+                                and elt.value.id == receiver:
+                            value = node.value
+                            if isinstance(target, ast.Tuple):
+                                value = value.elts[i] if isinstance(value, ast.Tuple) and len(value.elts) == len(elts) \
+                                    else None
+                            stores.append((other, node, value))
+    if len(stores) != 1:
+        return None
+    other, node, value = stores[0]
+    return value if other.name == "__init__" and isinstance(node, ast.Assign) else None

@@ -13,7 +13,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, INSTANCE, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
-from torchleaklint.semantic.syntax import default_of, keyword_arg as _keyword, named_parameters
+from torchleaklint.semantic.syntax import bound_once_in_init, default_of, keyword_arg as _keyword, named_parameters
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
@@ -948,7 +948,7 @@ def _argparse_defaults(model) -> dict:
 def _made_by(model, expr: ast.AST) -> Optional[ast.Call]:
     """The call that made the array `expr` names: a local bound once (`x = torch.randn(...)`),
     or an attribute `obj.x` of an object of a class of this module whose `__init__` binds
-    `self.x` once (`_bound_once_in_init`)."""
+    `self.x` once (`bound_once_in_init`)."""
     source = None
     if isinstance(expr, ast.Name):
         definitions, _ = reaching_bindings(model, expr)
@@ -956,7 +956,7 @@ def _made_by(model, expr: ast.AST) -> Optional[ast.Call]:
     elif isinstance(expr, ast.Attribute):
         owner = model.value(expr.value)
         info = model.classes.get(owner.name) if owner.kind == INSTANCE and owner.name else None
-        source = _bound_once_in_init(info, expr.attr) if info is not None else None
+        source = bound_once_in_init(info, expr.attr) if info is not None else None
     return source if isinstance(source, ast.Call) else None
 
 
@@ -968,32 +968,7 @@ def _set_once_at_construction(model, expr: ast.Attribute) -> Optional[ast.expr]:
     params = method.args.args if info is not None else []
     if not (params and isinstance(expr.value, ast.Name) and expr.value.id == params[0].arg):
         return None
-    return _bound_once_in_init(info, expr.attr)
-
-
-def _bound_once_in_init(info, attr: str) -> Optional[ast.expr]:
-    """What the class's `__init__` binds to `self.<attr>`, when that plain assignment is the
-    attribute's only store in any method of the class."""
-    stores = []
-    for other in info.methods.values():
-        receiver = other.args.args[0].arg if other.args.args else None
-        for node in ast.walk(other):
-            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:
-                    elts = target.elts if isinstance(target, ast.Tuple) else [target]
-                    for i, elt in enumerate(elts):
-                        if isinstance(elt, ast.Attribute) and elt.attr == attr and isinstance(elt.value, ast.Name) \
-                                and elt.value.id == receiver:
-                            value = node.value
-                            if isinstance(target, ast.Tuple):
-                                value = value.elts[i] if isinstance(value, ast.Tuple) and len(value.elts) == len(elts) \
-                                    else None
-                            stores.append((other, node, value))
-    if len(stores) != 1:
-        return None
-    other, node, value = stores[0]
-    return value if other.name == "__init__" and isinstance(node, ast.Assign) else None
+    return bound_once_in_init(info, expr.attr)
 
 
 def _none_valued(model, expr: ast.AST) -> bool:
