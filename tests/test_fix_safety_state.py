@@ -35,3 +35,42 @@ def train(model, loader, opt):
 """
     [d] = lint_source(source, "train.py", Settings(select=["TLL001"]))
     assert d.fix is not None and d.fix.safety == "safe" and "recurrent" not in d.message
+
+
+_LOSSES_KEPT_AS_A_DICT = b"""
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Denoiser(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Linear(4, 4)
+
+    def forward(self, x, y=None):
+        o = self.net(x)
+        if y is not None:
+            self.losses = %s
+        return o
+
+
+def train(model, loader, opt):
+    for x, y in loader:
+        out = model(x, y)
+        out.mean().backward()
+        opt.step()
+"""
+
+
+def test_a_dict_of_losses_on_self_gets_no_detach_of_the_dict():
+    # `dict(l1=loss).detach()` would raise AttributeError on the first training step
+    for stored in (b"dict(l1=F.l1_loss(o, y))", b"{'l1': F.l1_loss(o, y)}"):
+        [d] = lint_source(_LOSSES_KEPT_AS_A_DICT % stored, "denoiser.py", Settings(select=["TLL002"]))
+        assert d.fix is None
+        assert "`.detach()` copies of the tensors" in d.message
+
+
+def test_a_list_of_tensors_on_self_keeps_its_element_wise_fix():
+    [d] = lint_source(_LOSSES_KEPT_AS_A_DICT % b"[o, F.l1_loss(o, y)]", "denoiser.py", Settings(select=["TLL002"]))
+    assert d.fix is not None

@@ -11,6 +11,7 @@ from torchleaklint.rules.kept_graph import detach_at_the_caller
 from torchleaklint.semantic.containers import inert_read
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.values import SEQUENCE, TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
@@ -82,7 +83,9 @@ class GraphStoredOnSelf(Rule):
     Unsafe. The fix stores `.detach()` of the value and makes the method return the
     undetached value, so callers still get gradients for the current step; gradients no
     longer flow into earlier steps through the stored state, which is what truncation means
-    but changes what the model learns if that flow was intended.
+    but changes what the model learns if that flow was intended. A list or tuple display
+    (`[h, c]`) is detached element by element; a dict of tensors (`dict(l1=loss)`, what a
+    loss helper returns) gets no fix, since a dict has no `.detach()`.
     """
 
     code = "TLL002"
@@ -143,9 +146,11 @@ class GraphStoredOnSelf(Rule):
             if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
         numbers = model.parameter_given_numbers(stored)
-        # no `.detach()` fix where some caller hands the method a number (it would fail there)
+        # no `.detach()` fix where some caller hands the method a number (it would fail there),
+        # nor on a dict, list or tuple of tensors (`dict(l1=loss).detach()` would raise)
+        fixable = numbers is None and not _a_collection(model, stored)
         return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back, numbers),
-                            self._fix(stmt, attr) if numbers is None else None, severity=ERROR,
+                            self._fix(stmt, attr) if fixable else None, severity=ERROR,
                             evidence=self._evidence(model, stmt, target, func, why, fed_back))
 
     def _evidence(self, model, stmt, target, func, why, fed_back) -> list:
@@ -172,7 +177,9 @@ class GraphStoredOnSelf(Rule):
         head = (f"`self.{target.attr}` keeps `{shown}`, which carries an autograd graph, in "
                 f"`{info.name}.{func.name}` ({when}); ")
         fix = f"Store `{with_method(stored, 'detach')}`"
-        if isinstance(stmt, ast.AugAssign):
+        if _a_collection(model, stored):
+            fix = f"Store `.detach()` copies of the tensors in `{shown}`"
+        elif isinstance(stmt, ast.AugAssign):
             fix = f"Add `{with_method(stored, 'detach')}`"
         if _returns_attribute(func, target.attr):
             fix += f" and return the undetached value instead of `self.{target.attr}`"
@@ -187,6 +194,15 @@ class GraphStoredOnSelf(Rule):
     def _fix(self, stmt, attr) -> FixSpec:
         return FixSpec(codemod="detach_stored_state", safety=UNSAFE, title=self.fix_title,
                        target=Span.of(stmt), params=(("attribute", attr),))
+
+
+def _a_collection(model, stored) -> bool:
+    """Is the stored value a dict, list or tuple of tensors (`dict(l1=loss)`, what a loss
+    helper returns as a dict), which has no `.detach()` of its own? A list or tuple display of
+    tensors (`[upper, lower]`) is not: the fix detaches it element by element."""
+    if isinstance(stored, (ast.List, ast.Tuple)) and stored.elts:
+        return not all(not isinstance(e, ast.Starred) and model.value(e).kind in TENSORISH for e in stored.elts)
+    return model.value(stored).kind == SEQUENCE
 
 
 _NOTHING = type("_Nothing", (), {"carries_graph": False})()

@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
-from torchleaklint.semantic.containers import grows_through_a_parameter, rollout_keeping
+from torchleaklint.semantic.containers import grows_through_a_parameter, replaces_an_existing_entry, rollout_keeping
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -107,6 +107,8 @@ class GraphInContainer(Rule):
         why = model.outlives_step(node, key)
         if why == "loop" and model.slot_fixed_across_iterations(node, key):
             return None  # `probs_list[i] = probs` with `i` bound before the loop: one slot, overwritten
+        if replaces_an_existing_entry(model, node):
+            return None  # `if loss < best[split]: best[split] = loss`: one value per key, replaced
         caller_loop = model.grows_across_calls(node, key) if why is None else None
         if why is None and caller_loop is None:
             caller_loop = grows_through_a_parameter(model, node, key)  # `cache` the caller keeps

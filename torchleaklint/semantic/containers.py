@@ -353,3 +353,58 @@ def _argument_bound_to(call: ast.Call, callee, param: str) -> Optional[ast.AST]:
     if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
         names = names[1:]
     return passed_argument(call, param, names.index(param) if param in names else -1)
+
+
+def replaces_an_existing_entry(model, stmt: ast.AST) -> bool:
+    """Is `stmt` a store `c[k] = v` under an `if` whose test has just read `c[k]`
+    (`if loss < best[split]: best[split] = loss`)? The read raises unless the entry exists,
+    so the store replaces it: the container keeps one value per key, it does not grow. Not
+    when `v` is computed from `c` (`c[k] = c[k] + loss` chains the entries: TLL001's) or the
+    key may be rebound between the test and the store."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)):
+        return False
+    target = stmt.targets[0]
+    container, key = ast.dump(target.value), ast.dump(target.slice)
+    if any(ast.dump(n) == container for n in ast.walk(stmt.value)):
+        return False
+    key_names = {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
+    unit = model.unit_of(stmt)
+    child = stmt
+    for anc in model.ancestors(stmt):
+        if anc is unit or isinstance(anc, (ast.For, ast.AsyncFor, ast.While, *FUNCTION_TYPES)):
+            return False
+        if isinstance(anc, ast.If) and any(child is s for s in anc.body):
+            if _rebinds_before(anc.body, stmt, key_names):
+                return False
+            if any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and ast.dump(n.value) == container
+                   and ast.dump(n.slice) == key for n in _always_evaluated(anc.test)):
+                return True
+        child = anc
+    return False
+
+
+def _always_evaluated(expr: ast.AST):
+    """The parts of `expr` that every evaluation of it evaluates: the first operand of `and`
+    / `or`, the test of `a if t else b`; nothing inside a lambda or a comprehension."""
+    yield expr
+    if isinstance(expr, ast.BoolOp):
+        children = expr.values[:1]
+    elif isinstance(expr, ast.IfExp):
+        children = [expr.test]
+    elif isinstance(expr, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        children = []
+    else:
+        children = list(ast.iter_child_nodes(expr))
+    for child in children:
+        yield from _always_evaluated(child)
+
+
+def _rebinds_before(body, stmt, names) -> bool:
+    """Does a statement of `body` before `stmt` (or around it) bind one of `names`?"""
+    for node in body:
+        for sub in ast.walk(node):
+            if sub is stmt:
+                return False
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in names:
+                return True
+    return False
