@@ -282,6 +282,19 @@ def test_insert_detach_tensor_and_tuple():
     assert "hidden = tuple(t.detach() for t in hidden)\n" in _insert(source, tuple_size=2)
 
 
+def test_insert_detach_of_a_state_of_unknown_structure_works_for_a_tensor_and_a_tuple():
+    source = "def f(m, xs):\n    hidden = m.init()\n    for x in xs:\n        out, hidden = m(x, hidden)\n"
+    fixed = _insert(source, tuple_size=-1)
+    line = next(s.strip() for s in fixed.splitlines() if s.strip().startswith("hidden = hidden"))
+    import torch
+    for state in (torch.ones(2, requires_grad=True) * 2, (torch.ones(2, requires_grad=True) * 2,) * 2):
+        scope = {"hidden": state}
+        exec(line, scope)
+        detached = scope["hidden"] if isinstance(scope["hidden"], tuple) else (scope["hidden"],)
+        assert all(t.grad_fn is None for t in detached)
+    assert _insert(fixed, tuple_size=-1) == fixed  # idempotent
+
+
 def test_insert_detach_guards_a_state_that_starts_as_none():
     source = "def f(m, xs):\n    hidden = None\n    for x in xs:\n        out, hidden = m(x, hidden)\n"
     assert _insert(source) == (

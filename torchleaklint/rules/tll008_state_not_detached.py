@@ -6,7 +6,8 @@ from typing import Iterator, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.carried_state import backward_in, carried_states, value_after
+from torchleaklint.semantic.carried_state import backward_in, carried_states
+from torchleaklint.semantic.state_structure import state_structure
 
 
 class StateNotDetached(Rule):
@@ -62,7 +63,8 @@ class StateNotDetached(Rule):
 
     ## Fix safety
     Unsafe. The fix inserts `hidden = hidden.detach()` (each element for a tuple state) at
-    the top of the loop body: gradients stop flowing into earlier iterations, which is
+    the top of the loop body; when the code does not show whether the state is a tensor or a
+    tuple (what a model returns), the inserted line handles both: gradients stop flowing into earlier iterations, which is
     the intended truncation, but it changes what is learned if full back-propagation
     through the whole sequence was really meant.
     """
@@ -89,8 +91,9 @@ class StateNotDetached(Rule):
 
     def _fix(self, model, stmt, loop, names) -> FixSpec:
         if len(names) == 1:
-            value = value_after(model, stmt, names[0])
-            size = len(value.items) if value is not None and value.items is not None else 0
+            # a tensor (0), a tuple of n tensors, or -1: not known (a model's output may be
+            # an LSTM's `(h, c)`, which has no `.detach()`)
+            size = state_structure(model, stmt, names[0])
             params: Tuple[Tuple[str, object], ...] = (("name", names[0]), ("tuple_size", size))
         else:
             params = (("name", ", ".join(names)), ("tuple_size", len(names)), ("names", tuple(names)))

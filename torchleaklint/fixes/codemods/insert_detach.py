@@ -1,12 +1,13 @@
 """`insert_detach` (TLL008): detach the carried state at the top of the loop body.
 
 target: the loop; params: `name` (the carried state), `tuple_size` (0: one tensor; n: a
-tuple of n tensors, as an LSTM's `(h, c)`), or `names` when several names are carried
+tuple of n tensors, as an LSTM's `(h, c)`; -1: either, the analysis cannot tell), or `names` when several names are carried
 together (`out, (h, c) = model(x, (h, c))`: each gets its own line, and each must be bound
 before the loop).
 
-Inserts `name = name.detach()` (tuple: `name = tuple(t.detach() for t in name)`) as the
-first statement of the body. When the state may be None before the first iteration (a
+Inserts `name = name.detach()` (tuple: `name = tuple(t.detach() for t in name)`; either:
+`name = name.detach() if hasattr(name, "detach") else tuple(t.detach() for t in name)`) as
+the first statement of the body. When the state may be None before the first iteration (a
 `name = None` before the loop) the statement is guarded
 with `if name is not None:`; so is a function parameter, whose caller may pass None. When `name` is not certainly bound before the loop (it is
 first assigned inside it), no fix: the inserted line would raise NameError.
@@ -54,6 +55,8 @@ def apply(module: cst.Module, specs: Sequence[FixSpec]) -> cst.Module:
 
 
 def _detach_code(name: str, tuple_size: int) -> str:
+    if tuple_size < 0:  # a tensor or a tuple of tensors (an LSTM's `(h, c)`): the code does not say
+        return f"{name} = {name}.detach() if hasattr({name}, \"detach\") else tuple(t.detach() for t in {name})"
     if tuple_size:
         return f"{name} = tuple(t.detach() for t in {name})"
     return f"{name} = {name}.detach()"
