@@ -74,3 +74,32 @@ def test_a_dict_of_losses_on_self_gets_no_detach_of_the_dict():
 def test_a_list_of_tensors_on_self_keeps_its_element_wise_fix():
     [d] = lint_source(_LOSSES_KEPT_AS_A_DICT % b"[o, F.l1_loss(o, y)]", "denoiser.py", Settings(select=["TLL002"]))
     assert d.fix is not None
+
+
+_OUTPUTS_KEPT = b"""
+import torch
+
+
+def train(model: torch.nn.Module, loader, opt):
+    kept = []
+    for x, y in loader:
+        out = model(x)
+        loss = %s
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        kept.append(out)
+    return kept
+"""
+
+
+def test_a_model_output_used_as_a_container_gets_no_detach_fix():
+    # `out.detach()` raises on a tuple (`out[0]`) or a Hugging Face ModelOutput (`out.loss`)
+    for loss in (b"(out[0] - y).pow(2).mean()", b"out.loss", b"out['loss']"):
+        [d] = lint_source(_OUTPUTS_KEPT % loss, "train.py", Settings(select=["TLL003"]))
+        assert d.fix is None, loss
+
+
+def test_a_model_output_used_as_a_tensor_keeps_its_fix():
+    [d] = lint_source(_OUTPUTS_KEPT % b"(out - y).pow(2).mean()", "train.py", Settings(select=["TLL003"]))
+    assert d.fix is not None

@@ -11,7 +11,8 @@ from torchleaklint.rules.kept_graph import detach_at_the_caller
 from torchleaklint.semantic.containers import inert_read
 from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.values import SEQUENCE, TENSORISH
+from torchleaklint.semantic.structure import may_not_be_a_tensor
+from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
@@ -197,12 +198,14 @@ class GraphStoredOnSelf(Rule):
 
 
 def _a_collection(model, stored) -> bool:
-    """Is the stored value a dict, list or tuple of tensors (`dict(l1=loss)`, what a loss
-    helper returns as a dict), which has no `.detach()` of its own? A list or tuple display of
-    tensors (`[upper, lower]`) is not: the fix detaches it element by element."""
+    """Is the stored value (or may it be) a dict, list or tuple of tensors (`dict(l1=loss)`,
+    what a loss helper returns as a dict, a model output used as `out["loss"]`), which has no
+    `.detach()` of its own? A list or tuple display of tensors (`[upper, lower]`) is not: the
+    fix detaches it element by element."""
     if isinstance(stored, (ast.List, ast.Tuple)) and stored.elts:
-        return not all(not isinstance(e, ast.Starred) and model.value(e).kind in TENSORISH for e in stored.elts)
-    return model.value(stored).kind == SEQUENCE
+        return not all(not isinstance(e, ast.Starred) and model.value(e).kind in TENSORISH
+                       and not may_not_be_a_tensor(model, e) for e in stored.elts)
+    return may_not_be_a_tensor(model, stored)
 
 
 _NOTHING = type("_Nothing", (), {"carries_graph": False})()
@@ -343,6 +346,9 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
         if owner.carries_graph:
             continue
         out.append(read)
+    # `total_loss += getattr(self, "loss_" + name)` for each name of `self.loss_names`: a read
+    # of every `self.loss_*` (pix2pix-style loss bookkeeping)
+    out.extend(read for read in model.dynamic_attribute_reads(attr) if not model.is_inside(read, stmt))
     return out
 
 
@@ -352,7 +358,8 @@ def _stored_again_and_consumed(model, read, depth: int) -> bool:
     stmt = model.statement_of(read)
     func = model.unit_of(read)
     receiver = _self_name(func) if isinstance(func, FUNCTION_TYPES) else None
-    if not isinstance(stmt, ast.Assign) or receiver is None or not (read is stmt.value or model.is_inside(read, stmt.value)):
+    if not isinstance(stmt, ast.Assign) or receiver is None or not isinstance(read, ast.Attribute) or \
+            not (read is stmt.value or model.is_inside(read, stmt.value)):
         return False
     for target in _self_targets(stmt, receiver):
         if target.attr == read.attr:

@@ -12,6 +12,7 @@ from torchleaklint.semantic.containers import grows_through_a_parameter, replace
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
+from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, entry_accumulation, short_source as _short, with_method
 
@@ -167,6 +168,8 @@ class GraphInContainer(Rule):
     def _fix(self, model, values) -> Optional[FixSpec]:
         if any(_a_list(model, v) for v in values):
             return None  # the items of a list: no `.detach()` of the list itself
+        if any(may_not_be_a_tensor(model, v) for v in values):
+            return None  # a tuple or a model output object (`outputs.detach()` would raise)
         method = _method(model, values)
         spans = tuple((v.lineno, v.col_offset, v.end_lineno, v.end_col_offset) for v in values)
         return FixSpec(codemod="append_method", safety=SAFE, title=f"Store `.{method}()`",

@@ -7,7 +7,7 @@ from typing import Iterator, Tuple
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.carried_state import backward_in, carried_states
-from torchleaklint.semantic.state_structure import state_structure
+from torchleaklint.semantic.structure import state_structure
 
 
 class StateNotDetached(Rule):

@@ -4009,6 +4009,21 @@ class SemanticModel:
             self._memo[key] = index
         return self._memo[key].get(attr, [])
 
+    def dynamic_attribute_reads(self, attr: str) -> List[ast.Call]:
+        """Reads of an attribute named `attr` by a computed name: `getattr(self, "loss_" + name)`,
+        `getattr(self, f"loss_{name}")` (the pix2pix family's loss bookkeeping), whose literal
+        prefix `attr` starts with."""
+        key = ("dynamic_attribute_reads", None)
+        if key not in self._memo:
+            found: List[Tuple[str, ast.Call]] = []
+            for node in self.by_type.get(ast.Call, []):
+                if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+                    prefix = _literal_prefix(node.args[1])
+                    if prefix:
+                        found.append((prefix, node))
+            self._memo[key] = found
+        return [call for prefix, call in self._memo[key] if attr.startswith(prefix)]
+
     def value_killed_at(self, expr: ast.AST) -> bool:
         """The value of `expr` is only used through a graph killer (`x.detach()`, `x.item()`,
         `float(x)`), an identity test (`x is None`) or a comparison (`x > 0`): no graph flows on
@@ -4248,6 +4263,18 @@ class SemanticModel:
         if not sites:
             return True  # called from another module, which may back-propagate it
         return depth < 2 and any(self.read_reaches_backward(site, depth + 1) for site in sites)
+
+
+def _literal_prefix(name: ast.AST) -> str:
+    """The literal start of a computed attribute name (`"loss_"` of `"loss_" + name` and of
+    `f"loss_{name}"`); empty when the name is a literal or starts with something computed."""
+    if isinstance(name, ast.BinOp) and isinstance(name.op, ast.Add) and isinstance(name.left, ast.Constant) \
+            and isinstance(name.left.value, str):
+        return name.left.value
+    if isinstance(name, ast.JoinedStr) and len(name.values) > 1 and isinstance(name.values[0], ast.Constant) \
+            and isinstance(name.values[0].value, str):
+        return name.values[0].value
+    return ""
 
 
 def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[str]:
