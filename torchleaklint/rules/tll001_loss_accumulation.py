@@ -147,8 +147,9 @@ class LossAccumulation(Rule):
             key = _target_key(stmt.target)
             if key is None or not model.may_outlive_step(stmt, key) or not model.carries_graph(stmt.value):
                 return None
-            if model.value(stmt.value).kind == SEQUENCE:
-                return None  # `history += [loss]` grows a list: a container (TLL003)
+            if model.value(stmt.value).kind == SEQUENCE or model.value(stmt.target).kind == SEQUENCE:
+                return None  # `history += [loss]`, `ref_acc += scores` on a list: it grows a
+                # container (TLL003's business), never a running total
             return key, [_narrow(model, stmt.value)]
         if len(stmt.targets) != 1:
             return None

@@ -538,6 +538,10 @@ class Analyzer:
         operand = self.expr(s.value)
         if isinstance(s.op, ast.Add) and SEQUENCE in (current.kind, operand.kind) and not operand.is_tensor:
             value = grown(current, element_of(operand))  # `lst += [v]`
+        elif isinstance(s.op, ast.Add) and current.kind == SEQUENCE and not current.items:
+            # `ref_acc += data["ref_acc"]` on a list: the list is extended (with a tensor's
+            # rows, if it is one), it stays a list and is no running total
+            value = grown(current, element_of(operand))
         else:
             value = self.arith(current, operand)
         if isinstance(s.target, ast.Subscript):

@@ -2343,15 +2343,18 @@ class SemanticModel:
         class whose base is unknown (`class Net(CNN)` with `CNN = eval(cfg.BACKBONE)`): a
         model's, whatever its base turns out to be."""
         unit = self.unit_of(loop)
-        info = self.class_of(unit)
+        while isinstance(unit, FUNCTION_TYPES) and self.class_of(unit) is None and \
+                isinstance(self.unit_of(unit), FUNCTION_TYPES):
+            unit = self.unit_of(unit)  # a helper nested in the forward (`_ms_forward`) runs within it
+        info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
-            and self._in_model_code(loop)
+            and self._in_model_code(unit)
 
     def _in_model_code(self, node: ast.AST) -> bool:
         """Is `node` in a method of a class that may be a model: a module class, or one whose
         bases are not all known plain classes (`KGCN(KnowledgeRecommender)` of another module)?
         Its loops and comprehensions may walk the parts of one input."""
-        unit = self.unit_of(node)
+        unit = node if isinstance(node, FUNCTION_TYPES) and self.class_of(node) is not None else self.unit_of(node)
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         if info is None:
             return False
