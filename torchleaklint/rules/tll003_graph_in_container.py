@@ -147,6 +147,8 @@ class GraphInContainer(Rule):
         if why == "loop":
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
+        elif why == "rollout" and "." not in name:
+            where = f"across the iterations of the rollout at line {kept.loop.lineno} (until the list is dropped)"
         elif why == "rollout":
             owner = name.split(".", 1)[0].split("[", 1)[0]
             where = f"on `{owner}` across the iterations of the rollout at line {kept.loop.lineno}"

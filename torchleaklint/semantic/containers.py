@@ -20,8 +20,8 @@ from typing import List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, every_parameter, passed_argument, positional_parameters,
-                                          unpacks_arguments)
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, every_parameter, nodes_within, passed_argument,
+                                          positional_parameters, unpacks_arguments)
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
 _REMOVERS = frozenset({"pop", "popleft", "clear"})
@@ -284,6 +284,8 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     it in the module is inert, none in another module reaches a backward) and that the method
     does not make fresh. None otherwise."""
     unit = model.unit_of(node)
+    if "." not in key and isinstance(unit, FUNCTION_TYPES) and key in model.function_locals(unit):
+        return _local_rollout_keeping(model, node, key, unit)
     if key.count(".") != 1 or not isinstance(unit, FUNCTION_TYPES) or model.rebound_fresh_in(unit, key) \
             or not (key.startswith("self.") and model.class_of(unit) is not None or _object_handed_in(unit, key)):
         return None
@@ -296,6 +298,29 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
              and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
     return loop if all(inert_read(model, r) for r in reads) else None
+
+
+def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
+    """A local list that a rollout loop of this function fills with graphs (`values.append(v)`
+    after `logits, v = model(states)`, with grad on and no backward in the loop), whose every
+    other read only cuts them (`torch.cat(values).detach()`) and that no backward of the
+    function consumes: each iteration's forward stays alive, unused, until the rollout ends.
+    A list the function returns, or back-propagates after the loop (A2C), is no such list."""
+    carried = model.carried_loops(node, key)
+    loop = next((l for l in carried if model.runs_forward_each_iteration(l)), None)
+    if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node) \
+            or model.feeds_backward(unit, key, gradient=True):
+        return None
+    reaching = model.reaching(unit)
+    receiver = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+    lists = {id(d) for d in reaching.definitions(receiver)} if isinstance(receiver, ast.Name) else set()
+    if not lists:
+        return None
+    # the reads that may see the list (not `values` rebound to `torch.cat(values).detach()`)
+    reads = [n for n in nodes_within(unit) if isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Load)
+             and not model.is_inside(n, node) and lists & {id(d) for d in reaching.definitions(n)}
+             and not (isinstance(model.parent(n), ast.Attribute) and model.parent(n).attr in _GROWERS)]
+    return loop if reads and all(inert_read(model, r) for r in reads) else None
 
 
 def _object_handed_in(unit, key: str) -> bool:
