@@ -61,7 +61,7 @@ def lint_source(source, path: str, settings: Settings, verbose: bool = False,
         with analysis_time_limit(time_limit):
             if model is not None:
                 rules = [rule for rule in rules
-                         if rule.applies_to(model.source) or rule.applies_to_project(model.project)]
+                         if rule.applies_to(model.source) or rule.applies_to_project(model.project, model.source)]
                 return check_tree(model.tree, model.source, path, settings, rules, verbose, model=model) if rules else []
             return _lint_source(source, path, settings, rules, verbose, project)
     except AnalysisTimeout:
@@ -99,7 +99,7 @@ def _lint_source(source, path: str, settings: Settings, rules, verbose: bool, pr
 
         return lint_environment(text, path, kind, settings, rules, verbose)
     rules = [rule for rule in rules if PYTHON in rule.kinds and
-             (rule.applies_to(text) or rule.applies_to_project(project))]
+             (rule.applies_to(text) or rule.applies_to_project(project, text))]
     if not rules and not settings.enabled_for_path(SYNTAX_ERROR, path):
         return []
     try:
@@ -125,7 +125,7 @@ def check_tree(tree: ast.AST, text: str, path: str, settings: Settings, rules=No
     """Run rules over a parsed tree (the flake8 plugin enters here with flake8's tree)."""
     if rules is None:
         rules = [r for r in selected_rules(settings, path) if PYTHON in r.kinds and
-                 (r.applies_to(text) or r.applies_to_project(project))]
+                 (r.applies_to(text) or r.applies_to_project(project, text))]
     lines = split_lines(text)
     noqa_lines = NoqaLines(text, lines)
     try:

@@ -212,6 +212,10 @@ class Resolver:
         return self.split(qual)[0] is not None
 
 
+# summaries object -> (it, its size, {key: names}): what `names_aliasing` found for a run
+_ALIASING: Dict[int, tuple] = {}
+
+
 class ProjectView:
     """The project as one file sees it (the semantic model's `project`)."""
 
@@ -358,6 +362,20 @@ class ProjectView:
         """What the overrides of this module's abstract method `objpath` (`Cls.m`) in
         subclasses of other modules return (`ret`, encoded)."""
         return self._sites_under(f"~ovr:{objpath}")
+
+    def names_aliasing(self, key: str, predicate) -> Set[str]:
+        """The names the project's modules bind, by import, to a library function `predicate`
+        accepts (`release_cached` of `from torch.cuda import empty_cache as release_cached` in
+        utils): a module that imports one of them calls that function under another name.
+        Computed once per run and `key`."""
+        cache = _ALIASING.get(id(self.summaries))
+        if cache is None or cache[0] is not self.summaries or cache[1] != len(self.summaries):
+            cache = _ALIASING[id(self.summaries)] = (self.summaries, len(self.summaries), {})
+        found = cache[2].get(key)
+        if found is None:
+            found = cache[2][key] = {name for summary in self.summaries.values() if isinstance(summary, dict)
+                                     for name, qual in summary.get("aliases", {}).items() if predicate(qual)}
+        return found
 
     def has_external_callers(self) -> bool:
         """Do other modules of the project call into this one? Then its functions may be

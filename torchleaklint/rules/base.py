@@ -47,7 +47,7 @@ class Rule:
     def applies_to(self, source: str) -> bool:
         return any(token in source for token in self.tokens)
 
-    def applies_to_project(self, project) -> bool:
+    def applies_to_project(self, project, source: str = "") -> bool:
         """A second chance for a file `applies_to` rejects: what other modules of the project
         say about it (their summaries, through the file's `ProjectView`) can make it a target.
         A rule that `follows_callers` checks every module other modules call into."""

@@ -77,6 +77,11 @@ class EmptyCacheInLoop(Rule):
     fix_safety = SAFE
     tokens = ("empty_cache",)
 
+    def applies_to_project(self, project, source: str = "") -> bool:
+        # `release_cached()`, imported from a module of the project that has it from torch.cuda
+        return project is not None and any(
+            name in source for name in project.names_aliasing("empty_cache", torch_api.is_empty_cache))
+
     def check(self, model) -> Iterator:
         for call in model.calls:
             qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
@@ -102,7 +107,8 @@ def _runs_per_step(model, call) -> Optional[str]:
     if isinstance(unit, FUNCTION_TYPES) and is_unit_test(model, unit):
         return None  # a unit test (or its helper) trains nothing: repetitions timing two kernels
     for loop in model.loops_around(call):
-        if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop):
+        if _builds_a_model_each_iteration(model, loop) or _ends_after_first_success(loop) \
+                or _sweeps_input_sizes(model, loop):
             return None  # a loop over trials (batch sizes, configurations, retries), not over steps
         if model.is_step_loop(loop) or model.runs_forward_each_iteration(loop):
             if _under_one_off_condition(model, call, loop) or _once_per_pass(model, call, loop):
@@ -144,6 +150,37 @@ def _constructs_a_module(model, expr) -> bool:
     expr = torch_api.module_chain_root(expr)
     return isinstance(expr, ast.Call) and model.value(expr).kind == "module" \
         and model.value(expr.func).kind in ("class", "ref")
+
+
+_TENSOR_MAKERS = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.randint",
+                            "torch.full"})
+
+
+def _sweeps_input_sizes(model, loop) -> bool:
+    """A benchmark over input sizes: the loop's variable sizes a tensor it makes each iteration
+    (`for size in sizes: x = torch.randn(size, d_in)`), outside loops of its own. Its iterations
+    are trials, one per size, not training steps over the data."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or model.is_data_loop(loop):
+        return False
+    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    for node in _outside_inner_loops(loop):
+        if isinstance(node, ast.Call) and model.qualname(node.func) in _TENSOR_MAKERS:
+            sizes = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "size"]
+            if any(_a_size_from(size, names) for size in sizes):
+                return True
+    return False
+
+
+def _a_size_from(expr, names) -> bool:
+    """Is `expr` one of `names` used as a number (`size`, `(size, d)`, `2 * size`)? Not a
+    batch's own shape (`feats.shape[0]`, `len(xs)`): that is a step sizing its helper tensors."""
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    if isinstance(expr, (ast.Tuple, ast.List)):
+        return any(_a_size_from(e, names) for e in expr.elts)
+    if isinstance(expr, ast.BinOp):
+        return _a_size_from(expr.left, names) or _a_size_from(expr.right, names)
+    return False
 
 
 def _ends_after_first_success(loop) -> bool:

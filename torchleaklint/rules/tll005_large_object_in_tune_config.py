@@ -85,7 +85,7 @@ class LargeObjectInTuneConfig(Rule):
     fix_safety = UNSAFE
     tokens = ("tune",)
 
-    def applies_to_project(self, project) -> bool:
+    def applies_to_project(self, project, source: str = "") -> bool:
         # a module that never names `tune` can still build the dict another module passes to it
         return project_uses_tune(project)
 
