@@ -212,8 +212,8 @@ class Resolver:
         return self.split(qual)[0] is not None
 
 
-# summaries object -> (it, its size, {key: names}): what `names_aliasing` found for a run
-_ALIASING: Dict[int, tuple] = {}
+# [(summaries object, its size, {key: names})]: what `names_aliasing` found for the last run
+_ALIASING: List[tuple] = []
 
 
 class ProjectView:
@@ -368,9 +368,10 @@ class ProjectView:
         accepts (`release_cached` of `from torch.cuda import empty_cache as release_cached` in
         utils): a module that imports one of them calls that function under another name.
         Computed once per run and `key`."""
-        cache = _ALIASING.get(id(self.summaries))
+        cache = _ALIASING[0] if _ALIASING else None
         if cache is None or cache[0] is not self.summaries or cache[1] != len(self.summaries):
-            cache = _ALIASING[id(self.summaries)] = (self.summaries, len(self.summaries), {})
+            cache = (self.summaries, len(self.summaries), {})
+            _ALIASING[:] = [cache]  # one run's summaries at a time: an editor session keeps no old ones
         found = cache[2].get(key)
         if found is None:
             found = cache[2][key] = {name for summary in self.summaries.values() if isinstance(summary, dict)
