@@ -63,11 +63,15 @@ class Project:
             return self._sites
         index = SiteIndex()  # on disk, a row per site: written as a dict of dicts of lists
         children = self._subclasses()
+        repeated = self._called_in_loops()
         for path in sorted(self.summaries):
             summary = self.summaries[path]
             resolver = Resolver(path, self.summaries)
             for call in summary.get("calls", ()):
                 site = dict(call, path=path)
+                if "in" in call and (path, call["in"]) in repeated:
+                    site["lpx"] = 1  # its function is called over and over by another module's loop
+                    site["tr"] = site["tr"] or repeated[(path, call["in"])]  # (a training loop)
                 found = resolver.lookup(call["t"])
                 if found is not None and found[0] == "class" and found[2] != path and not call["self"] \
                         and "__init__" in (found[1] or {}).get("methods", ()):
@@ -99,6 +103,23 @@ class Project:
         # each file's sites sorted by (path, line, column), kept for the run, read one file's at a time
         self._sites = index.packed()
         return self._sites
+
+    def _called_in_loops(self) -> Dict[Tuple[str, str], bool]:
+        """(file, objpath) of the functions and methods another module calls in a loop with
+        autograd on (`agent.select_action(state)` per environment step) -> whether one such
+        loop trains."""
+        found: Dict[Tuple[str, str], bool] = {}
+        for path in sorted(self.summaries):
+            calls = [c for c in self.summaries[path].get("calls", ()) if c.get("lp") and not c.get("ng")]
+            if not calls:
+                continue
+            resolver = Resolver(path, self.summaries)
+            for call in calls:
+                target = resolver.lookup(call["t"])
+                if target is not None and target[0] == "function" and target[2] != path:
+                    key = (target[2], target[3])
+                    found[key] = found.get(key, False) or bool(call.get("tr"))
+        return found
 
     def _subclasses(self) -> Dict[Tuple[str, str], List[Tuple[str, str]]]:
         children: Dict[Tuple[str, str], List[Tuple[str, str]]] = {}

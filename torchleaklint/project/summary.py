@@ -31,7 +31,9 @@ the per-file semantic layer:
   backward at every tick of it; or the call, once per call of its function, precedes such a
   loop); `ev` when it is made after `receiver.eval()` of the object it
   calls (an evaluation); `md` when a method of a module class makes it (part of a model's
-  computation, `mm` when in a loop of such a method).
+  computation, `mm` when in a loop of such a method); `in`, for a call outside loops, the
+  function that makes it (the site index marks it `lpx` when another module calls that
+  function in a loop: `log.record_value(v)` in `select_action`, which train.py runs per step).
 - `tune`: first-party names of other modules whose dict this module passes as a Ray Tune
   config (`semantic/tune_project.py`), indexed as sites of the defining module.
 - `named`: calls of the run's method names on receivers of unknown class (`self.policy.act(x)`):
@@ -62,7 +64,7 @@ from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
 
-SUMMARY_VERSION = 36
+SUMMARY_VERSION = 37
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -730,6 +732,11 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     if model.in_module_method(call):
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
+    if not loops:
+        enclosing = model.objpath(model.unit_of(call)) if isinstance(model.unit_of(call), FUNCTION_TYPES) else None
+        if enclosing is not None:
+            site["in"] = enclosing  # the caller's function: the index marks the site `lpx` when
+            # another module calls that function in a loop (`agent.select_action(s)` per env step)
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
         if model.receiver_rebuilt_per_step(call):

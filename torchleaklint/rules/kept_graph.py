@@ -23,6 +23,11 @@ class KeptGraph:
         # over: what it keeps grows with that loop (`loop` is then None)
         self.external = external
         self.external_label = model.site_label(external) if external is not None else ""
+        # the loop that repeats the call: around it, or (`lpx`) a loop of another module that
+        # calls the function making it (`agent.select_action(s)` per environment step)
+        self.external_loop = "" if external is None else \
+            f"the loop around the call at {self.external_label}" if external.site.get("lp") else \
+            f"the loop of another module that runs the call at {self.external_label}"
         # (a loop over batches without a backward, an evaluation, does not train)
         self.external_trains = external is not None and bool(external.site["tr"])
         self.origin = model.graph_origin(operand)
@@ -55,9 +60,9 @@ class KeptGraph:
         if self.external is not None:
             if self.external_trains:
                 return (f"every call's graph stays referenced from `{self.holder}` (its nodes at least; its "
-                        f"activations too if the backward of the loop around the call at {self.external_label} does not "
+                        f"activations too if the backward of {self.external_loop} does not "
                         f"reach it)")
-            return (f"nothing in the loop around the call at {self.external_label} back-propagates it, so every "
+            return (f"nothing in {self.external_loop} back-propagates it, so every "
                     f"call's graph and saved activations stay alive on the device")
         if self.retained:
             return (f"`backward(retain_graph=True)` at line {self.consumer.lineno} keeps its activations, so "
@@ -104,8 +109,8 @@ class KeptGraph:
             steps.append((self.loop, f"this loop {runs} and {kept_how} from one iteration to the next"))
         elif self.external is not None:
             with_grad = "in a training loop" if self.external_trains else "with autograd on and no backward"
-            steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` is called over and over by the "
-                                     f"loop around the call at {self.external_label} ({with_grad}) and "
+            steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` is called over and over by "
+                                     f"{self.external_loop} ({with_grad}) and "
                                      f"`{self.holder}` outlives every call"))
         elif self.unit is not None:
             steps.append((self.unit, f"`{getattr(self.unit, 'name', 'this code')}` runs once per step and "

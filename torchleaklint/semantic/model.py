@@ -3058,7 +3058,7 @@ class SemanticModel:
                 or not self._persists_across_calls(unit, key) or self.rebound_fresh_in(unit, key) \
                 or self.call_sites(unit):
             return None
-        keeping = [site for site in self.external_sites(unit) if site.get("lp") and not site.get("mm")
+        keeping = [site for site in self.external_sites(unit) if (site.get("lp") or site.get("lpx")) and not site.get("mm")
                    and not site["ng"] and not site.get("abp") and not site["bp"] and not site.get("fr")]
         if not keeping:
             return None
