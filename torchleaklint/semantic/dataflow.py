@@ -2594,7 +2594,8 @@ def _modules_handed(entry: dict, args, kwargs) -> bool:
     handed = dict(zip(params, args))
     handed.update(kwargs)
     wanted = entry.get("mp") or []
-    return bool(wanted) and all(p in handed and handed[p].kind == MODULE for p in wanted)
+    # (a loss module, `nn.CrossEntropyLoss()`, is a module the callee calls like any other)
+    return bool(wanted) and all(p in handed and handed[p].kind in (MODULE, LOSS_FN) for p in wanted)
 
 
 def _strip_graph(value: Value) -> Value:

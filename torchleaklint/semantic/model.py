@@ -2263,6 +2263,8 @@ class SemanticModel:
                 if _root_name(call.func) in drawn:
                     continue  # `[module(f) for module, f in zip(layers, feats)]`: the modules are
                     # what the comprehension walks (the parts of one computation), not batches
+                if self._step_helper_on_the_item(call, targets):
+                    return True  # `[S.validation_step(model, loss_fn, bx, by) for bx, by in val_loader]`
                 if self.value(call.func).kind != MODULE and not (
                         isinstance(call.func, ast.Attribute) and self.value(call.func.value).kind == MODULE
                         and self.method_runs_forward(self.value(call.func.value), call.func.attr)):
@@ -2271,6 +2273,16 @@ class SemanticModel:
                 if used & targets:
                     return True
         return False
+
+    def _step_helper_on_the_item(self, call: ast.Call, targets: Set[str]) -> bool:
+        """A call of a plain function (of this module or another) handed a module and the
+        item, whose result carries a graph (`validation_step(model, loss_fn, bx, by)`): a
+        forward of the model on the item, run by the helper."""
+        if self.value(call.func).kind in (MODULE, "class") or not self.value(call).carries_graph:
+            return False
+        args = list(call.args) + [kw.value for kw in call.keywords]
+        return any(self.value(a).kind == MODULE for a in args) and any(
+            isinstance(n, ast.Name) and n.id in targets for a in args for n in ast.walk(a))
 
     def _made_in_each_iteration(self, iterable: ast.AST, comp: ast.AST) -> bool:
         """Is `iterable` a name every definition of which reaching `comp` is made inside a loop
