@@ -146,6 +146,10 @@ class GraphStoredOnSelf(Rule):
                 return None
             if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
+            if _a_sibling_output_is_used(model, stmt, target, func):
+                return None  # `self.feats, self.tmpx, self.normx = self.image_filter(images)`:
+                # one forward's outputs, one graph; the features the loss is computed from may
+                # back-propagate through `normx` too
         numbers = model.parameter_given_numbers(stored)
         # no `.detach()` fix where some caller hands the method a number (it would fail there),
         # nor on a dict, list or tuple of tensors (`dict(l1=loss).detach()` would raise)
@@ -350,6 +354,22 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
     # of every `self.loss_*` (pix2pix-style loss bookkeeping)
     out.extend(read for read in model.dynamic_attribute_reads(attr) if not model.is_inside(read, stmt))
     return out
+
+
+def _a_sibling_output_is_used(model, stmt, target, func) -> bool:
+    """Is `target` one of several attributes unpacked from one call (`self.a, self.b =
+    net(x)`), another of which is read somewhere a backward may follow? They share the
+    forward's graph: what back-propagates one walks the other's part too."""
+    if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
+        return False
+    receiver = _self_name(func)
+    for other in _self_targets(stmt, receiver):
+        if other is target or other.attr == target.attr:
+            continue
+        if any(not inert_read(model, read) for read in _reads_elsewhere(model, other.attr, stmt, func)):
+            return True
+    return False
 
 
 def _stored_again_and_consumed(model, read, depth: int) -> bool:
