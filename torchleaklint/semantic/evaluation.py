@@ -140,6 +140,73 @@ def _reads_no_parameter(model, name: ast.Name) -> bool:
     return isinstance(call, ast.Call) and call.func is parent and model.holds_no_parameters(parent)
 
 
+_KNOWN_MODEL_LIBRARIES = ("torch", "torchvision", "timm", "transformers", "diffusers", "peft", "lightning",
+                          "pytorch_lightning", "torchaudio", "sentence_transformers")
+
+
+def _receiver_only_opaque_objects(model, call, unit) -> bool:
+    """Is the module the forward runs a parameter of `unit` (`model(batch)` in
+    `get_activations(images, model)`) that every call in view (one at least, none from another
+    module) hands an object built by a class of a package out of view (`InceptionV3(...)` of
+    `from inception import InceptionV3`, no such module in the project), directly or through
+    the parameters of callers, two levels? Whether such an object's parameters require grad
+    (pytorch-fid's do not) cannot be read: no finding rests on it."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+    if not isinstance(receiver, ast.Name) or not isinstance(unit, FUNCTION_TYPES):
+        return False
+    return model.cached(("only_opaque_objects", unit, receiver.id),
+                        lambda: _handed_only_opaque_objects(model, unit, receiver.id, 0))
+
+
+def _handed_only_opaque_objects(model, func, name: str, depth: int) -> bool:
+    from torchleaklint.semantic.syntax import passed_argument, positional_parameters
+
+    params = positional_parameters(func)
+    index = next((i for i, p in enumerate(params) if p.arg == name), None)
+    if index is None or depth > 2 or model.external_sites(func):
+        return False
+    if model.class_of(func) is not None:
+        index -= 1
+    sites = model.call_sites(func)
+    if not sites:
+        return False
+    for site in sites:
+        passed = passed_argument(site, name, index)
+        if isinstance(passed, ast.Name):
+            caller = model.unit_of(site)
+            if any(p.arg == passed.id for p in positional_parameters(caller)) if isinstance(caller, FUNCTION_TYPES) \
+                    else False:
+                if not _handed_only_opaque_objects(model, caller, passed.id, depth + 1):
+                    return False
+                continue
+            definitions = model.reaching(caller).definitions(passed)
+            stmts = [d if isinstance(d, ast.stmt) else model.statement_of(d) for d in definitions]
+            if not stmts or not all(isinstance(s, ast.Assign) and _built_by_an_opaque_class(model, s.value)
+                                    for s in stmts):
+                return False
+        elif not _built_by_an_opaque_class(model, passed):
+            return False
+    return True
+
+
+def _built_by_an_opaque_class(model, expr) -> bool:
+    """`InceptionV3([idx])` (also `.to(device)`, `.cuda()`, `.eval()` of it): a class imported from a
+    module that is neither in the project nor a known model library."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+            expr.func.attr in torch_api.MODULE_SELF_METHODS:
+        expr = expr.func.value
+    if not isinstance(expr, ast.Call):
+        return False
+    callee = model.value(expr.func)
+    qualname = callee.name or ""
+    if callee.kind != REF or not qualname or "." not in qualname or model.value(expr).kind != UNKNOWN:
+        return False
+    root = qualname.split(".", 1)[0]
+    if root in _KNOWN_MODEL_LIBRARIES or model.project is not None and model.project.is_first_party(qualname):
+        return False
+    return dotted(expr.func) is not None and qualname.rsplit(".", 1)[-1][:1].isupper()
+
+
 def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     """The forward `call` (in `unit`, evaluation `context`) records no graph (autograd off, a
     parameterless or frozen module, a number), or one that is used (gradients computed, the
@@ -204,6 +271,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     if _model_of_a_class_chosen_at_run_time(model, call):
         return True  # `utils.get_class(conf.model_class)(conf)` in a project whose surface model's
         # forward differentiates the SDF for its normals: no_grad may break whichever class runs
+    if _receiver_only_opaque_objects(model, call, unit):
+        return True  # `get_activations(images, model)` handed only `InceptionV3(...)` of a package
+        # not in view (pytorch-fid's, whose parameters do not require grad): nothing proves a graph
     if _unknown_wrapper_handed_a_module(model, call):
         return True  # `method(model=model, support=s, query=q)`: a few-shot method that may
         # fine-tune the model it is handed at test time; what its forward does is not in view
