@@ -196,3 +196,30 @@ def test_a_batch_moved_to_the_device_is_no_handed_in_callable():
     attacked = BATCHES_MOVED_TO_THE_DEVICE.replace("for data in loader:", "for data, attack in loader:").replace(
         "data = data.to(device)", "data = attack.perturb(data, device)")
     assert "an attack" in _tll006(attacked)[0].message
+
+
+SAMPLED_FROM_A_MEMORY = """
+    import torch
+
+    def evaluate(memory, model, device):
+        model.eval()
+        (x, u, _, _), lens = memory.sample(1)
+        x = torch.tensor(x).float().to(device)
+        u = torch.tensor(u).float().to(device)
+        states, priors = model(x, u)
+        return states
+
+    def attacked(attack, model, x, y):
+        model.eval()
+        adv = attack.perturb(x, y)
+        return model(adv)
+"""
+
+
+def test_a_handed_in_object_whose_result_is_the_models_input_is_a_data_source():
+    # `memory.sample(1)` hands out the batch: no attack that may differentiate, so the
+    # evaluation gets its no-grad fix; `attack.perturb(x, y)` may back-propagate: no fix
+    found = {d.line: d for d in _tll006(SAMPLED_FROM_A_MEMORY)}
+    assert sorted(found) == [9, 15]
+    assert found[9].fix is not None and "a callable it was handed" not in found[9].message
+    assert found[15].fix is None and "a callable it was handed" in found[15].message

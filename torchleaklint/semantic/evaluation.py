@@ -431,8 +431,25 @@ def _handed_in_callable_calls(model, unit) -> List[Position]:
     # so is an item drawn from what it was handed and fed as it is (`model(data)` for `data`
     # of `for data in loader:`, moved by `data.to(device)` first)
     handed |= drawn - {arg.id for call in forwards for arg in call.args if isinstance(arg, ast.Name)}
+    fed = {n.id for call in forwards for arg in list(call.args) + [k.value for k in call.keywords]
+           for n in ast.walk(arg) if isinstance(n, ast.Name)}
     return sorted(start_of(node) for node in nodes_within(unit)
-                  if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed))
+                  if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed)
+                  and not _a_source_of_inputs(model, unit, node, fed))
+
+
+def _a_source_of_inputs(model, unit, call: ast.Call, fed: Set[str]) -> bool:
+    """Is the call handed nothing but literals, and does what it returns become the input of
+    a forward of the function (`(x, u, _, _), lens = memory.sample(1)`, then `model(x, u)` of
+    `x` moved to the device)? Then it hands out data (a replay memory, a sampler), not a
+    differentiating callable (an attack is handed the batch it perturbs: `attack.perturb(x, y)`)."""
+    if not all(isinstance(a, ast.Constant) for a in list(call.args) + [k.value for k in call.keywords]):
+        return False
+    stmt = model.statement_of(call)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call):
+        return False
+    bound = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return bool(bound) and bool(model.derived_names(unit, bound) & fed)
 
 
 # methods of a handed-in object that only move, log, collect or show: never a differentiation
