@@ -41,6 +41,7 @@ class Project:
         # each summary's digest, once computed (on disk for a run's project, as its summaries)
         self._digests: Dict[str, str] = Packed() if isinstance(summaries, Packed) else {}
         self._sites: Optional[Dict[str, Dict[str, List[dict]]]] = None
+        self._aliasing: Dict[str, set] = {}  # ProjectView.names_aliasing's answers, shared by the views
 
     def frozen(self) -> "Project":
         """A copy for worker processes: the summaries and call sites as they are now, whatever
@@ -134,7 +135,7 @@ class Project:
 
     def view(self, path: str) -> ProjectView:
         path = os.path.abspath(path)
-        return ProjectView(path, self.summaries, self.sites().get(path, {}))
+        return ProjectView(path, self.summaries, self.sites().get(path, {}), self._aliasing)
 
     def asked_sites(self, path: str, reads: Iterable[str]) -> Optional[str]:
         """A digest of the call sites (and callers) of its own functions a file's analysis

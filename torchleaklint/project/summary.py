@@ -21,7 +21,8 @@ the per-file semantic layer:
   `tune_p` its parameters that reach a Ray Tune config.
 - `classes`: line, qualified bases, kind (module / dataset / loss / ""), methods, the
   values `__init__`-like methods bind to attributes (`attrs`), and the attributes only those
-  methods store (`fixed`: the same for an object's whole life).
+  methods store (`fixed`: the same for an object's whole life); `out` the attributes of self
+  its methods return (`return self.error_term(self.preds, self.labels)`).
 - `calls`: calls this module makes of first-party functions and methods of other modules
   (and `self.method()` calls in loops, for subclasses elsewhere): target, position, argument
   values, whether autograd is off there (`ng`), whether it is in a training loop (`tr`) or a
@@ -62,9 +63,9 @@ from torchleaklint.semantic.values import (
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 37
+SUMMARY_VERSION = 38
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -507,6 +508,26 @@ def _self_attr(node) -> Optional[str]:
     return None
 
 
+def _attributes_handed_out(info) -> List[str]:
+    """`preds` and `labels` of `return self.error_term(self.preds, self.labels)` and of `return
+    self.preds`: what the class's methods (not `__init__`) hand to their callers."""
+    found = set()
+    for name, method in info.methods.items():
+        if name == "__init__":
+            continue
+        for node in nodes_within(method):
+            if isinstance(node, ast.Return) and node.value is not None:
+                found |= {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)
+                          and isinstance(n.value, ast.Name) and n.value.id == "self" and isinstance(n.ctx, ast.Load)
+                          and not _called(n, node.value)}
+    return sorted(found)
+
+
+def _called(attribute, expr) -> bool:
+    """Is `attribute` the function of a call in `expr` (`self.error_term(...)`)?"""
+    return any(isinstance(n, ast.Call) and n.func is attribute for n in ast.walk(expr))
+
+
 def _class(model, info, module: str, partial: bool = False) -> dict:
     from torchleaklint.semantic.dataflow import class_attribute_value
 
@@ -528,6 +549,10 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
                     attrs[node.attr] = encode(value, module)
     out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
            "methods": sorted(info.methods), "attrs": attrs}
+    handed_out = _attributes_handed_out(info)
+    if handed_out:
+        out["out"] = handed_out  # attributes of self its methods return (or return a call of):
+        # a subclass elsewhere that stores them has them read by code it inherits
     if not partial:
         from torchleaklint.semantic.object_state import attributes_set_only_at_construction
 

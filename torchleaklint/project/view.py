@@ -212,18 +212,15 @@ class Resolver:
         return self.split(qual)[0] is not None
 
 
-# [(summaries object, its size, {key: names})]: what `names_aliasing` found for the last run
-_ALIASING: List[tuple] = []
-
-
 class ProjectView:
     """The project as one file sees it (the semantic model's `project`)."""
 
     def __init__(self, path: str, summaries: Optional[Dict[str, dict]] = None,
-                 sites: Optional[Dict[str, List[dict]]] = None):
+                 sites: Optional[Dict[str, List[dict]]] = None, aliasing: Optional[Dict[str, Set[str]]] = None):
         self.path = os.path.abspath(path)
         self.summaries = summaries if summaries is not None else {}
         self.sites = sites or {}
+        self.aliasing = aliasing if aliasing is not None else {}  # names_aliasing's answers, per project
         self.reads: Set[str] = Reads()
         self.resolver = Resolver(self.path, self.summaries, self.reads)
         self._imported: Set[str] = set()
@@ -367,15 +364,11 @@ class ProjectView:
         """The names the project's modules bind, by import, to a library function `predicate`
         accepts (`release_cached` of `from torch.cuda import empty_cache as release_cached` in
         utils): a module that imports one of them calls that function under another name.
-        Computed once per run and `key`."""
-        cache = _ALIASING[0] if _ALIASING else None
-        if cache is None or cache[0] is not self.summaries or cache[1] != len(self.summaries):
-            cache = (self.summaries, len(self.summaries), {})
-            _ALIASING[:] = [cache]  # one run's summaries at a time: an editor session keeps no old ones
-        found = cache[2].get(key)
+        Computed once per `key` for the project (`aliasing`, which its views share)."""
+        found = self.aliasing.get(key)
         if found is None:
-            found = cache[2][key] = {name for summary in self.summaries.values() if isinstance(summary, dict)
-                                     for name, qual in summary.get("aliases", {}).items() if predicate(qual)}
+            found = self.aliasing[key] = {name for summary in self.summaries.values() if isinstance(summary, dict)
+                                          for name, qual in summary.get("aliases", {}).items() if predicate(qual)}
         return found
 
     def has_external_callers(self) -> bool:

@@ -146,6 +146,9 @@ class GraphStoredOnSelf(Rule):
                 return None
             if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
+            if model.handed_out_by_a_base_elsewhere(info, attr):
+                return None  # `self.preds`, which BasePIFuNet's `get_error` (another module) returns
+                # as a loss to callers out of view
             if _a_sibling_output_is_used(model, stmt, target, func):
                 return None  # `self.feats, self.tmpx, self.normx = self.image_filter(images)`:
                 # one forward's outputs, one graph; the features the loss is computed from may
