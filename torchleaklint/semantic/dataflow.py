@@ -262,6 +262,9 @@ class Analyzer:
                 methods.setdefault(func.value.id, set()).add(func.attr)
         for name, asked in self._asked_of_kept_parameters(names).items():
             methods.setdefault(name, set()).update(asked)
+        nested = _nested_calls_on(self.m, self.unit, names)  # `agent.model.get_action(obs)`
+        for name, held in nested.items():
+            methods.setdefault(name, set()).update(held)
         polymorphic = _kind_tested_names(self.m, self.unit, names)
         found: Dict[str, Value] = {}
         for name, attrs in methods.items():
@@ -271,10 +274,23 @@ class Analyzer:
             if not telling:
                 continue
             owners = self.m.classes_defining_all(attrs)
-            if len(owners) == 1:
+            if len(owners) == 1 and self._holds_what_is_asked(owners[0], nested.get(name, {})):
                 info = self.m.classes[owners[0]]
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
+
+    def _holds_what_is_asked(self, owner: str, nested: Dict[str, Set[str]]) -> bool:
+        """For `agent.model.get_action(obs)` read as an `owner` object: does the object the
+        class keeps on `self.model` have a class of this file defining every method asked of it
+        (those every module has aside)? An attribute of unknown kind proves nothing."""
+        for attr, asked in nested.items():
+            telling = asked - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
+            if not telling:
+                continue
+            held = class_attribute_value(self.m, owner, attr)
+            if not held.name or held.name not in self.m.classes_defining_all(telling):
+                return False
+        return True
 
     def _asked_of_kept_parameters(self, names: Set[str]) -> Dict[str, Set[str]]:
         """For the parameters of an `__init__` it stores as they are on `self` (`self.model =
@@ -2701,6 +2717,30 @@ def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
     (what `ast.walk(unit)` would find, without walking every node of every unit)."""
     index = model.cached(("calls_by_unit_and_receiver",), lambda: _index_calls_by_unit(model))
     return [call for name in names for call in index.get((unit, name), ())]
+
+
+def _nested_calls_on(model, unit: ast.AST, names: Set[str]) -> Dict[str, Dict[str, Set[str]]]:
+    """name -> attribute -> methods, for the calls `name.attr.method(...)` inside `unit` (an
+    object asked for an attribute whose methods it calls: `agent.model.get_action(obs)`)."""
+    index = model.cached(("nested_calls_by_unit",), lambda: _index_nested_calls_by_unit(model))
+    out: Dict[str, Dict[str, Set[str]]] = {}
+    for name in names:
+        for attr, method in index.get((unit, name), ()):
+            out.setdefault(name, {}).setdefault(attr, set()).add(method)
+    return out
+
+
+def _index_nested_calls_by_unit(model) -> Dict[tuple, List[Tuple[str, str]]]:
+    index: Dict[tuple, List[Tuple[str, str]]] = {}
+    for call in model.calls:
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
+                and isinstance(func.value.value, ast.Name)):
+            continue
+        for unit in model.ancestors(call):
+            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
+                index.setdefault((unit, func.value.value.id), []).append((func.value.attr, func.attr))
+    return index
 
 
 def _index_calls_by_unit(model) -> Dict[tuple, List[ast.Call]]:
