@@ -2113,22 +2113,55 @@ class SemanticModel:
                 return True
         return False
 
+    def _range_iterated(self, iterable: ast.AST) -> ast.AST:
+        """The `range(...)` a loop walks through a progress bar or a name bound to it once
+        (`rng = range(len(dataset) - h)`, then `for i in tqdm(rng, desc='Snapshot')`)."""
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, (ast.Name, ast.Attribute)) and \
+                (iterable.func.id if isinstance(iterable.func, ast.Name) else iterable.func.attr) in ("tqdm", "trange"):
+            inner = list(_wrapped_iterables(iterable))
+            iterable = inner[0] if len(inner) == 1 else iterable
+        if isinstance(iterable, ast.Name):
+            definitions = self.reaching(self.unit_of(iterable)).definitions(iterable)
+            stmts = [d if isinstance(d, ast.stmt) else self.statement_of(d) for d in definitions]
+            if len(stmts) == 1 and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1 \
+                    and isinstance(stmts[0].targets[0], ast.Name):
+                return stmts[0].value
+        return iterable
+
     def _indexes_a_dataset(self, loop: ast.AST) -> bool:
         """`for i in range(len(dataset))` (or `range(1, len(dataset))`) over a Dataset whose item
         `dataset[i]` the loop reads: a pass over the data set's items."""
-        it = loop.iter
+        it = self._range_iterated(loop.iter)
         if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range"
                 and 1 <= len(it.args) <= 2 and isinstance(loop.target, ast.Name)):
             return False
         bound = it.args[-1]
+        if isinstance(bound, ast.BinOp) and isinstance(bound.op, ast.Sub):
+            bound = bound.left  # `range(len(dataset) - horizon)`: all but the last few items
         if not (isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "len"
                 and len(bound.args) == 1 and dotted(bound.args[0]) is not None):
             return False
         source = dotted(bound.args[0])
-        if self.value(bound.args[0]).kind != "dataset":
+        items = [n for n in nodes_within(loop) if isinstance(n, ast.Subscript) and dotted(n.value) == source
+                 and isinstance(n.slice, ast.Name) and n.slice.id == loop.target.id]
+        if not items:
             return False
-        return any(isinstance(n, ast.Subscript) and dotted(n.value) == source and isinstance(n.slice, ast.Name)
-                   and n.slice.id == loop.target.id for n in nodes_within(loop))
+        if self.value(bound.args[0]).kind == "dataset":
+            return True
+        # a collection of unknown kind whose items the loop feeds to a model (graph snapshots:
+        # `batch = dataset[i].clone()`, then `model(batch)`)
+        if any(isinstance(n, ast.Subscript) and dotted(n.value) == source and isinstance(n.slice, ast.BinOp)
+               for n in nodes_within(loop)):
+            return False  # `t[i + 1] - t[i]`: neighbouring points of one sequence (time steps), not items
+        taken = {n.id for item in items for stmt in [self.statement_of(item)]
+                 if isinstance(stmt, ast.Assign) and _item_itself(stmt.value, item)
+                 for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        if not taken:
+            return False
+        derived = self.derived_names(loop, taken)
+        return any(self.value(call.func).kind == MODULE and _input_args(call) and
+                   {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)} & derived
+                   for call in self._calls_within(loop, skip_loops=False))
 
     def _calls_in_repeat_loops(self, loop: ast.AST) -> List[ast.Call]:
         """Calls in the loops nested in `loop` that repeat work on its item a counted number of
@@ -4757,6 +4790,16 @@ def _item_target(loop: ast.AST) -> ast.AST:
 
 
 _ITERABLE_WRAPPERS = frozenset({"enumerate", "zip", "tqdm", "iter", "trange"})
+
+
+def _item_itself(value: ast.AST, item: ast.AST) -> bool:
+    """Is `value` the item, or a method chain on it (`dataset[i].clone()`, `.to(device)`)?"""
+    while value is not item:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            value = value.func.value
+        else:
+            return False
+    return True
 
 
 def _wrapped_iterables(iterable: ast.AST) -> Iterator[ast.AST]:
