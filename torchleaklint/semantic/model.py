@@ -2149,7 +2149,11 @@ class SemanticModel:
         if self.value(bound.args[0]).kind == "dataset":
             return True
         # a collection of unknown kind whose items the loop feeds to a model (graph snapshots:
-        # `batch = dataset[i].clone()`, then `model(batch)`)
+        # `batch = dataset[i].clone()`, then `model(batch)`): a name handed in or made here, in
+        # code outside a model's methods (whose loops walk the parts of one input: `sources[i]`
+        # of a detector's heads, `self.img_gen[i]` of one step's outputs)
+        if not isinstance(bound.args[0], ast.Name) or self._in_model_code(loop):
+            return False
         if any(isinstance(n, ast.Subscript) and dotted(n.value) == source and isinstance(n.slice, ast.BinOp)
                for n in nodes_within(loop)):
             return False  # `t[i + 1] - t[i]`: neighbouring points of one sequence (time steps), not items
