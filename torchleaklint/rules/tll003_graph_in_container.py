@@ -70,7 +70,9 @@ class GraphInContainer(Rule):
     ## Fix safety
     Safe. The fix appends `.item()` to a one-number tensor (a loss, a metric) and
     `.detach()` to anything else; the stored numbers are unchanged, only the graph is let
-    go. No fix is offered when the stored value is not spelled out (`lst.extend(outs)`).
+    go. No fix is offered when the stored value is not spelled out (`lst.extend(outs)`), nor
+    when the code shows it may not be one tensor (a tuple or a model output object read as
+    `out[0]`, `out["loss"]` or `out.loss`, on which `.detach()` would raise).
     """
 
     code = "TLL003"

@@ -63,10 +63,12 @@ class StateNotDetached(Rule):
 
     ## Fix safety
     Unsafe. The fix inserts `hidden = hidden.detach()` (each element for a tuple state) at
-    the top of the loop body; when the code does not show whether the state is a tensor or a
-    tuple (what a model returns), the inserted line handles both: gradients stop flowing into earlier iterations, which is
-    the intended truncation, but it changes what is learned if full back-propagation
-    through the whole sequence was really meant.
+    the top of the loop body. When the code does not show whether the state is a tensor or a
+    tuple (what a model returns: an LSTM's `(h, c)`), the inserted line handles both
+    (`hidden.detach() if hasattr(hidden, "detach") else tuple(t.detach() for t in hidden)`).
+    Gradients stop flowing into earlier iterations, which is the intended truncation, but it
+    changes what is learned if full back-propagation through the whole sequence was really
+    meant.
     """
 
     code = "TLL008"
