@@ -10,15 +10,14 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import detach_at_the_caller
 from torchleaklint.semantic.containers import inert_read
 from torchleaklint.semantic.gating import in_exclusive_modes
-from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters,
-                                          short_source as _short, with_method)
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, short_source as _short,
+                                          with_method)
 
 
 class GraphStoredOnSelf(Rule):

@@ -174,8 +174,9 @@ def _handed_only_opaque_objects(model, func, name: str, depth: int) -> bool:
         passed = passed_argument(site, name, index)
         if isinstance(passed, ast.Name):
             caller = model.unit_of(site)
-            if any(p.arg == passed.id for p in positional_parameters(caller)) if isinstance(caller, FUNCTION_TYPES) \
-                    else False:
+            handed_on = isinstance(caller, FUNCTION_TYPES) and \
+                any(p.arg == passed.id for p in positional_parameters(caller))
+            if handed_on:  # the caller's own parameter: what its callers hand it
                 if not _handed_only_opaque_objects(model, caller, passed.id, depth + 1):
                     return False
                 continue
