@@ -757,17 +757,18 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     if model.in_module_method(call):
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
-    if not loops:
-        enclosing = model.objpath(model.unit_of(call)) if isinstance(model.unit_of(call), FUNCTION_TYPES) else None
-        if enclosing is not None:
-            site["in"] = enclosing  # the caller's function: the index marks the site `lpx` when
-            # another module calls that function in a loop (`agent.select_action(s)` per env step)
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
         if model.receiver_rebuilt_per_step(call):
             site["fr"] = 1  # on an object the step loop builds anew each iteration: it lives one step
         if site.get("md"):
             site["mm"] = 1  # ... of a module's method: over the parts of one input (decoding steps)
+    else:
+        unit = model.unit_of(call)
+        enclosing = model.objpath(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        if enclosing is not None:
+            site["in"] = enclosing  # the caller's function: the index marks the site `lpx` when
+            # another module calls that function in a loop (`agent.select_action(s)` per env step)
     if loops and _backward_loop_nested_beside(model, call, loops[0]):
         site["nb"] = 1  # once per iteration of a loop whose nested loop back-propagates several
         # times (`plant.reset()` per episode, then a backward at every tick): not between those steps

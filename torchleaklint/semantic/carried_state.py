@@ -1,7 +1,7 @@
 """Recurrent state: a value a loop feeds back into its next iteration (`h = cell(x, h)`,
 `out, state = model(x, state)`), carrying an autograd graph, in a loop that back-propagates
 every iteration, with nothing detaching it in between. TLL008 asks; the value after the
-statement (`value_after`) sizes its fix.
+statement (`value_after`) is what `structure.state_structure` reads first to size its fix.
 """
 
 from __future__ import annotations

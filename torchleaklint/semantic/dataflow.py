@@ -270,8 +270,7 @@ class Analyzer:
         for name, attrs in methods.items():
             if name in direct or name in polymorphic or any(a.startswith("__") for a in attrs):
                 continue
-            telling = attrs - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
-            if not telling:
+            if not _telling(attrs):
                 continue
             owners = self.m.classes_defining_all(attrs)
             if len(owners) == 1 and self._holds_what_is_asked(owners[0], nested.get(name, {})):
@@ -284,7 +283,7 @@ class Analyzer:
         class keeps on `self.model` have a class of this file defining every method asked of it
         (those every module has aside)? An attribute of unknown kind proves nothing."""
         for attr, asked in nested.items():
-            telling = asked - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
+            telling = _telling(asked)
             if not telling:
                 continue
             held = class_attribute_value(self.m, owner, attr)
@@ -2722,39 +2721,47 @@ def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
 def _nested_calls_on(model, unit: ast.AST, names: Set[str]) -> Dict[str, Dict[str, Set[str]]]:
     """name -> attribute -> methods, for the calls `name.attr.method(...)` inside `unit` (an
     object asked for an attribute whose methods it calls: `agent.model.get_action(obs)`)."""
-    index = model.cached(("nested_calls_by_unit",), lambda: _index_nested_calls_by_unit(model))
+    index = model.cached(("nested_calls_by_unit",), lambda: _index_calls_by_unit(model, _nested_receiver))
     out: Dict[str, Dict[str, Set[str]]] = {}
     for name in names:
-        for attr, method in index.get((unit, name), ()):
-            out.setdefault(name, {}).setdefault(attr, set()).add(method)
+        for call in index.get((unit, name), ()):
+            out.setdefault(name, {}).setdefault(call.func.value.attr, set()).add(call.func.attr)
     return out
 
 
-def _index_nested_calls_by_unit(model) -> Dict[tuple, List[Tuple[str, str]]]:
-    index: Dict[tuple, List[Tuple[str, str]]] = {}
-    for call in model.calls:
-        func = call.func
-        if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute)
-                and isinstance(func.value.value, ast.Name)):
-            continue
-        for unit in model.ancestors(call):
-            if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
-                index.setdefault((unit, func.value.value.id), []).append((func.value.attr, func.attr))
-    return index
+def _direct_receiver(call: ast.Call) -> Optional[str]:
+    """`name` of `name(...)` and of `name.method(...)`."""
+    func = call.func.value if isinstance(call.func, ast.Attribute) else call.func
+    return func.id if isinstance(func, ast.Name) else None
 
 
-def _index_calls_by_unit(model) -> Dict[tuple, List[ast.Call]]:
+def _nested_receiver(call: ast.Call) -> Optional[str]:
+    """`name` of `name.attr.method(...)`."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute) and \
+            isinstance(func.value.value, ast.Name):
+        return func.value.value.id
+    return None
+
+
+def _index_calls_by_unit(model, receiver=_direct_receiver) -> Dict[tuple, List[ast.Call]]:
     """(unit, receiver name) -> calls, each call filed under every function (and the
     module) that contains it: linear in the calls times the nesting depth."""
     index: Dict[tuple, List[ast.Call]] = {}
     for call in model.calls:
-        func = call.func.value if isinstance(call.func, ast.Attribute) else call.func
-        if not isinstance(func, ast.Name):
+        name = receiver(call)
+        if name is None:
             continue
         for unit in model.ancestors(call):
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
-                index.setdefault((unit, func.id), []).append(call)
+                index.setdefault((unit, name), []).append(call)
     return index
+
+
+def _telling(asked: Set[str]) -> Set[str]:
+    """What is asked of an object that tells its class: not the methods every module or
+    optimizer has (`train`, `eval`, `to`, `zero_grad`...) nor `forward`."""
+    return asked - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
 
 
 def flow_env_value(flow: FlowResult, name: str) -> Value:

@@ -18,7 +18,8 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_stub, nodes_within, self_name
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, is_stub, nodes_within, passed_argument,
+                                          positional_parameters, self_name)
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -159,8 +160,6 @@ def _receiver_only_opaque_objects(model, call, unit) -> bool:
 
 
 def _handed_only_opaque_objects(model, func, name: str, depth: int) -> bool:
-    from torchleaklint.semantic.syntax import passed_argument, positional_parameters
-
     params = positional_parameters(func)
     index = next((i for i, p in enumerate(params) if p.arg == name), None)
     if index is None or depth > 2 or model.external_sites(func):
@@ -180,8 +179,7 @@ def _handed_only_opaque_objects(model, func, name: str, depth: int) -> bool:
                 if not _handed_only_opaque_objects(model, caller, passed.id, depth + 1):
                     return False
                 continue
-            definitions = model.reaching(caller).definitions(passed)
-            stmts = [d if isinstance(d, ast.stmt) else model.statement_of(d) for d in definitions]
+            stmts = [model.statement_of(d) for d in model.reaching(caller).definitions(passed)]
             if not stmts or not all(isinstance(s, ast.Assign) and _built_by_an_opaque_class(model, s.value)
                                     for s in stmts):
                 return False

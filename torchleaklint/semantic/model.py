@@ -2121,12 +2121,19 @@ class SemanticModel:
             inner = list(_wrapped_iterables(iterable))
             iterable = inner[0] if len(inner) == 1 else iterable
         if isinstance(iterable, ast.Name):
-            definitions = self.reaching(self.unit_of(iterable)).definitions(iterable)
-            stmts = [d if isinstance(d, ast.stmt) else self.statement_of(d) for d in definitions]
-            if len(stmts) == 1 and isinstance(stmts[0], ast.Assign) and len(stmts[0].targets) == 1 \
-                    and isinstance(stmts[0].targets[0], ast.Name):
-                return stmts[0].value
+            return self.value_bound_once(iterable) or iterable
         return iterable
+
+    def value_bound_once(self, name: ast.Name) -> Optional[ast.expr]:
+        """The value of `name = value` when that plain assignment is the one definition
+        reaching this read (`rng` of `rng = range(n)`, `rnn` of `rnn = nn.LSTM(...)`)."""
+        stmts = {id(s): s for s in map(self.statement_of, self.reaching(self.unit_of(name)).definitions(name))}
+        if len(stmts) != 1:
+            return None
+        stmt = next(iter(stmts.values()))
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.value
+        return None
 
     def _indexes_a_dataset(self, loop: ast.AST) -> bool:
         """`for i in range(len(dataset))` (or `range(1, len(dataset))`) over a Dataset whose item
@@ -2160,12 +2167,7 @@ class SemanticModel:
         taken = {n.id for item in items for stmt in [self.statement_of(item)]
                  if isinstance(stmt, ast.Assign) and _item_itself(stmt.value, item)
                  for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-        if not taken:
-            return False
-        derived = self.derived_names(loop, taken)
-        return any(self.value(call.func).kind == MODULE and _input_args(call) and
-                   {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)} & derived
-                   for call in self._calls_within(loop, skip_loops=False))
+        return bool(taken) and self._feeds_a_forward(loop, taken, depth=2)
 
     def _calls_in_repeat_loops(self, loop: ast.AST) -> List[ast.Call]:
         """Calls in the loops nested in `loop` that repeat work on its item a counted number of

@@ -20,6 +20,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from torchleaklint.semantic.carried_state import value_after
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, bound_once_in_init, nodes_within
 from torchleaklint.semantic.values import MODULE, SEQUENCE, TENSORISH
 
@@ -62,8 +63,7 @@ _ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult, ast.Pow, ast.Fl
 
 def state_structure(model, stmt: ast.AST, name: str) -> int:
     """What `stmt` binds to `name`: 0 for a tensor, n for a tuple of n tensors, -1 unknown."""
-    flow = model.flow(model.unit_of(stmt))
-    value = flow.values.get(_bound_name(stmt, name)) if flow is not None else None
+    value = value_after(model, stmt, name)
     if value is not None and value.items is not None:
         return len(value.items)
     return _bound_structure(model, stmt, name, 0)
@@ -95,15 +95,6 @@ def may_not_be_a_tensor(model, expr: ast.AST) -> bool:
         definitions = reaching.definitions(base)
         return bool(definitions) and _used_as_a_container(model, reaching, base, set(map(id, definitions)))
     return False
-
-
-def _bound_name(stmt, name: str) -> Optional[ast.Name]:
-    targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-    for target in targets:
-        for node in ast.walk(target) if target is not None else ():
-            if isinstance(node, ast.Name) and node.id == name:
-                return node
-    return None
 
 
 def _bound_structure(model, stmt, name: str, depth: int) -> int:
@@ -197,10 +188,7 @@ def _name_structure(model, name: ast.Name, depth: int) -> int:
     definitions = reaching.definitions(name)
     if not definitions:
         return UNKNOWN_STATE
-    found = set()
-    for definition in definitions:
-        stmt = definition if isinstance(definition, ast.stmt) else model.statement_of(definition)
-        found.add(_bound_structure(model, stmt, name.id, depth))
+    found = {_bound_structure(model, model.statement_of(d), name.id, depth) for d in definitions}
     if len(found) == 1 and TENSOR_STATE not in found and UNKNOWN_STATE not in found:
         return found.pop()
     if found == {TENSOR_STATE} or _used_as_a_tensor(model, reaching, name, set(map(id, definitions))):
@@ -222,22 +210,26 @@ _TENSOR_ONLY = frozenset({
 def _used_as_a_container(model, reaching, name: ast.Name, definitions) -> bool:
     """Does some read of `name` that sees exactly these definitions use it as a container: a
     subscript by a string or an integer literal, an attribute no tensor has, or unpacking?"""
-    unit = model.unit_of(name)
-    for node in nodes_within(unit) if unit is not None else ():
-        read = None
-        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant) \
-                and isinstance(node.slice.value, (str, int)):
-            read = node.value
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in _MODEL_OUTPUT_FIELDS:
-            read = node.value
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and \
-                any(isinstance(t, (ast.Tuple, ast.List)) for t in node.targets):
-            read = node.value
-        if read is None or read.id != name.id or not isinstance(read.ctx, ast.Load):
-            continue
-        if set(map(id, reaching.definitions(read))) == definitions:
+    for read in _reads_of_the_value(model, reaching, name, definitions):
+        parent = model.parent(read)
+        if isinstance(parent, ast.Subscript) and parent.value is read and isinstance(parent.slice, ast.Constant) \
+                and isinstance(parent.slice.value, (str, int)):
+            return True
+        if isinstance(parent, ast.Attribute) and parent.attr in _MODEL_OUTPUT_FIELDS:
+            return True
+        if isinstance(parent, ast.Assign) and parent.value is read and \
+                any(isinstance(t, (ast.Tuple, ast.List)) for t in parent.targets):
             return True
     return False
+
+
+def _reads_of_the_value(model, reaching, name: ast.Name, definitions):
+    """The reads of `name` in its function that see exactly `definitions` (ids): the same value."""
+    unit = model.unit_of(name)
+    for node in nodes_within(unit) if unit is not None else ():
+        if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Load) and \
+                set(map(id, reaching.definitions(node))) == definitions:
+            yield node
 
 
 # fields of a model output object, which a tensor does not have
@@ -248,14 +240,8 @@ _MODEL_OUTPUT_FIELDS = frozenset({"loss", "logits", "last_hidden_state", "hidden
 
 def _used_as_a_tensor(model, reaching, name: ast.Name, definitions) -> bool:
     """Does some read of `name` that sees exactly these definitions use it as a tensor?"""
-    unit = model.unit_of(name)
-    for node in nodes_within(unit) if unit is not None else ():
-        if not (isinstance(node, ast.Attribute) and node.attr in _TENSOR_ONLY and isinstance(node.value, ast.Name)
-                and node.value.id == name.id and isinstance(node.value.ctx, ast.Load)):
-            continue
-        if set(map(id, reaching.definitions(node.value))) == definitions:
-            return True
-    return False
+    return any(isinstance(model.parent(read), ast.Attribute) and model.parent(read).attr in _TENSOR_ONLY
+               for read in _reads_of_the_value(model, reaching, name, definitions))
 
 
 def _torch_class_called(model, call: ast.AST) -> Optional[str]:
@@ -269,12 +255,7 @@ def _torch_class_called(model, call: ast.AST) -> Optional[str]:
         info = model.enclosing_class_info(call)
         constructed = bound_once_in_init(info, func.attr) if info is not None else None
     elif isinstance(func, ast.Name):
-        definitions = model.reaching(model.unit_of(func)).definitions(func)
-        stmts = {id(d): d if isinstance(d, ast.stmt) else model.statement_of(d) for d in definitions}
-        if len(stmts) == 1:
-            stmt = next(iter(stmts.values()))
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                constructed = stmt.value
+        constructed = model.value_bound_once(func)
     if not isinstance(constructed, ast.Call):
         return None
     qualname = model.qualname(constructed.func)

@@ -1,9 +1,9 @@
 """`insert_detach` (TLL008): detach the carried state at the top of the loop body.
 
 target: the loop; params: `name` (the carried state), `tuple_size` (0: one tensor; n: a
-tuple of n tensors, as an LSTM's `(h, c)`; -1: either, the analysis cannot tell), or `names` when several names are carried
-together (`out, (h, c) = model(x, (h, c))`: each gets its own line, and each must be bound
-before the loop).
+tuple of n tensors, as an LSTM's `(h, c)`; -1: either, the analysis cannot tell), or `names`
+when several names are carried together (`out, (h, c) = model(x, (h, c))`: each gets its own
+line, and each must be bound before the loop).
 
 Inserts `name = name.detach()` (tuple: `name = tuple(t.detach() for t in name)`; either:
 `name = name.detach() if hasattr(name, "detach") else tuple(t.detach() for t in name)`) as
