@@ -3214,21 +3214,35 @@ def _duck_typed_module_attributes(model, class_name: str) -> Tuple[Set[str], Set
     `self.model.eval()`, `self.net.parameters()`; attributes whose items it treats so:
     `self.model[key].eval()`, a dict or list of modules). Duck typing, as for parameters."""
     info = model.classes.get(class_name)
-    attributes: Set[str] = set()
-    containers: Set[str] = set()
     if info is None:
-        return attributes, containers
-    for method in info.methods.values():
-        for node in ast.walk(method):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
-                continue
-            owner = node.func.value
-            if node.func.attr in _STRONG_MODULE_METHODS and _is_self_attribute(owner):
-                attributes.add(owner.attr)
-            elif node.func.attr in _STRONG_MODULE_METHODS | {"eval"} and isinstance(owner, ast.Subscript) \
-                    and _is_self_attribute(owner.value):
-                containers.add(owner.value.attr)
-    return attributes, containers
+        return set(), set()
+    return model.cached(("duck_typed_by_class",), lambda: _duck_typing_by_class(model)).get(info, (set(), set()))
+
+
+def _duck_typing_by_class(model) -> Dict[object, Tuple[Set[str], Set[str]]]:
+    """class info -> its duck-typed attributes (as `_duck_typed_module_attributes`), from one
+    pass over the module's calls: a call counts for every class one of whose methods holds it
+    (nested functions and classes in a method included)."""
+    found: Dict[object, Tuple[Set[str], Set[str]]] = {}
+    for node in model.calls:
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _DUCK_TYPING_METHODS:
+            continue
+        owner = func.value
+        if func.attr in _STRONG_MODULE_METHODS and _is_self_attribute(owner):
+            which, attr = 0, owner.attr
+        elif isinstance(owner, ast.Subscript) and _is_self_attribute(owner.value):
+            which, attr = 1, owner.value.attr
+        else:
+            continue
+        for anc in model.ancestors(node):
+            info = model.method_class.get(anc)
+            if info is not None and info.methods.get(anc.name) is anc:
+                found.setdefault(info, (set(), set()))[which].add(attr)
+    return found
+
+
+_DUCK_TYPING_METHODS = _STRONG_MODULE_METHODS | {"eval"}
 
 
 def _is_self_attribute(node) -> bool:

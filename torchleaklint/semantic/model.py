@@ -511,8 +511,9 @@ class SemanticModel:
         sites = self.call_sites(func)
         # a recursive call runs in the grad mode of the call it is made from (`make_inference`
         # splitting an interval in two), unless the function turns autograd back on itself
-        if not self.switches_grad_on(func):
-            sites = [s for s in sites if self.unit_of(s) is not func]
+        others = [s for s in sites if self.unit_of(s) is not func]
+        if len(others) < len(sites) and not self.switches_grad_on(func):
+            sites = others
         external = self.external_sites(func)
         # a call on a branch only PyTorch 0.x takes (`volatile=True` inputs there) never runs
         answer = bool(sites or external) and \
