@@ -104,6 +104,7 @@ class SemanticModel:
         self._capped: Set[object] = set()
         self._flow_until_settled: Dict[ast.AST, object] = {}
         self._reexported: Dict[str, str] = {}  # first-party qualified name -> the library name it re-exports
+        self._qualnames: Dict[ast.AST, Optional[str]] = {}  # node -> `qualname(node)`
 
     # ------------------------------------------------------------------ index
     def _index(self) -> None:
@@ -295,6 +296,15 @@ class SemanticModel:
 
     # ------------------------------------------------------------- resolution
     def qualname(self, expr: ast.AST) -> Optional[str]:
+        # asked for the same node many times (every rule and pass names callees): the import
+        # table is complete once the module is indexed, so a node's answer never changes
+        try:
+            return self._qualnames[expr]
+        except KeyError:
+            found = self._qualnames[expr] = self._resolve_qualname(expr)
+            return found
+
+    def _resolve_qualname(self, expr: ast.AST) -> Optional[str]:
         qual = self.imports.qualname(expr)
         if qual is None or self.project is None or "." not in qual:
             return qual
