@@ -116,20 +116,28 @@ class GraphStoredOnSelf(Rule):
         if model.grad_disabled_at(stmt) or model.framework_runs_without_grad(func) or model.runs_only_without_grad(stmt):
             return None
         why = model.is_per_step_method(func)
+        rollout = None
         if why is None:
-            return None
+            rollout = _rollout_call_site(model, func, target.attr)
+            if rollout is None:
+                return None
+            why = f"`{func.name}` is called in the rollout loop at line {rollout.lineno}, with autograd on"
         if eval_mode_only(model, stmt, func):
             return None  # stored only in eval mode (`if not self.training:`): no training step chains
             # it, and an evaluation run with grad on is TLL006's finding
         attr = target.attr
         methods = class_methods(model, info)
-        if model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr) \
+        if rollout is not None and _cut_in_the_rollout(model, rollout, func, attr, methods):
+            return None
+        if rollout is None and model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr) \
                 or registered_by_a_base(model, info, attr):
             return None  # cut between steps, or a Parameter's name: nothing else can be stored there
             # (or state a base class registers by name and manages)
         if every_instance_steps_once(model, info):
             return None  # every object of the class is called once and dropped: no next step
         fed_back = _fed_back(model, stmt, target, func, methods)
+        if rollout is not None and not fed_back:
+            return None  # only a chain through the calls of a rollout grows with them
         stored = _stored_expr(stmt, target)
         if not isinstance(stmt, ast.AugAssign) and not _reads_attribute(stored, target) \
                 and _derived_from_state_stored_before(model, stored, stmt, func, target):
@@ -156,15 +164,18 @@ class GraphStoredOnSelf(Rule):
         # no `.detach()` fix where some caller hands the method a number (it would fail there),
         # nor on a dict, list or tuple of tensors (`dict(l1=loss).detach()` would raise)
         fixable = numbers is None and not _a_collection(model, stored)
-        return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back, numbers),
+        return self.finding(stmt, self._message(model, stmt, target, func, info, fed_back, numbers, rollout),
                             self._fix(stmt, attr) if fixable else None, severity=ERROR,
-                            evidence=self._evidence(model, stmt, target, func, why, fed_back))
+                            evidence=self._evidence(model, stmt, target, func, why, fed_back, rollout))
 
-    def _evidence(self, model, stmt, target, func, why, fed_back) -> list:
+    def _evidence(self, model, stmt, target, func, why, fed_back, rollout=None) -> list:
         stored = _stored_expr(stmt, target)
-        site = model.training_loop_call_site(func)
+        site = rollout or model.training_loop_call_site(func)
         steps = [model.graph_origin(stored), (site or func, why)]
-        if fed_back:
+        if rollout is not None:
+            steps.append((stmt, f"the next call computes from `self.{target.attr}` and nothing in view "
+                                f"back-propagates it: the rollout's graph only grows"))
+        elif fed_back:
             steps.append((stmt, f"the next step computes from `self.{target.attr}`, chaining each step's "
                                 f"graph to the previous ones"))
         else:
@@ -172,11 +183,14 @@ class GraphStoredOnSelf(Rule):
                                 f"back-propagated, only kept"))
         return steps
 
-    def _message(self, model, stmt, target, func, info, fed_back, numbers=None) -> str:
+    def _message(self, model, stmt, target, func, info, fed_back, numbers=None, rollout=None) -> str:
         stored = _stored_expr(stmt, target)
         shown = _short(stored)
-        site = model.training_loop_call_site(func)
+        site = rollout or model.training_loop_call_site(func)
         when = f"called in the training loop at {model.site_label(site)}" if site is not None else "runs once per step"
+        if rollout is not None:
+            when = f"called at every iteration of the rollout loop at line {model.loops_around(rollout)[0].lineno}, " \
+                   f"with autograd on and no backward"
         through = model.called_by_a_function_of_the_training_loop(func) if site is None else None
         if through is not None:
             when = f"called by `{model.unit_of(through[0]).name}` at line {through[0].lineno}, which the " \
@@ -192,6 +206,10 @@ class GraphStoredOnSelf(Rule):
             fix += f" and return the undetached value instead of `self.{target.attr}`"
         if numbers is not None:
             fix = detach_at_the_caller(model, numbers, site)
+        if rollout is not None:
+            return head + (f"the next call computes from `self.{target.attr}`, so every call's graph is "
+                           f"chained to the previous ones and, with nothing back-propagating them, their "
+                           f"activations stay alive until `self.{target.attr}` is reset. {fix}")
         if fed_back:
             return head + (f"the next step computes from `self.{target.attr}`, so every step's graph "
                            f"is chained to the previous ones and memory grows each step. {fix}")
@@ -289,10 +307,63 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         # `learn`, after `choose_action` stored it; nothing of it goes on into a later step)
         # (nor a read whose graph ends in its own statement or function: `images_a1 =
         # self.normalize_image(self.fake_A_encoded).detach()` in a display method)
+        # (nor a getter's `return {**self.g_losses, **self.d_losses}`: it hands the latest value
+        # out, the class computes nothing from it; what callers do is not a chain of its steps)
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and not model.read_reaches_backward(r)
-               and not model.read_graph_dies_in_call(r, stored) for r in _self_reads(method, attr)):
+               and not model.read_graph_dies_in_call(r, stored) and not _only_returned(model, r)
+               for r in _self_reads(method, attr)):
             return True
     return False
+
+
+def _rollout_call_site(model, func, attr: str):
+    """A call of `func` inside a rollout: a loop that runs a forward with autograd on at every
+    iteration and no backward (`action = agent.act(obs)` while collecting experience), in a
+    function with no backward of its own. Only when nothing the method hands out carries its
+    graph (it returns graph-free values: `int(dist.sample())`) and no read of `self.<attr>` in
+    view is back-propagated: a chain through `self.<attr>` is then dead and grows with every
+    call. None otherwise (a REINFORCE rollout whose log-probabilities a later backward
+    consumes back-propagates through the chain on purpose)."""
+    if model.attribute_back_propagated_elsewhere(attr) or model.external_sites(func):
+        return None
+    if any(isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value)
+           for node in nodes_within(func)):
+        return None
+    for site in sorted(model.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
+        caller = model.unit_of(site)
+        if caller is func or model.grad_disabled_at(site) or model.has_backward_within(caller):
+            continue
+        loops = model.loops_around(site)
+        if loops and model.runs_forward_each_iteration(loops[0]) and not model.has_backward_within(loops[0]):
+            return site
+    return None
+
+
+def _cut_in_the_rollout(model, site, func, attr: str, methods) -> bool:
+    """Does the rollout loop around `site` (its call of `func`) store `.<attr>` itself, or call
+    another method of the class that stores it (a `reset_hidden()` or a detaching call between
+    the calls)? Then the chain may be cut between them: not proven."""
+    loop = model.loops_around(site)[0]
+    storing = {m.name for m in methods if m is not func and any(
+        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store) for n in ast.walk(m))}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, ast.Call) and node is not site and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in storing:
+            return True
+    return False
+
+
+def _only_returned(model, read) -> bool:
+    """Is the read what its method returns, as it is or as an item of the returned dict, list
+    or tuple display (`return self.attn`, `return {**self.g_losses}`, `return self.a, self.b`)?"""
+    node, parent = read, model.parent(read)
+    while isinstance(parent, (ast.Dict, ast.List, ast.Tuple, ast.Starred)):
+        if isinstance(parent, ast.Dict) and node not in parent.values:
+            return False  # a key
+        node, parent = parent, model.parent(parent)
+    return isinstance(parent, ast.Return) and parent.value is node
 
 
 def _read_by_a_helper_before_the_store(model, stmt, func, attr: str, methods) -> bool:

@@ -361,8 +361,30 @@ def _fresh_graph_each_iteration(model, target, loop) -> bool:
     if not names:
         return False
     reaching = model.reaching(model.unit_of(target))
-    return all(not model.drawn_from_iterable(name, loop)  # not one of a list of losses made before
-               and reaching.survives_into(name, loop) is False for name in names)
+    if not all(not model.drawn_from_iterable(name, loop)  # not one of a list of losses made before
+               and reaching.survives_into(name, loop) is False for name in names):
+        return False
+    # nor computed from a value bound before the loop that may carry a graph (`y = out * (i + 1)`
+    # on `out = torch.sum(G(z))` of a callable of unknown kind): every iteration may walk it again
+    from torchleaklint.semantic.provenance import loop_invariant_inputs
+
+    return not any(isinstance(d, ast.Name) and _calls_an_unknown_callable(model, d)
+                   for d in loop_invariant_inputs(model, target, loop))
+
+
+def _calls_an_unknown_callable(model, definition: ast.Name) -> bool:
+    """Is the value bound at `definition` computed by a call of a callable of unknown kind
+    (`out = torch.sum(G(z))` with `G` handed in): a forward, perhaps, whose graph every
+    iteration reads again."""
+    stmt = model.statement_of(definition)
+    value = getattr(stmt, "value", None)
+    flow = model.flow(model.unit_of(definition))
+    bound = flow.values.get(definition) if flow is not None else None
+    if bound is None or bound.kind != UNKNOWN or model.grad_disabled_at(stmt):
+        return False  # typed (a graph is shares_graph_built_before's to judge), or made without grad
+    return value is not None and any(
+        isinstance(n, ast.Call) and dotted(n.func) is not None
+        and model.value(n.func).kind == UNKNOWN and not model.qualname(n.func) for n in ast.walk(value))
 
 
 _GRAPH_FREE_KINDS = frozenset({"tensor", "data", "scalar", "none", MODULE, "loss_fn", "dataloader", "dataset"})

@@ -91,6 +91,11 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     finally:
         if isinstance(unit, ast.Module):
             model.module_env_so_far = None
+    if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and not unit.decorator_list \
+            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(unit)):
+        # a generator function: a call returns the generator, whose items are what it yields
+        # (`data = inf_train_gen()` then `real = next(data)`), not what a `return` says
+        analyzer.result.returns = sequence_of(analyzer.yielded or UNKNOWN_V)
     return analyzer.result
 
 
@@ -128,6 +133,9 @@ class Analyzer:
         # `log=None`): `log = log if log is not None else GanLog()` makes a GanLog on the default
         # path, the only object the code itself proves reaches what follows
         self.defaulted_none: Set[str] = set()
+        # per enclosing loop, innermost last: the environments at its `break`s and `continue`s
+        self._jumps: List[Tuple[List[dict], List[dict]]] = []
+        self.yielded: Optional[Value] = None  # the join of what a generator function yields
 
     # ------------------------------------------------------------ parameters
     def parameter_values(self) -> Dict[str, Value]:
@@ -600,11 +608,29 @@ class Analyzer:
 
     def loop(self, s, head) -> None:
         before = dict(self.env)
+        breaks: List[dict] = []
         for _ in range(2):  # second pass sees values carried over from the first
-            head()
-            self.block(s.body)
+            continues: List[dict] = []
+            self._jumps.append((breaks, continues))
+            try:
+                head()
+                self.block(s.body)
+            finally:
+                self._jumps.pop()
+            for env in continues:
+                self.env = _join_env(self.env, env)
             self.env = _join_env(before, self.env)
         self.block(s.orelse)
+        for env in breaks:  # (a `break` skips the `else:` block)
+            self.env = _join_env(self.env, env)
+
+    def stmt_Break(self, s) -> None:
+        if self._jumps:
+            self._jumps[-1][0].append(dict(self.env))
+
+    def stmt_Continue(self, s) -> None:
+        if self._jumps:
+            self._jumps[-1][1].append(dict(self.env))
 
     def stmt_If(self, s: ast.If) -> None:
         self.expr(s.test)
@@ -620,10 +646,13 @@ class Analyzer:
         self._narrow(s.test, False)
         self.block(s.orelse)
         # a branch that always returns or raises does not reach what follows: `if isinstance(x,
-        # Tensor): return x.detach()` then `return x` returns `x` only where it is no tensor
-        if _always_leaves(s.body) and not _always_leaves(s.orelse):
+        # Tensor): return x.detach()` then `return x` returns `x` only where it is no tensor.
+        # In a loop, `break` and `continue` leave too (their environments join the loop's exit
+        # and its next pass): `if torch.is_tensor(loss): break` leaves a number below
+        leaves = _always_leaves if not self._jumps else _always_jumps
+        if leaves(s.body) and not leaves(s.orelse):
             return
-        if s.orelse and _always_leaves(s.orelse) and not _always_leaves(s.body):
+        if s.orelse and leaves(s.orelse) and not leaves(s.body):
             self.env = after_body
             return
         defaulted = self._defaulted_by(s, before, after_body)
@@ -832,6 +861,14 @@ class Analyzer:
         if self.nograd:
             self.result.nograd_nodes.add(record if record is not None else e)
         return value
+
+    def expr_Yield(self, e) -> Value:
+        self.yielded = join(self.yielded, self.expr(e.value) if e.value is not None else NONE_V)
+        return UNKNOWN_V  # what the consumer `send`s back
+
+    def expr_YieldFrom(self, e) -> Value:
+        self.yielded = join(self.yielded, element_of(self.expr(e.value)))
+        return UNKNOWN_V
 
     def expr_Constant(self, e) -> Value:
         return NONE_V if e.value is None else SCALAR_V
@@ -2410,6 +2447,16 @@ def _forward_output(returned: Value, behaviour_class=lambda name: False) -> Valu
         return returned  # an object of a known class with methods of its own (`SO3_Embedding`), not a
         # record of the forward's outputs (a NamedTuple, a dataclass): its attributes say what they hold
     return Value(GRAPH)
+
+
+def _always_jumps(body: List[ast.stmt]) -> bool:
+    """Does every path through `body` end in `return`, `raise`, `break` or `continue`?"""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
+        return True
+    return isinstance(last, ast.If) and _always_jumps(last.body) and _always_jumps(last.orelse)
 
 
 def _always_leaves(body: List[ast.stmt]) -> bool:

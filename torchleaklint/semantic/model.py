@@ -875,13 +875,13 @@ class SemanticModel:
             if (scope, name) in index:
                 return index[(scope, name)]
             scope = self.unit_of(scope)
-        return None
+        return index.get((self.tree, name))  # a module-level def in a block (`if __name__ == ...:`)
 
     def _index_nested_functions(self) -> Dict[Tuple[ast.AST, str], Optional[ast.AST]]:
         index: Dict[Tuple[ast.AST, str], Optional[ast.AST]] = {}
         for func in self.functions:
             scope = self.unit_of(func)
-            if isinstance(scope, FUNCTION_TYPES):
+            if isinstance(scope, FUNCTION_TYPES) or self._defined_in_a_module_block(func):
                 key = (scope, func.name)
                 index[key] = None if key in index else func  # defined twice: which one runs is unknown
         for key, func in list(index.items()):
@@ -890,10 +890,20 @@ class SemanticModel:
                 index[key] = None
         return {key: func for key, func in index.items() if func is not None}
 
+    def _defined_in_a_module_block(self, func: ast.AST) -> bool:
+        """A module-level `def` inside an `if`/`try`/`with`/loop block of the module body (the
+        `def inference(...)` of an `if __name__ == "__main__":` script), not in a class."""
+        if func in self.tree.body:
+            return False
+        return not any(isinstance(anc, (ast.ClassDef,) + FUNCTION_TYPES) for anc in self.ancestors(func))
+
     def _binds_elsewhere(self, scope: ast.AST, name: str) -> bool:
         """Does `scope` bind `name` other than by a `def` (a parameter, an assignment, a loop
-        target)?"""
-        if any(a.arg == name for a in positional_parameters(scope)):
+        target; for the module, an import or a top-level `def`)?"""
+        if scope is self.tree:
+            if name in self.module_functions or name in self.classes or name in self.imports.aliases:
+                return True
+        elif any(a.arg == name for a in positional_parameters(scope)):
             return True
         for node in nodes_within(scope):
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
@@ -2103,12 +2113,19 @@ class SemanticModel:
         targets = self.derived_names(loop, targets)
         calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
         for call in calls:
-            if self.value(call.func).kind != MODULE or not _input_args(call):
+            if not self._calls_a_module(call) or not _input_args(call):
                 continue
             used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
         return any(self._hands_item_to_a_forward(call, targets) for call in calls)
+
+    def _calls_a_module(self, call: ast.Call) -> bool:
+        """`model(x)` or `model.forward(x)` on a module."""
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "forward":
+            func = func.value
+        return self.value(func).kind == MODULE
 
     def _hands_item_to_a_step(self, loop: ast.AST, targets: Set[str]) -> bool:
         """Does the loop hand its item, as the only argument, to a function or method of this

@@ -176,6 +176,34 @@ def graph_dependencies(model, expr: ast.AST) -> Set[ast.AST]:
     return out - _input_slices(model, reaching, flow, out)
 
 
+def loop_invariant_inputs(model, expr: ast.AST, loop: ast.AST) -> List[ast.AST]:
+    """The definitions made before `loop` that the iteration computing `expr` reads as they
+    are (`out` of `y = out * (i + 1)`): not the first value of a name the loop rebinds (the
+    state it carries), not what a graph killer or a no-grad region cuts. Followed back
+    through the iteration's own bindings."""
+    reaching = model.reaching(model.unit_of(expr))
+    out: List[ast.AST] = []
+    seen: Set[ast.AST] = set()
+    stack = _data_reads(model, expr)
+    while stack and len(seen) < MAX_DEPENDENCIES:
+        read = stack.pop()
+        definitions = [d for d in reaching.definitions(read) if not isinstance(d, ast.arg)]
+        if any(model.is_inside(d, loop) for d in definitions):
+            definitions = [d for d in definitions if model.is_inside(d, loop)]  # carried state: its first value aside
+        for definition in definitions:
+            if definition in seen:
+                continue
+            seen.add(definition)
+            stmt = model.statement_of(definition)
+            if not model.is_inside(definition, loop):
+                out.append(definition)
+            elif isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and stmt.value is not None \
+                    and not model.grad_disabled_at(stmt):
+                for source in _binding_sources(model, stmt, definition):
+                    stack.extend(_data_reads(model, source))
+    return out
+
+
 def _iterates_kept_graphs(model, flow, loop: ast.AST) -> bool:
     """A loop over a collection the analysis saw filled with graph-carrying values (its
     value carries a graph), not over data: its targets are those graphs."""
@@ -207,6 +235,8 @@ def drawn_from_iterable(model, expr: ast.AST, loop: ast.AST) -> bool:
     stack = _operands(expr)
     while stack and len(seen) < MAX_DEPENDENCIES:
         read = stack.pop()
+        if model.value(read).kind in ("scalar", "none"):
+            continue  # `torch.sum(G(z)) * (i + 1)`: the loop's counter scales it, no graph comes with it
         for definition in reaching.definitions(read):
             if definition in seen or isinstance(definition, ast.arg):
                 continue

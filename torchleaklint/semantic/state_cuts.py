@@ -85,15 +85,12 @@ def local_callee(model, call: ast.Call):
 
 
 def _summary_callee(model, call: ast.Call) -> Optional[dict]:
-    """The summary of another module's method a module call runs (`model(x, h)` on an
-    instance of a class of the project: its `forward`)."""
+    """The summary of another module's function or method a call runs (`model(x, h)` on an
+    instance of a class of the project: its `forward`; `d_loss_fn(D, real, fake)` imported
+    from losses.py; `self.head.step(x)`)."""
     if model.project is None:
         return None
-    callee = model.value(call.func)
-    if callee.kind == MODULE and callee.name and "." in callee.name:
-        found = model.project.method_of(callee.name, "forward")
-        return found[1] if found is not None and isinstance(found[1], dict) else None
-    return None
+    return model.other_module_entry(call)
 
 
 def _parameters(func) -> Set[str]:
