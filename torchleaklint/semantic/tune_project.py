@@ -433,6 +433,26 @@ def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
             # `trainable, config = build_search(...)`: what the helper returns there
             for source in unpacked_sources(model, expr):
                 yield from _partials(model, source, depth + 1)
+    elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.value.id == "self":
+        # `tune.run(self.trainable, ...)`: what the class's methods store there
+        # (`self.trainable = functools.partial(train_forecaster, feature_array=features)`)
+        for value in _stored_on_self(model, expr):
+            yield from _partials(model, value, depth + 1)
+
+
+def _stored_on_self(model, read: ast.Attribute) -> List[ast.AST]:
+    """The values the methods of the class around `read` assign to `self.<attr>`."""
+    info = model.class_of(model.unit_of(read))
+    if info is None:
+        return []
+    found = []
+    for method in info.methods.values():
+        for node in ast.walk(method):
+            if isinstance(node, ast.Assign) and any(
+                    isinstance(t, ast.Attribute) and t.attr == read.attr and isinstance(t.value, ast.Name)
+                    and t.value.id == "self" for t in node.targets):
+                found.append(node.value)
+    return found
 
 
 # ------------------------------------------------------- global captures
