@@ -2497,7 +2497,31 @@ class SemanticModel:
         discriminator) runs the parts of one step, however many backwards it holds."""
         if self.iterates_optimizers(loop) or self.accumulates_one_update(loop):
             return False
-        return self.runs_training_step(loop) or self.is_data_loop(loop)
+        return self.runs_training_step(loop) or self.is_data_loop(loop) or self.descends_own_gradient(loop)
+
+    def descends_own_gradient(self, loop: ast.AST) -> bool:
+        """Does each iteration take a gradient step on a tensor of its own (a latent being
+        optimized, an adversarial input): `grad = torch.autograd.grad(loss, [latents])[0]` then
+        `latents = latents - lr * grad`, in the loop's own body? Each iteration is one update
+        of that tensor: a step, as an optimizer's would be."""
+        def compute() -> bool:
+            inputs: Set[str] = set()
+            for call in self._calls_within(loop, skip_loops=True):
+                if self.qualname(call.func) == "torch.autograd.grad":
+                    wrt = call.args[1] if len(call.args) > 1 else keyword_arg(call, "inputs")
+                    parts = wrt.elts if isinstance(wrt, (ast.List, ast.Tuple)) else [wrt] if wrt is not None else []
+                    inputs |= {p.id for p in parts if isinstance(p, ast.Name)}
+            if not inputs:
+                return False
+            for node in nodes_within(loop, True):
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                        and node.targets[0].id in inputs and isinstance(node.value, ast.BinOp) \
+                        and any(isinstance(n, ast.Name) and n.id == node.targets[0].id for n in ast.walk(node.value)):
+                    return True  # `latents = latents - step_size * grad`
+                if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in inputs:
+                    return True  # `x_adv += alpha * grad.sign()`
+            return False
+        return self.cached(("descends_own_gradient", loop), compute)
 
     def accumulates_one_update(self, loop: ast.AST) -> bool:
         """The micro-batches of one update, under accelerate's gradient accumulation: a loop
