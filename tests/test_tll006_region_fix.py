@@ -223,3 +223,40 @@ def test_a_handed_in_object_whose_result_is_the_models_input_is_a_data_source():
     assert sorted(found) == [9, 15]
     assert found[9].fix is not None and "a callable it was handed" not in found[9].message
     assert found[15].fix is None and "a callable it was handed" in found[15].message
+
+
+CRITERION_HANDED_IN = """
+    import torch
+
+    def validate(val_loader, model, criterion):
+        model.eval()
+        total = 0.0
+        for x, target in val_loader:
+            output = model(x)
+            loss = criterion(output, target)
+            total += loss.item()
+        return total
+
+
+    class Learner:
+        def test(self, model):
+            model.eval()
+            correct = 0
+            for x, targets in self.testloader:
+                outputs = model(x)
+                pred = outputs.argmax(1).view(1, -1)
+                correct += pred.eq(targets.view(1, -1).expand_as(pred)).sum().item()
+            return correct
+"""
+
+
+def test_a_loss_handed_in_scores_outputs_and_is_no_attack():
+    # `criterion(output, target)` is handed what the forward returned (PAConv's validate), and
+    # `targets.view(...)` is a method of the object's own loader's items (iTAML's test): neither
+    # is a handed-in callable that may differentiate, so the advice is the whole evaluation
+    found = _tll006(CRITERION_HANDED_IN)
+    assert len(found) == 2
+    assert all("not the whole evaluation" not in d.message for d in found)
+    # an attack handed the batch still is one
+    attack = CRITERION_HANDED_IN.replace("output = model(x)", "x_adv = criterion(x, target)\n            output = model(x_adv)")
+    assert any("not the whole evaluation" in d.message for d in _tll006(attack))

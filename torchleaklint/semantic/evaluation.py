@@ -420,7 +420,15 @@ def calls_handed_in_callable(model, unit, start: Position, end: Position) -> boo
 
 def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed = {a.arg for a in unit.args.args + unit.args.kwonlyargs + unit.args.posonlyargs}
-    forwards = [call for call in nodes_within(unit) if isinstance(call, ast.Call) and model.value(call.func).kind == MODULE]
+    if model.class_of(unit) is not None:
+        handed.discard(self_name(unit))  # the object's own attributes are not handed in
+    # the models: modules by their value, or what the function switches to evaluation
+    # (`model.eval()` on a `model` of unknown kind): calling one is the forward, no attack
+    evaluated = {dotted(call.func.value) for call in nodes_within(unit) if isinstance(call, ast.Call)
+                 and isinstance(call.func, ast.Attribute) and _mode_switch(call) is not None}
+    forwards = [call for call in nodes_within(unit) if isinstance(call, ast.Call)
+                and (model.value(call.func).kind == MODULE or dotted(call.func) in evaluated)]
+    handed -= {name for name in evaluated if name is not None}
     # (an input the function feeds to a model is data, whatever methods it calls on it:
     # `img.view(h, w, 3)` of `do_detect(model, img, ...)` is no attack's `perturb(x, y)`)
     handed -= {n.id for call in forwards for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
@@ -432,23 +440,58 @@ def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed |= drawn - {arg.id for call in forwards for arg in call.args if isinstance(arg, ast.Name)}
     fed = {n.id for call in forwards for arg in list(call.args) + [k.value for k in call.keywords]
            for n in ast.walk(arg) if isinstance(n, ast.Name)}
+    outputs = _forward_outputs(model, unit, forwards)
     return sorted(start_of(node) for node in nodes_within(unit)
                   if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed)
-                  and not _a_source_of_inputs(model, unit, node, fed))
+                  and not _a_source_of_inputs(model, unit, node, fed)
+                  and not _scores_outputs(node, outputs))
+
+
+def _forward_outputs(model, unit, forwards) -> Set[str]:
+    """The names bound from the forwards' results in `unit`, and what is computed from them."""
+    bound = {n.id for call in forwards for stmt in [model.statement_of(call)]
+             if isinstance(stmt, ast.Assign) and (call is stmt.value or model.is_inside(call, stmt.value))
+             for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    return model.derived_names(unit, bound) if bound else set()
+
+
+def _scores_outputs(call: ast.Call, outputs: Set[str]) -> bool:
+    """Is a handed-in callable given what a forward of the function returned (`loss =
+    criterion(output, target)`)? It scores the outputs, as a loss or a metric does; an attack is
+    handed the inputs it perturbs, before any forward."""
+    return any(isinstance(n, ast.Name) and n.id in outputs
+               for a in list(call.args) + [k.value for k in call.keywords] for n in ast.walk(a))
 
 
 def _a_source_of_inputs(model, unit, call: ast.Call, fed: Set[str]) -> bool:
-    """Is the call handed nothing but literals, and does what it returns become the input of
-    a forward of the function (`(x, u, _, _), lens = memory.sample(1)`, then `model(x, u)` of
-    `x` moved to the device)? Then it hands out data (a replay memory, a sampler), not a
-    differentiating callable (an attack is handed the batch it perturbs: `attack.perturb(x, y)`)."""
-    if not all(isinstance(a, ast.Constant) for a in list(call.args) + [k.value for k in call.keywords]):
-        return False
+    """Is the call handed only settings (literals, numbers), and does what it returns
+    become the input of a forward of the function (`(x, u, _, _), lens = memory.sample(1)`,
+    then `model(x, u)` of `x` moved to the device; `loader = dataset.get_loader([idx])`, then
+    `for x, y in loader: model(x)`)? Then it hands out data (a replay memory, a sampler, a
+    loader), not a differentiating callable (an attack is handed the batch it perturbs:
+    `attack.perturb(x, y)`)."""
+    passed = list(call.args) + [k.value for k in call.keywords]
+    if not all(_a_setting(model, a) for a in passed):
+        return False  # handed data (the batch it may perturb), not settings
     stmt = model.statement_of(call)
     if not (isinstance(stmt, ast.Assign) and stmt.value is call):
         return False
     bound = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return bool(bound) and bool(model.derived_names(unit, bound) & fed)
+    if not bound:
+        return False
+    derived = model.derived_names(unit, bound)
+    # and the items of a loop over it (`for x, y in enumerate(loader)`)
+    items = {n.id for loop in nodes_within(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
+             and any(isinstance(r, ast.Name) and r.id in derived for r in ast.walk(loop.iter))
+             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return bool(model.derived_names(unit, derived | items) & fed)
+
+
+def _a_setting(model, arg: ast.AST) -> bool:
+    """A literal, a number, or a list or tuple of them (`[class_idx]`, `mode="test"`)."""
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return all(_a_setting(model, e) for e in arg.elts)
+    return isinstance(arg, ast.Constant) or model.value(arg).kind == "scalar"
 
 
 # methods of a handed-in object that only move, log, collect or show: never a differentiation
