@@ -1393,17 +1393,20 @@ def _is_model_call(model, call) -> bool:
     # is in view too; another module's `model.attack(...)` may differentiate inside)
     return func.attr == "forward" or bool(call.args or call.keywords) and func.attr not in _NOT_A_FORWARD \
         and not func.attr.startswith(_NOT_A_FORWARD_PREFIXES) \
-        and ("." not in (receiver.name or "") or _differentiates_nothing(model, receiver.name, func.attr)) \
+        and ("." not in (receiver.name or "") or _runs_own_forward_only(model, receiver.name, func.attr)) \
         and model.method_runs_forward(receiver, func.attr, call) is True
 
 
-def _differentiates_nothing(model, class_name: str, attr: str) -> bool:
-    """Does the method `attr` of a class of another module (from its summary) neither
-    back-propagate nor differentiate (`agent.act(obs, h)` returning `self.forward(obs, h)`,
-    not an attack's `model.attack(x)` running `autograd.grad` inside)?"""
+def _runs_own_forward_only(model, class_name: str, attr: str) -> bool:
+    """Does the method `attr` of a class of another module (from its summary) run the
+    module's own forward with autograd on (`agent.act(obs, h)` returning `self.forward(obs,
+    h)`), and neither back-propagate nor differentiate (not an attack's `model.attack(x)`
+    running `autograd.grad` inside)? A method that builds something from the module
+    (`model.get_predictor(...)` returning a predictor object) runs no forward of its own."""
     found = model.project.method_of(class_name, attr) if model.project is not None else None
     return found is not None and found[0] == "function" and isinstance(found[1], dict) \
-        and not found[1].get("bw") and not found[1].get("grad") and not found[1].get("stub")
+        and bool(found[1].get("fwd_self")) and not found[1].get("bw") and not found[1].get("grad") \
+        and not found[1].get("stub")
 
 
 def _is_test_file(path: str) -> bool:
