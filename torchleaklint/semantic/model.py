@@ -85,6 +85,8 @@ class SemanticModel:
         # the call is (see _index_branch_calls)
         self.branch_calls: Dict[ast.Call, List[ast.Call]] = {}
         self.by_type: Dict[type, List[ast.AST]] = {}
+        self._qualnames: Dict[ast.AST, Optional[str]] = {}  # node -> `qualname(node)`
+        self._units: Dict[ast.AST, ast.AST] = {}  # node -> `unit_of(node)`
         self._index()
         self._flow = {}
         self._in_progress: Set[ast.AST] = set()
@@ -104,7 +106,6 @@ class SemanticModel:
         self._capped: Set[object] = set()
         self._flow_until_settled: Dict[ast.AST, object] = {}
         self._reexported: Dict[str, str] = {}  # first-party qualified name -> the library name it re-exports
-        self._qualnames: Dict[ast.AST, Optional[str]] = {}  # node -> `qualname(node)`
 
     # ------------------------------------------------------------------ index
     def _index(self) -> None:
@@ -220,11 +221,17 @@ class SemanticModel:
             node = self.parents.get(node)
 
     def unit_of(self, node: ast.AST) -> ast.AST:
-        """The function (or the module) whose body contains `node`."""
-        for anc in self.ancestors(node):
-            if isinstance(anc, FUNCTION_TYPES):
-                return anc
-        return self.tree
+        """The function (or the module) whose body contains `node` (asked for the same nodes
+        again and again: remembered, the tree's parents never change once indexed)."""
+        found = self._units.get(node)
+        if found is None:
+            found = self.tree
+            for anc in self.ancestors(node):
+                if isinstance(anc, FUNCTION_TYPES):
+                    found = anc
+                    break
+            self._units[node] = found
+        return found
 
     def class_of(self, func: ast.AST) -> Optional[ClassInfo]:
         return self.method_class.get(func)
