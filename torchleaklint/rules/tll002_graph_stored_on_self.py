@@ -13,7 +13,8 @@ from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
-from torchleaklint.semantic.object_state import called_after_store, class_methods, every_instance_steps_once, \
+from torchleaklint.semantic.object_state import called_after_store, class_methods, cut_in_the_rollout, \
+    every_instance_steps_once, rollout_call_site, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, short_source as _short,
@@ -118,7 +119,7 @@ class GraphStoredOnSelf(Rule):
         why = model.is_per_step_method(func)
         rollout = None
         if why is None:
-            rollout = _rollout_call_site(model, func, target.attr)
+            rollout = rollout_call_site(model, func, target.attr)
             if rollout is None:
                 return None
             why = f"`{func.name}` is called in the rollout loop at line {rollout.lineno}, with autograd on"
@@ -127,7 +128,7 @@ class GraphStoredOnSelf(Rule):
             # it, and an evaluation run with grad on is TLL006's finding
         attr = target.attr
         methods = class_methods(model, info)
-        if rollout is not None and _cut_in_the_rollout(model, rollout, func, attr, methods):
+        if rollout is not None and cut_in_the_rollout(model, rollout, func, attr, methods):
             return None
         if rollout is None and model.state_cut_between_steps(func, attr) or registered_parameter(model, info, attr) \
                 or registered_by_a_base(model, info, attr):
@@ -312,45 +313,6 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
         if any(not model.value_killed_at(r) and not model.grad_disabled_at(r) and not model.read_reaches_backward(r)
                and not model.read_graph_dies_in_call(r, stored) and not _only_returned(model, r)
                for r in _self_reads(method, attr)):
-            return True
-    return False
-
-
-def _rollout_call_site(model, func, attr: str):
-    """A call of `func` inside a rollout: a loop that runs a forward with autograd on at every
-    iteration and no backward (`action = agent.act(obs)` while collecting experience), in a
-    function with no backward of its own. Only when nothing the method hands out carries its
-    graph (it returns graph-free values: `int(dist.sample())`) and no read of `self.<attr>` in
-    view is back-propagated: a chain through `self.<attr>` is then dead and grows with every
-    call. None otherwise (a REINFORCE rollout whose log-probabilities a later backward
-    consumes back-propagates through the chain on purpose)."""
-    if model.attribute_back_propagated_elsewhere(attr) or model.external_sites(func):
-        return None
-    if any(isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value)
-           for node in nodes_within(func)):
-        return None
-    for site in sorted(model.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
-        caller = model.unit_of(site)
-        if caller is func or model.grad_disabled_at(site) or model.has_backward_within(caller):
-            continue
-        loops = model.loops_around(site)
-        if loops and model.runs_forward_each_iteration(loops[0]) and not model.has_backward_within(loops[0]):
-            return site
-    return None
-
-
-def _cut_in_the_rollout(model, site, func, attr: str, methods) -> bool:
-    """Does the rollout loop around `site` (its call of `func`) store `.<attr>` itself, or call
-    another method of the class that stores it (a `reset_hidden()` or a detaching call between
-    the calls)? Then the chain may be cut between them: not proven."""
-    loop = model.loops_around(site)[0]
-    storing = {m.name for m in methods if m is not func and any(
-        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store) for n in ast.walk(m))}
-    for node in ast.walk(loop):
-        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del)):
-            return True
-        if isinstance(node, ast.Call) and node is not site and isinstance(node.func, ast.Attribute) \
-                and node.func.attr in storing:
             return True
     return False
 

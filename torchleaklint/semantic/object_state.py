@@ -23,7 +23,8 @@ from __future__ import annotations
 import ast
 from typing import List, Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import INIT_METHODS, drives_itself, empties, positional_parameters, self_name
+from torchleaklint.semantic.syntax import (INIT_METHODS, drives_itself, empties, nodes_within, positional_parameters,
+                                          self_name)
 from torchleaklint.semantic.values import MODULE
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -1161,3 +1162,42 @@ def _tests_set(test, attr: str, receiver: str) -> bool:
     return any(isinstance(p, ast.Compare) and len(p.ops) == 1 and isinstance(p.ops[0], ast.IsNot)
                and isinstance(p.comparators[0], ast.Constant) and p.comparators[0].value is None
                and is_self_attr(p.left, attr, receiver) for p in parts)
+
+
+def rollout_call_site(model, func, attr: str):
+    """A call of `func` inside a rollout: a loop that runs a forward with autograd on at every
+    iteration and no backward (`action = agent.act(obs)` while collecting experience), in a
+    function with no backward of its own. Only when nothing the method hands out carries its
+    graph (it returns graph-free values: `int(dist.sample())`) and no read of `self.<attr>` in
+    view is back-propagated: a chain through `self.<attr>` is then dead and grows with every
+    call. None otherwise (a REINFORCE rollout whose log-probabilities a later backward
+    consumes back-propagates through the chain on purpose)."""
+    if model.attribute_back_propagated_elsewhere(attr) or model.external_sites(func):
+        return None
+    if any(isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value)
+           for node in nodes_within(func)):
+        return None
+    for site in sorted(model.call_sites(func), key=lambda c: (c.lineno, c.col_offset)):
+        caller = model.unit_of(site)
+        if caller is func or model.grad_disabled_at(site) or model.has_backward_within(caller):
+            continue
+        loops = model.loops_around(site)
+        if loops and model.runs_forward_each_iteration(loops[0]) and not model.has_backward_within(loops[0]):
+            return site
+    return None
+
+
+def cut_in_the_rollout(model, site, func, attr: str, methods) -> bool:
+    """Does the rollout loop around `site` (its call of `func`) store `.<attr>` itself, or call
+    another method of the class that stores it (a `reset_hidden()` or a detaching call between
+    the calls)? Then the chain may be cut between them: not proven."""
+    loop = model.loops_around(site)[0]
+    storing = {m.name for m in methods if m is not func and any(
+        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store) for n in ast.walk(m))}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del)):
+            return True
+        if isinstance(node, ast.Call) and node is not site and isinstance(node.func, ast.Attribute) \
+                and node.func.attr in storing:
+            return True
+    return False
