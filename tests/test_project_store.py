@@ -60,6 +60,26 @@ def test_packed_keeps_a_dicts_order_and_answers_as_one():
     assert "/p/\udcff.py" in packed and "/p/none.py" not in packed and packed.get("/p/none.py", 3) == 3
 
 
+def test_packed_pairs_read_a_page_at_a_time_in_either_order():
+    """`items()`, `values()` and `sorted_items()` read a page of values per query (the call-site
+    index walks every summary several times a run) and answer as a dict would."""
+    from torchleaklint.project.packed import sorted_items
+
+    packed, plain = Packed(), {}
+    for i in range(1300):  # more keys than a page
+        key = f"/p/{'é' if i % 3 else 'z'}{i * 11 % 1000}.py"
+        packed[key] = plain[key] = {"i": i}
+    packed["/p/\udcff.py"] = plain["/p/\udcff.py"] = {"i": -1}  # an undecodable file name
+    assert list(packed.items()) == list(plain.items())  # insertion order
+    assert list(packed.values()) == list(plain.values())
+    assert list(sorted_items(packed)) == sorted(plain.items()) == list(sorted_items(plain))
+    seen = []
+    for key, value in packed.items():  # storing while walking: every key once, as a dict's walk
+        seen.append(key)
+        packed[key] = {"i": value["i"] + 1}
+    assert seen == list(plain) and packed["/p/z0.py"] == {"i": plain["/p/z0.py"]["i"] + 1}
+
+
 def test_a_frozen_copy_keeps_the_map_as_it_was_in_this_process_and_a_forked_one(tmp_path):
     packed = Packed({f"/p/m{i}.py": i for i in range(10)})
     frozen = packed.frozen()

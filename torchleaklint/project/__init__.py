@@ -16,7 +16,7 @@ import warnings
 from typing import Dict, Iterable, List, Optional, Tuple
 
 from torchleaklint.project import modules
-from torchleaklint.project.packed import Packed
+from torchleaklint.project.packed import Packed, sorted_items
 from torchleaklint.project.siteindex import SiteIndex
 from torchleaklint.project.summary import summarize
 from torchleaklint.project.view import CALLERS, SITE_MARK, ProjectView, Resolver, has_external_callers
@@ -65,8 +65,7 @@ class Project:
         index = SiteIndex()  # on disk, a row per site: written as a dict of dicts of lists
         children = self._subclasses()
         repeated = self._called_in_loops()
-        for path in sorted(self.summaries):
-            summary = self.summaries[path]
+        for path, summary in sorted_items(self.summaries):
             resolver = Resolver(path, self.summaries)
             for call in summary.get("calls", ()):
                 site = dict(call, path=path)
@@ -110,8 +109,8 @@ class Project:
         autograd on (`agent.select_action(state)` per environment step) -> whether one such
         loop trains."""
         found: Dict[Tuple[str, str], bool] = {}
-        for path in sorted(self.summaries):
-            calls = [c for c in self.summaries[path].get("calls", ()) if c.get("lp") and not c.get("ng")]
+        for path, summary in sorted_items(self.summaries):
+            calls = [c for c in summary.get("calls", ()) if c.get("lp") and not c.get("ng")]
             if not calls:
                 continue
             resolver = Resolver(path, self.summaries)

@@ -26,6 +26,7 @@ import threading
 import weakref
 import zlib
 from collections import OrderedDict
+from collections.abc import ItemsView, ValuesView
 from typing import Iterator, MutableMapping, MutableSet, Optional, Tuple
 
 # Recently unpacked values kept as objects: a check reads the few modules it imports many
@@ -321,6 +322,33 @@ class Packed(MutableMapping):
     def __len__(self) -> int:
         return self._len
 
+    # Walking every value (the call-site index does, several times a run) reads a page of
+    # locations per query, where a key at a time would cost a query per value.
+    def items(self):
+        return _Items(self)
+
+    def values(self):
+        return _Values(self)
+
+    def sorted_items(self) -> Iterator[Tuple[str, object]]:
+        """(key, value) in the order of the keys (`sorted(keys)`: UTF-8 bytes sort as the
+        code points of the str they encode)."""
+        return self._pairs("key")
+
+    def _pairs(self, order: str) -> Iterator[Tuple[str, object]]:
+        after = -1 if order == "pos" else b""
+        while self._index is not None:
+            rows = self._index.query(f"SELECT key, {order}, loc, data FROM idx WHERE map = ? AND {order} > ? "
+                                     f"ORDER BY {order} LIMIT ?", (self._map, after, _PAGE))
+            for key, after, loc, data in rows:
+                path = _decode(key)
+                value = self._recent.get(path)
+                if value is None:
+                    value = pickle.loads(zlib.decompress(data) if data is not None else self._index.spill.read(loc))
+                yield path, value
+            if len(rows) < _PAGE:
+                return
+
     def _remember(self, path: str, value) -> None:
         self._recent[path] = value
         self._recent.move_to_end(path)
@@ -363,6 +391,23 @@ class Packed(MutableMapping):
         self._index = None
         if name is not None:
             self._index = _Index(name, _Spill.reopen(spill) if spill is not None else None, read_only=True)
+
+
+class _Items(ItemsView):
+    def __iter__(self):
+        return self._mapping._pairs("pos")
+
+
+class _Values(ValuesView):
+    def __iter__(self):
+        return (value for _, value in self._mapping._pairs("pos"))
+
+
+def sorted_items(mapping) -> Iterator[Tuple[str, object]]:
+    """A map's (key, value) pairs in the order of its keys: a `Packed` map's read a page at a time."""
+    if isinstance(mapping, Packed):
+        return mapping.sorted_items()
+    return iter(sorted(mapping.items()))
 
 
 class PackedSet(MutableSet):

@@ -278,10 +278,10 @@ def index_tune_uses(index: dict, summaries: dict) -> None:
     parameter reaches a Tune config there, as a site of the calling module (`TUNE_CALLERS`:
     what the callee does travels with the site, so the caller's cached result depends on it
     exactly as on its other sites)."""
+    from torchleaklint.project.packed import sorted_items
     from torchleaklint.project.view import Resolver
 
-    for path in sorted(summaries):
-        summary = summaries[path]
+    for path, summary in sorted_items(summaries):
         records = summary.get("tune") or ()
         calls = [c for c in summary.get("calls", ()) if not c.get("self")]
         if not records and not calls:
