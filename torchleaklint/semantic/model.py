@@ -2515,7 +2515,7 @@ class SemanticModel:
             inputs: Set[str] = set()
             for call in self._calls_within(loop, skip_loops=True):
                 if self.qualname(call.func) == "torch.autograd.grad":
-                    wrt = call.args[1] if len(call.args) > 1 else keyword_arg(call, "inputs")
+                    wrt = call.args[1] if len(call.args) > 1 else _kw(call, "inputs")
                     parts = wrt.elts if isinstance(wrt, (ast.List, ast.Tuple)) else [wrt] if wrt is not None else []
                     inputs |= {p.id for p in parts if isinstance(p, ast.Name)}
             if not inputs:
