@@ -1220,9 +1220,11 @@ class SemanticModel:
     def _parameter_callable_targets(self, call: ast.Call) -> List[ast.AST]:
         """`agent_act(s)` in `rollout(agent_act, ...)`, a module function every call of which
         passes a function for that parameter: the functions of this file among them, a plain
-        function (`rollout(policy)`) or a method of an object of a class of this file
-        (`rollout(ac.take_action)` with `ac = ActorCritic()`). May-call edges read from the
-        syntax alone (a callback handed in; a lambda passed by another call adds nothing)."""
+        function (`rollout(policy)`), a method of an object of a class of this file
+        (`rollout(ac.take_action)` with `ac = ActorCritic()`), or such an object itself
+        (`model(x)` in `fit(model, data)` called as `fit(StatefulLSTM(), data)`: its `forward`).
+        May-call edges read from the syntax alone (a callback handed in; a lambda passed by
+        another call adds nothing)."""
         if not isinstance(call.func, ast.Name):
             return []
         unit = self._module_function_with_parameter(call, call.func.id)
@@ -1248,6 +1250,11 @@ class SemanticModel:
             elif isinstance(passed, ast.Attribute) and isinstance(passed.value, ast.Name):
                 cls = self.constructed_class(passed.value)
                 target = self.method(cls, passed.attr) if cls is not None else None
+            elif passed is not None:
+                # an object of a class of this file (`fit(StatefulLSTM(), data)`): calling it
+                # runs its `forward` (a module's) or `__call__`
+                cls = self.constructed_class(passed)
+                target = (self.method(cls, "forward") or self.method(cls, "__call__")) if cls is not None else None
             if target is not None and all(t is not target for t in found):
                 found.append(target)  # (a lambda, a function of another module: one more thing it may call)
         return found
