@@ -757,6 +757,8 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     if model.in_module_method(call):
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
+    if isinstance(model.parent(call), ast.Expr):
+        site["dr"] = 1  # a statement of its own: the caller drops what it returns
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
         if model.receiver_rebuilt_per_step(call):

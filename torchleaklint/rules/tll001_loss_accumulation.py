@@ -92,7 +92,7 @@ class LossAccumulation(Rule):
             if found is None:
                 continue
             key, operands = found
-            if model.feeds_backward(model.unit_of(stmt), key.split("[")[0]) or \
+            if model.feeds_backward(model.unit_of(stmt), key.split("[")[0], gradient=True) or \
                     model.stored_state_differentiated(stmt, key.split("[")[0]):
                 continue  # the total itself is differentiated later (here, or from the `self`
                 # state it goes into, by another method): deliberate

@@ -13,7 +13,7 @@ from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
-from torchleaklint.semantic.object_state import called_after_store, class_methods, cut_in_the_rollout, \
+from torchleaklint.semantic.object_state import behind_a_mode_nothing_sets, called_after_store, class_methods, cut_in_the_rollout, \
     every_instance_steps_once, rollout_call_site, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
@@ -123,6 +123,8 @@ class GraphStoredOnSelf(Rule):
             if rollout is None:
                 return None
             why = f"`{func.name}` is called in the rollout loop at line {rollout.lineno}, with autograd on"
+        if behind_a_mode_nothing_sets(model, stmt, func):
+            return None  # `if self.mode == "step":` where nothing in view selects that mode
         if eval_mode_only(model, stmt, func):
             return None  # stored only in eval mode (`if not self.training:`): no training step chains
             # it, and an evaluation run with grad on is TLL006's finding

@@ -102,6 +102,9 @@ class RetainGraphInLoop(Rule):
             if _later_backward_in_iteration(model, call, loops) or not (
                     _builds_graph_each_iteration(model, loops[0]) or _fresh_graph_each_iteration(model, target, loops[0])):
                 continue
+            if target is not None and model.may_share_an_unknown_graph_built_before(target, loops[0]):
+                continue  # `embeddings` from `self.cal_att(data)` before the loop, read by every
+                # iteration's loss: whether the retained graph is walked again is not known
             shown = _short(target) if target is not None else "the loss"
             message = (f"`{shown}` is back-propagated with `retain_graph=True` on every iteration of the "
                        f"loop at line {loops[0].lineno} and no later backward of the iteration goes through "

@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
+from torchleaklint.semantic.flags import decode_flags, flags_decide_forward
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import (
     CLASS, CONTEXT, CUT_V, DATA, DATALOADER, DATASET, FUNCTION, GRAPH, GRAPH_V, INSTANCE, LEAF,
@@ -1361,8 +1362,11 @@ class Analyzer:
             # a module class of another module: its forward's summary says what it returns
             # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
             forward = self.m.project.method_of(callee.name, "forward")
-            if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("nograd"):
-                # a forward decorated `@torch.no_grad()` in its module: it records no graph
+            if forward is not None and forward[0] == "function" and forward[1] and (
+                    forward[1].get("nograd") or forward[1].get("fwd_if")
+                    and flags_decide_forward(e, decode_flags(forward[1]["fwd_if"])) is False):
+                # a forward decorated `@torch.no_grad()` in its module, or called with the flags
+                # that take it down its no-grad path (`model(data, mode="inference")`): it records no graph
                 return _made_without_grad(_strip_graph(self.project_call(forward, args, kwargs)))
             if forward is not None and forward[0] == "function" and forward[1] and forward[1].get("ret"):
                 output = self.project_call(forward, args, kwargs)

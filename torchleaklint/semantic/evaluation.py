@@ -1042,7 +1042,9 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
             not switched.name and model.written_for_another_framework():
         return False  # `onet = ONet()` of a `paddle.nn.Layer`: no torch graph
     if dotted(call.func) == receiver:
-        return True
+        # its `forward`, unless the call's arguments take it down a path with autograd off
+        # (`model(data, mode="inference")` where `forward` runs that mode under `torch.no_grad()`)
+        return not switched.name or model.method_runs_forward(switched, "forward", call) is not False
     value = model.value(call.func.value)
     if value.kind != MODULE:
         return False

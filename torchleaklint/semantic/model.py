@@ -13,6 +13,8 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import ImportTable, dotted
+from torchleaklint.semantic.flags import (decode_flags, flag_test as _flag_test, flags_decide_forward,
+                                         literal_default as _flag_default)
 from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
@@ -1816,6 +1818,11 @@ class SemanticModel:
         self._memo[key] = answer
         return answer
 
+    def call_may_run_forward(self, call: ast.Call) -> bool:
+        """Can this call run a forward (a module called, a function or method of this module
+        that may run one, a call handed the module or a tensor that requires grad)?"""
+        return self._call_may_run_forward(call, self.unit_of(call), 0)
+
     def _call_may_run_forward(self, call: ast.Call, func: ast.AST, depth: int) -> bool:
         if self.value(call).kind == MODULE:
             return False  # a constructor: `nn.GRUCell(...)`
@@ -1887,21 +1894,24 @@ class SemanticModel:
         torch.no_grad(): ...` / `else: out = self.encoder(x)`); empty when some such forward
         runs whatever the flags say, or none does."""
         def compute() -> List[Tuple[str, Optional[int], bool, object]]:
+            # a flag has a literal default; a mode is any parameter compared with literals
+            # (`forward(self, data, mode)`: `if mode == "inference": with torch.no_grad(): ...`)
             flags = {a.arg: a for a in named_parameters(func)
                      if isinstance(default_of(func, a), ast.Constant)
                      and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
-            if not flags:
+            modes = {a.arg: a for a in named_parameters(func) if a.arg not in ("self", "cls")}
+            if not modes:
                 return []
-            needed: Dict[Tuple[str, bool], ast.arg] = {}
+            needed: Dict[Tuple[str, object], ast.arg] = {}
             for call in self._calls_within(func, skip_loops=False):
                 if not self._call_runs_parameters(call, func) or self.grad_disabled_at(call):
                     continue  # (an op on what a forward returned records nothing more when that forward ran without grad)
-                guard = self._flag_guarding(call, func, flags)
+                guard = self._flag_guarding(call, func, flags, modes)
                 if guard is None:
                     return []
-                needed[guard] = flags[guard[0]]
-            return sorted((name, self.argument_position(func, param), runs_when, default_of(func, param).value)
-                          for (name, runs_when), param in needed.items())
+                needed[guard] = modes[guard[0]]
+            return sorted(((name, self.argument_position(func, param), runs_when, _flag_default(func, param))
+                           for (name, runs_when), param in needed.items()), key=repr)
         return self.cached(("forwards_with_grad_only_if", func), compute)
 
     def _call_runs_parameters(self, call: ast.Call, func: ast.AST) -> bool:
@@ -1919,12 +1929,12 @@ class SemanticModel:
         target = self._resolve_call_cheap(call)
         return target is not None and target is not func and self.may_run_forward(target)
 
-    def _flag_guarding(self, node: ast.AST, func: ast.AST, flags) -> Optional[Tuple[str, bool]]:
-        """The flag `node` runs under and the truth value it runs on: the test of an `if
-        flag:` (or `if not flag:`) whose body or else branch holds it."""
+    def _flag_guarding(self, node: ast.AST, func: ast.AST, flags, modes) -> Optional[Tuple[str, object]]:
+        """The flag `node` runs under and what it runs on: the test of an `if flag:` (or `if
+        not flag:`, or `if mode == "train":`) whose body or else branch holds it."""
         child = node
         for anc in self.ancestors(node):
-            early = self._after_an_early_return(anc, child, flags)
+            early = self._after_an_early_return(anc, child, flags, modes)
             if early is not None:
                 return early  # `if eval: with no_grad(): return ...` above it: runs when `eval` is false
             if anc is func:
@@ -1932,21 +1942,21 @@ class SemanticModel:
             child = anc
             if not isinstance(anc, ast.If):
                 continue
-            flag = _flag_test(anc.test, flags)
+            flag = _flag_test(anc.test, flags, modes)
             if flag is None:
                 continue
-            name, negated = flag
+            name, on_true, on_false = flag
             if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.body):
-                return name, not negated
+                return name, on_true
             if any(self.is_inside(node, stmt) or node is stmt for stmt in anc.orelse):
-                return name, negated
+                return name, on_false
         return None
 
     @staticmethod
-    def _after_an_early_return(owner: ast.AST, child: ast.AST, flags) -> Optional[Tuple[str, bool]]:
+    def _after_an_early_return(owner: ast.AST, child: ast.AST, flags, modes) -> Optional[Tuple[str, object]]:
         """The flag of an `if flag:` (without `else`) that comes before `child` in one of
         `owner`'s statement lists and whose body always leaves (`return` / `raise` last), with
-        the truth value `child` runs on."""
+        what `child` runs on."""
         for field in ("body", "orelse", "finalbody"):
             stmts = getattr(owner, field, None)
             if not isinstance(stmts, list) or child not in stmts:
@@ -1954,18 +1964,33 @@ class SemanticModel:
             for stmt in stmts[:stmts.index(child)]:
                 if isinstance(stmt, ast.If) and not stmt.orelse and stmt.body \
                         and _always_leaves(stmt.body[-1]):
-                    flag = _flag_test(stmt.test, flags)
+                    flag = _flag_test(stmt.test, flags, modes)
                     if flag is not None:
-                        return flag  # runs when the test failed: `flag` false, or true for `not flag`
+                        return flag[0], flag[2]  # runs when the test failed
         return None
 
     def forwards_only_without_grad(self, func: ast.AST) -> bool:
         """Does every call in `func` that may run a forward run with autograd off (`with
         torch.no_grad():` around the method's generation loop)? Then calling it records no
         graph, whatever its callers do."""
-        return self.cached(("forwards_only_without_grad", func), lambda: not any(
-            self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-            for call in self._calls_within(func, skip_loops=False)))
+        key = ("forwards_only_without_grad", func)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False  # recursion: it may run one with grad on
+        answer = not any(self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+                         and not self._callee_runs_without_grad(call, func)
+                         for call in self._calls_within(func, skip_loops=False))
+        self._memo[key] = answer
+        return answer
+
+    def _callee_runs_without_grad(self, call: ast.Call, func: ast.AST) -> bool:
+        """A call of a function of this module that records no graph whatever its caller does:
+        decorated `@torch.no_grad()` (`output = self.predict()` in `test()`), or running every
+        forward it may run under no-grad itself."""
+        target = self._resolve_call_cheap(call)
+        if target is None or target is func or not isinstance(target, FUNCTION_TYPES):
+            return False
+        return self.grad_off_decorated(target) or self.forwards_only_without_grad(target)
 
     def grad_set_by_own_setting(self, func: ast.AST) -> bool:
         """Does `func` turn autograd off on the path an attribute of its object chooses, every
@@ -2827,6 +2852,13 @@ class SemanticModel:
 
         return shares_graph_built_before(self, expr, loop)
 
+    def may_share_an_unknown_graph_built_before(self, expr: ast.AST, loop: ast.AST) -> bool:
+        """Does `expr`'s iteration read a value of unknown kind made before `loop` by code
+        that may have run a forward (its graph, if it has one, is walked again each iteration)?"""
+        from torchleaklint.semantic.provenance import may_share_an_unknown_graph_built_before
+
+        return may_share_an_unknown_graph_built_before(self, expr, loop)
+
     def graph_carried_across_iterations(self, expr: ast.AST, loop: ast.AST) -> bool:
         """Does `expr`'s graph read a graph the previous iteration of `loop` built (a
         recurrent state carried without detach), in a loop over data or episodes?"""
@@ -3291,7 +3323,8 @@ class SemanticModel:
         loops (`for i in range(n_steps)`; over batches an update may hide in a call out of
         view), and not when a step of another module or an abstract method's override runs."""
         unit = self.unit_of(stmt)
-        counted = all(isinstance(loop, (ast.For, ast.AsyncFor)) and _counts(loop.iter) for loop in carried) \
+        counted = all(isinstance(loop, (ast.For, ast.AsyncFor)) and _counts(loop.iter) or _counter_while(loop)
+                      for loop in carried) \
             and any(self.runs_training_step(loop) for loop in carried)  # (over rows of the data: an evaluation)
         # (reduced, `sum(losses)`, or handed back, `return outputs, loss_dict`: what leaves the
         # call holds the graphs of that one call, a part of one step; whoever keeps it across
@@ -3340,6 +3373,8 @@ class SemanticModel:
             if isinstance(parent, ast.Compare) and node in parent.comparators and \
                     all(isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops):
                 continue
+            if isinstance(parent, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops):
+                continue  # `if total_loss is None:` (a late start): an identity test keeps nothing
             if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
                 continue
             if reductions and isinstance(parent, ast.Call) and node in parent.args and \
@@ -3742,7 +3777,9 @@ class SemanticModel:
         from torchleaklint.semantic.values import MODULE
 
         unit = self.unit_of(stmt)
-        per_call = not self.loops_around(stmt)
+        # (what it returns goes on only where some caller uses it: `self.baseline.step(value)`
+        # as a statement of its own drops `return self.mean`)
+        per_call = not self.loops_around(stmt) and not self._result_dropped_by_every_caller(unit)
         sinks: Set[str] = set()
         for node in nodes_within(unit):
             if isinstance(node, ast.Call) and node is not stmt and self.value(node.func).kind == MODULE:
@@ -3751,6 +3788,20 @@ class SemanticModel:
             elif per_call and isinstance(node, ast.Return) and node.value is not None:
                 sinks |= self._live_keys(node.value)
         return key in self._computed_from_keys(unit, sinks, key)
+
+    def _result_dropped_by_every_caller(self, unit: ast.AST) -> bool:
+        """Is every call of `unit` in view (one at least, here or in the project's other
+        modules) a statement of its own, dropping what it returns? Not for a method a
+        framework may call (a `forward`, a per-step hook), whose callers are out of view."""
+        if not isinstance(unit, FUNCTION_TYPES) or unit.name in ("forward", "__call__") \
+                or self.is_per_batch_hook(unit) or self.is_hf_trainer_step_hook(unit):
+            return False
+        local = self.call_sites(unit)
+        external = self.external_sites(unit)
+        if not local and not external or self.calls_by_method_name(unit)[0]:
+            return False  # (called by name on objects of unknown class: what those do with it is unknown)
+        return all(isinstance(self.parent(call), ast.Expr) for call in local) \
+            and all(site.get("dr") for site in external)
 
     def computed_from(self, unit: ast.AST, key: str, expr: ast.AST) -> bool:
         """Is the value bound to `key` among what `expr` is computed from, directly or
@@ -3768,10 +3819,12 @@ class SemanticModel:
 
     def _live_keys(self, expr: ast.AST) -> Set[str]:
         """The names and dotted attributes `expr` reads as values that go on (not under a
-        graph killer such as `.item()`)."""
+        graph killer such as `.item()`, nor inside a part detached as a whole: `(1 /
+        self.ma_et).detach()`)."""
+        flowing = _gradient_read_keys(expr)
         return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
                 and isinstance(n.ctx, ast.Load) and not self.value_killed_at(n)
-                for key in [dotted(n)] if key is not None}
+                for key in [dotted(n)] if key is not None and key in flowing}
 
     def backward_operands(self, unit: ast.AST) -> Set[str]:
         """The names and dotted attributes a backward of the unit reads directly (`loss` in
@@ -4468,14 +4521,6 @@ def _value_reads(expr: ast.AST) -> List[ast.AST]:
     return out
 
 
-def _flag_test(test: ast.AST, flags) -> Optional[Tuple[str, bool]]:
-    """(flag, negated) for a test `flag` or `not flag` on one of `flags`."""
-    negated = False
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        test, negated = test.operand, True
-    return (test.id, negated) if isinstance(test, ast.Name) and test.id in flags else None
-
-
 def _block_always_leaves(body: List[ast.stmt]) -> bool:
     """Does every path through `body` end in `return` or `raise`?"""
     if not body:
@@ -4491,39 +4536,6 @@ def _always_leaves(stmt: ast.AST) -> bool:
     if isinstance(stmt, (ast.Return, ast.Raise)):
         return True
     return isinstance(stmt, (ast.With, ast.AsyncWith)) and bool(stmt.body) and _always_leaves(stmt.body[-1])
-
-
-def flags_decide_forward(call: ast.Call, flags: List[Tuple]) -> Optional[bool]:
-    """Does `call` run a forward with autograd on, given the flags (name, argument position,
-    the truth value that lets a forward run, the default) every such forward depends on? True
-    when no flag guards them or the call sets one to its running value, False when it leaves
-    every one off (a literal or the default), None when it passes one a value not known here
-    (`use_implicit=args.implicit`) or spreads its arguments (`m(*args, **kw)`): the forward is
-    then the caller's setting, not a fact."""
-    if not flags:
-        return True
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-        return None
-    undecided = False
-    for name, position, runs_when, default in flags:
-        given = next((kw.value for kw in call.keywords if kw.arg == name), None)
-        if given is None and position is not None and position < len(call.args):
-            given = call.args[position]
-        if given is None:
-            value = default
-        elif isinstance(given, ast.Constant):
-            value = given.value
-        else:
-            undecided = True
-            continue
-        if bool(value) == runs_when:
-            return True
-    return None if undecided else False
-
-
-def decode_flags(encoded) -> List[Tuple]:
-    """The flags of a summary's `fwd_if`: (name, position, runs_when, default)."""
-    return [tuple(f) for f in encoded if len(f) == 4]
 
 
 # Methods that reduce or convert a loss and leave it a loss (`loss.mean()`, `l.float()`).
@@ -4669,6 +4681,26 @@ def _listed_elements(arg: ast.AST) -> List[ast.AST]:
 def _literal_default(unit: ast.AST, param: ast.arg) -> bool:
     """Does the parameter have a literal default value (`name="x"`, `retain=False`)?"""
     return isinstance(default_of(unit, param), ast.Constant)
+
+
+def _counter_while(loop: ast.AST) -> bool:
+    """`while position < amount and limit > 0:` whose test reads only names the body steps by
+    `+=` / `-=` (counters) and constants: a counted loop written with `while`."""
+    if not isinstance(loop, ast.While):
+        return False
+    names = set()
+    for node in ast.walk(loop.test):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif not isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Constant, ast.expr_context,
+                                   ast.cmpop, ast.boolop, ast.unaryop, ast.operator)):
+            return False  # a call, an attribute, an item: not a counter
+    stepped = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+               and isinstance(n.op, (ast.Add, ast.Sub))}
+    rebound = {t.id for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.For, ast.With))
+               for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    # (the other names of the test are bounds the body never changes)
+    return bool(names & stepped) and not names & rebound
 
 
 def _counts(iterable: ast.AST) -> bool:

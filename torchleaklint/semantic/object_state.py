@@ -237,15 +237,20 @@ def _detaches(model, attr: str, method) -> bool:
 def _cut_before_it_returns(model, func, attr: str) -> bool:
     """Does `func` end every call with `self.attr` detached: `self.h = self.h.detach()` as a
     statement of its own body, after every store of `self.h` in it and no `return` before it
-    (a language model's forward unrolling `self.h` over the sequence, then truncating it)?
+    (a language model's forward unrolling `self.h` over the sequence, then truncating it), or
+    dropped (`del self.mask`, `self.mask = None`: set for the helpers the step calls)?
     What a call stored is then gone when it returns: nothing reaches the next step."""
     receiver, flow = self_name(func), model.flow(func)
     if receiver is None or flow is None:
         return False
     cuts = [stmt for stmt in func.body if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
-            and is_self_attr(stmt.targets[0], attr, receiver) and reads_own_value(stmt.value, attr, receiver)
-            and flow.values.get(stmt.targets[0]) is not None and not flow.values[stmt.targets[0]].carries_graph
-            and _own_reads_cut(model, stmt.value, attr, receiver)]
+            and is_self_attr(stmt.targets[0], attr, receiver) and (
+                reads_own_value(stmt.value, attr, receiver)
+                and flow.values.get(stmt.targets[0]) is not None and not flow.values[stmt.targets[0]].carries_graph
+                and _own_reads_cut(model, stmt.value, attr, receiver)
+                or isinstance(stmt.value, ast.Constant) and stmt.value.value is None)
+            # (or dropped: `del self.mask`, `self.mask = None` once the step's work is done)
+            or isinstance(stmt, ast.Delete) and any(is_self_attr(t, attr, receiver) for t in stmt.targets)]
     if not cuts:
         return False
     last = (cuts[-1].lineno, cuts[-1].col_offset)
@@ -1201,3 +1206,69 @@ def cut_in_the_rollout(model, site, func, attr: str, methods) -> bool:
                 and node.func.attr in storing:
             return True
     return False
+
+
+def behind_a_mode_nothing_sets(model, stmt, func) -> bool:
+    """Is `stmt` in the branch of a test on an attribute of the object (`if self.mode ==
+    "step":`, `if self.stateful:`) that every object starts with off (its init-like methods
+    store a literal that fails the test) and that only methods nothing in view calls switch on
+    (`set_mode(mode)`)? Then no code in view runs the branch: what it stores is not proven to
+    chain anything (RFC's `RNN`, whose step mode nobody selects)."""
+    info = model.class_of(func) if isinstance(func, FUNCTION_TYPES) else None
+    receiver = self_name(func) if info is not None else None
+    if receiver is None:
+        return False
+    child = stmt
+    for anc in model.ancestors(stmt):
+        if anc is func:
+            return False
+        if isinstance(anc, ast.If) and any(child is s for s in anc.body):
+            tested = _tested_own_mode(anc.test, receiver)
+            if tested is not None and _mode_never_switched_on(model, info, *tested):
+                return True
+        child = anc
+    return False
+
+
+def _tested_own_mode(test, receiver: str):
+    """(attr, literals the branch runs on, or None for a truth test) for `self.attr`,
+    `self.attr == "x"`, `self.attr in ("x", "y")`."""
+    if isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name) and test.value.id == receiver:
+        return test.attr, None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Attribute) \
+            and isinstance(test.left.value, ast.Name) and test.left.value.id == receiver:
+        op, right = test.ops[0], test.comparators[0]
+        if isinstance(op, ast.Eq) and isinstance(right, ast.Constant):
+            return test.left.attr, (right.value,)
+        if isinstance(op, ast.In) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \
+                and all(isinstance(e, ast.Constant) for e in right.elts):
+            return test.left.attr, tuple(e.value for e in right.elts)
+    return None
+
+
+def _mode_never_switched_on(model, info, attr: str, literals) -> bool:
+    def passes(value) -> bool:
+        return bool(value) if literals is None else value in literals
+
+    stores = _attribute_stores(model, info).get(attr) or []
+    started = False
+    for method in stores:
+        receiver = self_name(method)
+        values = [n.value for n in ast.walk(method) if isinstance(n, ast.Assign)
+                  and any(_stored_self_attribute(t, receiver) == attr for t in n.targets)]
+        if method.name in INIT_METHODS:
+            if not values or not all(isinstance(v, ast.Constant) and not passes(v.value) for v in values):
+                return False  # it may start on (a constructor argument, a computed value)
+            started = True
+        elif not _called_by_nothing_in_view(model, method, info):
+            return False  # a method someone calls may switch it on
+    if not started:
+        return False
+    # nor stored from outside the class: `rnn.mode = "step"`, `setattr(rnn, name, value)`
+    for node in ast.walk(model.tree):
+        if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
+                and not (isinstance(node.value, ast.Name) and model.class_of(model.unit_of(node)) is info):
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
+            return False
+    return model.project is None or not model.project.attribute_stored_from_outside(attr)

@@ -17,7 +17,7 @@ from typing import List, Optional, Set, Tuple
 
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, short_source
-from torchleaklint.semantic.values import INSTANCE, MODULE, UNKNOWN
+from torchleaklint.semantic.values import INSTANCE, MODULE, SEQUENCE, UNKNOWN
 
 MAX_ORIGIN_HOPS = 6
 
@@ -426,6 +426,43 @@ def shares_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
         if value is not None and value.carries_graph:
             return True
     return False
+
+
+def may_share_an_unknown_graph_built_before(model, expr: ast.AST, loop: ast.AST) -> bool:
+    """Does the iteration computing `expr` read, as it is, a value made before `loop` whose
+    kind the analysis does not know and whose making may have run a forward (`embeddings =
+    torch.cat(tuple(graph_embeddings))` after `graph_embeddings, ... = self.cal_att(data)`)?
+    Then every iteration's backward may go through that graph again: that it need not be
+    retained is not proven."""
+    return any(isinstance(d, ast.Name) and _unknown_made_by_a_forward(model, d, 0)
+               for d in loop_invariant_inputs(model, expr, loop))
+
+
+def _unknown_made_by_a_forward(model, definition: ast.Name, depth: int) -> bool:
+    stmt = model.statement_of(definition)
+    value = getattr(stmt, "value", None)
+    flow = model.flow(model.unit_of(definition))
+    bound = flow.values.get(definition) if flow is not None else None
+    if value is None or bound is None or not _of_unknown_kind(bound) or model.grad_disabled_at(stmt):
+        return False  # typed (a graph is shares_graph_built_before's to judge), or made without grad
+    if any(isinstance(n, ast.Call) and model.call_may_run_forward(n) for n in ast.walk(value)):
+        return True
+    if depth >= 2:
+        return False
+    reaching = model.reaching(model.unit_of(definition))
+    return any(isinstance(d, ast.Name) and _unknown_made_by_a_forward(model, d, depth + 1)
+               for read in ast.walk(value) if isinstance(read, ast.Name) and isinstance(read.ctx, ast.Load)
+               for d in reaching.definitions(read))
+
+
+def _of_unknown_kind(value) -> bool:
+    """Unknown, or a list or tuple of unknown items (no graph seen in it, none ruled out)."""
+    if value.kind == UNKNOWN:
+        return True
+    if value.kind != SEQUENCE or value.carries_graph:
+        return False
+    items = value.items if value.items is not None else (value.elem,) if value.elem is not None else ()
+    return any(item.kind == UNKNOWN for item in items)
 
 
 def _behind_a_test_in(model, node: ast.AST, loop: ast.AST) -> bool:
