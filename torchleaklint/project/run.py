@@ -210,39 +210,42 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             used[path] = project.fingerprint(path, reads[path])
         if first:
             project = Project(summaries)
-            # their calls are call sites of the other modules' functions (`train_online(pid_net,
-            # plant)` in the entry script types the parameters of a library module, whose calls
-            # then carry values into a third module): summaries that read those sites are
-            # computed again, as in the rounds above, before the others are checked
-            for _ in range(MAX_ROUNDS - 1):
-                # (only a summary with calls into the run's modules, resolved or by method name:
-                # what the sites type can travel on only through the values those calls pass)
-                now = {p: project.asked_sites(p, reads.get(p, ())) for p in library if _calls_into_run(summaries, p)}
-                again = [p for p in now if now[p] != sites_at.get(p) or
-                         summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
-                if not again:
-                    break
-                analyses += len(again)
-                if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
-                    print(f"site round: {len(again)} files", file=sys.stderr)
-                # a file whose forward summary still stands (only the sites changed) needs
-                # only the calls of its summary with the sites: one analysis, not two
-                settled_forward = {p for p in again if absolute(p) in summaries and
-                                   summarized_at.get(p) == entry_inputs(summaries, p, entries.get(p, ()))}
-                for mode, paths in ((SITES_ONLY, [p for p in again if p in settled_forward]),
-                                    (SUMMARY_WITH_SITES, [p for p in again if p not in settled_forward])):
-                    for path, _, summary, read, digest, inputs in _analyze(paths, settings, jobs, verbose, project,
-                                                                           check=mode, partial=partial):
-                        if mode == SITES_ONLY:
-                            if summary is not None:
-                                summary = with_calls_of(summaries[absolute(path)], summary)
-                            read = sorted(set(reads.get(path, ())) | set(read))
-                        _keep(path, absolute(path), summary, read, None, digest, summaries, reads, results, digests)
-                        if inputs is not None:
-                            entries[path], summarized_at[path] = inputs
-                        sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
-                        resummarized.add(path)
-                project = Project(summaries)
+        # their calls are call sites of the other modules' functions (`train_online(pid_net,
+        # plant)` in the entry script types the parameters of a library module, whose calls
+        # then carry values into a third module): summaries that read those sites are
+        # computed again, as in the rounds above, before the others are checked. So are the
+        # library modules' own calls (`train_one_epoch(model, loader, ..., MetricLogger())` in
+        # a main module the package imports), which the summary rounds, looking forward along
+        # imports only, did not hand to the modules they call
+        for _ in range(MAX_ROUNDS - 1):
+            # (only a summary with calls into the run's modules, resolved or by method name:
+            # what the sites type can travel on only through the values those calls pass)
+            now = {p: project.asked_sites(p, reads.get(p, ())) for p in library if _calls_into_run(summaries, p)}
+            again = [p for p in now if now[p] != sites_at.get(p) or
+                     summarized_at.get(p) != entry_inputs(summaries, p, entries.get(p, ()))]
+            if not again:
+                break
+            analyses += len(again)
+            if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
+                print(f"site round: {len(again)} files", file=sys.stderr)
+            # a file whose forward summary still stands (only the sites changed) needs
+            # only the calls of its summary with the sites: one analysis, not two
+            settled_forward = {p for p in again if absolute(p) in summaries and
+                               summarized_at.get(p) == entry_inputs(summaries, p, entries.get(p, ()))}
+            for mode, paths in ((SITES_ONLY, [p for p in again if p in settled_forward]),
+                                (SUMMARY_WITH_SITES, [p for p in again if p not in settled_forward])):
+                for path, _, summary, read, digest, inputs in _analyze(paths, settings, jobs, verbose, project,
+                                                                       check=mode, partial=partial):
+                    if mode == SITES_ONLY:
+                        if summary is not None:
+                            summary = with_calls_of(summaries[absolute(path)], summary)
+                        read = sorted(set(reads.get(path, ())) | set(read))
+                    _keep(path, absolute(path), summary, read, None, digest, summaries, reads, results, digests)
+                    if inputs is not None:
+                        entries[path], summarized_at[path] = inputs
+                    sites_at[path] = project.asked_sites(path, read)  # the sites this summary saw
+                    resummarized.add(path)
+            project = Project(summaries)
         pending = unknown([p for p in files if p not in partial])
         if os.environ.get("TORCHLEAKLINT_DEBUG_ROUNDS"):
             print(f"round 1: {len(todo)} files; checked: {len(first) + len(pending)} files", file=sys.stderr)
