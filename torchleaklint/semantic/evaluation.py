@@ -1044,7 +1044,7 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     if dotted(call.func) == receiver:
         # its `forward`, unless the call's arguments take it down a path with autograd off
         # (`model(data, mode="inference")` where `forward` runs that mode under `torch.no_grad()`)
-        return not switched.name or model.method_runs_forward(switched, "forward", call) is not False
+        return not switched.name or not model.forward_call_records_no_graph(switched, call)
     value = model.value(call.func.value)
     if value.kind != MODULE:
         return False

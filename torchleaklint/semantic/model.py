@@ -1887,6 +1887,29 @@ class SemanticModel:
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
 
+    def forward_call_records_no_graph(self, receiver: Value, call: ast.Call) -> bool:
+        """Does calling the module `receiver` (`model(data, mode="inference")`) record no graph,
+        by what its class's `forward` proves: decorated no-grad, every forward in it under
+        no-grad, or the call's arguments taking it down its no-grad path? (A `forward` merely
+        not proven to run parameters says nothing here.)"""
+        if receiver.name in self.classes:
+            forward = self.method(receiver.name, "forward")
+            if forward is None:
+                return False
+            if self.grad_off_decorated(forward) or self.may_run_forward(forward) and self.forwards_only_without_grad(forward):
+                return True
+            flags = self.forwards_with_grad_only_if(forward)
+            return bool(flags) and flags_decide_forward(call, flags) is False
+        if receiver.name and "." in receiver.name and self.project is not None:
+            found = self.project.method_of(receiver.name, "forward")
+            if found is None or not isinstance(found[1], dict) or found[1].get("stub"):
+                return False
+            if found[1].get("nograd") or found[1].get("fwd_off"):
+                return True
+            flags = decode_flags(found[1].get("fwd_if", ()))
+            return bool(flags) and flags_decide_forward(call, flags) is False
+        return False
+
     def forwards_with_grad_only_if(self, func: ast.AST) -> List[Tuple[str, Optional[int], bool, object]]:
         """The flags on which every forward of `func` that runs with autograd on depends:
         (name, argument position, the truth value that lets it run, the literal default), for

@@ -445,7 +445,8 @@ def _unknown_made_by_a_forward(model, definition: ast.Name, depth: int) -> bool:
     bound = flow.values.get(definition) if flow is not None else None
     if value is None or bound is None or not _of_unknown_kind(bound) or model.grad_disabled_at(stmt):
         return False  # typed (a graph is shares_graph_built_before's to judge), or made without grad
-    if any(isinstance(n, ast.Call) and model.call_may_run_forward(n) for n in ast.walk(value)):
+    if any(isinstance(n, ast.Call) and model.call_may_run_forward(n) and not _parameterless(model, n)
+           for n in ast.walk(value)):
         return True
     if depth >= 2:
         return False
@@ -453,6 +454,13 @@ def _unknown_made_by_a_forward(model, definition: ast.Name, depth: int) -> bool:
     return any(isinstance(d, ast.Name) and _unknown_made_by_a_forward(model, d, depth + 1)
                for read in ast.walk(value) if isinstance(read, ast.Name) and isinstance(read.ctx, ast.Load)
                for d in reaching.definitions(read))
+
+
+def _parameterless(model, call: ast.Call) -> bool:
+    """A call of a module with no parameters that require grad (`self.drop(x)`, `nn.ReLU()`):
+    its result carries a graph only when what it is handed does (followed through the reads)."""
+    callee = model.value(call.func)
+    return callee.kind == MODULE and callee.frozen
 
 
 def _of_unknown_kind(value) -> bool:
