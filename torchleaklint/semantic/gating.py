@@ -37,15 +37,10 @@ def gating_flag(model, stmt) -> Optional[str]:
     flags = _falsy_default_parameters(unit)
     if not flags:
         return None
-    child = stmt
-    for anc in model.ancestors(stmt):
-        if anc is unit:
-            return None
-        if isinstance(anc, ast.If) and any(child is s for s in anc.body):
-            name = _tested_flag(anc.test, flags)
-            if name is not None:
-                return name
-        child = anc
+    for test in model.guarding_tests(stmt, unit):
+        name = _tested_flag(test, flags)
+        if name is not None:
+            return name
     return None
 
 

@@ -222,6 +222,17 @@ class SemanticModel:
             yield node
             node = self.parents.get(node)
 
+    def guarding_tests(self, node: ast.AST, unit: ast.AST) -> Iterator[ast.expr]:
+        """The tests of the `if`s inside `unit` whose body (not `else`) holds `node`, innermost
+        first: what must be true for `node` to run."""
+        child = node
+        for anc in self.ancestors(node):
+            if anc is unit:
+                return
+            if isinstance(anc, ast.If) and any(child is s for s in anc.body):
+                yield anc.test
+            child = anc
+
     def unit_of(self, node: ast.AST) -> ast.AST:
         """The function (or the module) whose body contains `node` (asked for the same nodes
         again and again: remembered, the tree's parents never change once indexed)."""

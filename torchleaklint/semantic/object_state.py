@@ -1218,15 +1218,10 @@ def behind_a_mode_nothing_sets(model, stmt, func) -> bool:
     receiver = self_name(func) if info is not None else None
     if receiver is None:
         return False
-    child = stmt
-    for anc in model.ancestors(stmt):
-        if anc is func:
-            return False
-        if isinstance(anc, ast.If) and any(child is s for s in anc.body):
-            tested = _tested_own_mode(anc.test, receiver)
-            if tested is not None and _mode_never_switched_on(model, info, *tested):
-                return True
-        child = anc
+    for test in model.guarding_tests(stmt, func):
+        tested = _tested_own_mode(test, receiver)
+        if tested is not None and _mode_never_switched_on(model, info, *tested):
+            return True
     return False
 
 
