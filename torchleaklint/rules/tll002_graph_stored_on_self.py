@@ -13,8 +13,8 @@ from torchleaklint.semantic.gating import in_exclusive_modes
 from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
-from torchleaklint.semantic.object_state import behind_a_mode_nothing_sets, called_after_store, class_methods, cut_in_the_rollout, \
-    every_instance_steps_once, rollout_call_site, \
+from torchleaklint.semantic.object_state import behind_a_mode_nothing_sets, called_after_store, class_methods, \
+    cut_in_the_rollout, every_instance_steps_once, rollout_call_site, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, short_source as _short,

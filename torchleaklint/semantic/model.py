@@ -92,6 +92,7 @@ class SemanticModel:
         self._index()
         self._flow = {}
         self._in_progress: Set[ast.AST] = set()
+        self._running: Set[object] = set()  # memoized recursive queries in progress (not flows)
         self._summarizing: Set[ast.AST] = set()
         self.depth_cuts = 0  # summaries the data flow cut at its depth limit, so far
         self.module_env_so_far = None  # the module body's environment while it is analyzed (dataflow)
@@ -2010,11 +2011,20 @@ class SemanticModel:
         key = ("forwards_only_without_grad", func)
         if key in self._memo:
             return self._memo[key]
-        self._memo[key] = False  # recursion: it may run one with grad on
-        answer = not any(self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-                         and not self._callee_runs_without_grad(call, func)
-                         for call in self._calls_within(func, skip_loops=False))
-        self._memo[key] = answer
+        if key in self._running:
+            self.read_provisional(key)
+            return False  # recursion: it may run one with grad on (an answer not cached by its readers)
+        self._running.add(key)
+        self.begin_computation()
+        try:
+            answer = not any(self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+                             and not self._callee_runs_without_grad(call, func)
+                             for call in self._calls_within(func, skip_loops=False))
+        finally:
+            self._running.discard(key)
+            final = self.end_computation(key)
+        if final:
+            self._memo[key] = answer
         return answer
 
     def _callee_runs_without_grad(self, call: ast.Call, func: ast.AST) -> bool:
