@@ -62,10 +62,11 @@ from torchleaklint.semantic.values import (
 )
 
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
+from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 38
+SUMMARY_VERSION = 39
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -614,7 +615,9 @@ def _calls(model, module: str, partial: bool = False):
         unit = model.unit_of(call)
         # a method name of the run called on a receiver of unknown class (`self.policy.act(x)`)
         named = not self_call and isinstance(func, ast.Attribute) and names is not None and func.attr in names \
-            and not model.receiver_of_another_kind(call)  # (`ep_log_probs.clear()` of a list)
+            and not model.receiver_of_another_kind(call) \
+            and not (func.attr in torch_api.MODULE_BOOKKEEPING_METHODS and model.value(func.value).kind == MODULE)
+        # (`ep_log_probs.clear()` of a list; `model.train()` of a module runs `nn.Module.train`)
         if not self_call and not submodule and not _may_call_first_party(model, call):
             if named:
                 unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
@@ -699,8 +702,6 @@ def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
 def _other_module_target(view, callee, module: str) -> Optional[str]:
     """A function or class of another module of the project (REF), or the `__call__` an
     instance of another module's class runs (found along its bases)."""
-    from torchleaklint.project.modules import module_name
-
     name = callee.name
     if not name or name.startswith(module + ".") or not view.is_first_party(name):
         return None
@@ -711,22 +712,31 @@ def _other_module_target(view, callee, module: str) -> Optional[str]:
         # another module's class), any other object's its `__call__`
         found = view.method_of(name, "forward" if callee.kind == MODULE else "__call__")
         if found is not None:
-            return f"{module_name(found[2]) or ''}.{found[3]}"
+            return _qualified(view, found)
     return None
+
+
+def _qualified(view, found) -> Optional[str]:
+    """The qualified name of a function `view.method_of` found (path found[2], objpath
+    found[3]) under which this module reaches it: its module's name from the source root, or,
+    for a module outside any importable package (a script directory, `large-scale/models.py`
+    imported as `models`), its name from this module's directory. None if neither."""
+    from torchleaklint.project.modules import name_from
+
+    module = name_from(found[2], view.path)
+    return f"{module}.{found[3]}" if module else None
 
 
 def _other_module_method(view, receiver, method: str, module: str) -> Optional[str]:
     """The qualified name of `method` of the first-party class of another module that
     `receiver` is an instance of, or None."""
-    from torchleaklint.project.modules import module_name
-
     if receiver is None or receiver.kind not in (INSTANCE, MODULE):
         return None
     name = receiver.name
     if not name or name.startswith(module + ".") or not view.is_first_party(name):
         return None
     found = view.method_of(name, method)
-    return f"{module_name(found[2]) or ''}.{found[3]}" if found is not None else None
+    return _qualified(view, found) if found is not None else None
 
 
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:

@@ -68,7 +68,7 @@ _UNSEEN = object()  # a bound the code states but no expression gives (`buf.pop(
 
 
 def _bounded(model, scope, key) -> bool:
-    rings, lists, growth = [], 0, []
+    rings, lists, dicts, growth, keyed = [], 0, 0, [], []
     for func, name in scope:
         for node in ast.walk(func):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
@@ -81,11 +81,21 @@ def _bounded(model, scope, key) -> bool:
                         rings.append((func, bound))
                     elif kind == "list":
                         lists += 1
+                    elif kind == "dict":
+                        dicts += 1
+                keyed += [(func, t.slice, node) for t in targets
+                          if isinstance(t, ast.Subscript) and dotted(t.value) == name]
             elif isinstance(node, ast.AugAssign) and dotted(node.target) == name:
                 growth.append((func, name, node))
             elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                    node.func.attr in _GROWERS and dotted(node.func.value) == name:
+                    node.func.attr in _GROWERS | _DICT_GROWERS and dotted(node.func.value) == name:
                 growth.append((func, name, node))
+    if dicts:
+        # a dict grows only by new keys: bounded when nothing else adds to it and every key it
+        # is given comes from a fixed set (`self.act['conv_{}'.format(self.count)]` with
+        # `self.count = self.count % 2` just before: two entries, overwritten by each call)
+        return not rings and not lists and not growth and \
+            all(_bounded_key(model, func, index, site, 0) for func, index, site in keyed)
     if not rings and not lists:
         return False  # its initial value is set out of view
     if not lists:
@@ -111,6 +121,9 @@ def _initial_kind(model, value, name):
         return "list", None
     if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice) and dotted(value.value) == name:
         return "trim", None  # `buf = buf[-n:]`
+    if isinstance(value, ast.Dict) and not value.keys or isinstance(value, ast.Call) and not value.args \
+            and not value.keywords and (model.qualname(value.func) or dotted(value.func) or "") in _DICTS:
+        return "dict", None
     if isinstance(value, ast.Call) and (model.qualname(value.func) or "") in _DEQUES:
         maxlen = next((k.value for k in value.keywords if k.arg == "maxlen"),
                       value.args[1] if len(value.args) > 1 else None)
@@ -118,6 +131,88 @@ def _initial_kind(model, value, name):
             return "ring", maxlen
         return ("list", None) if not value.args else (None, None)
     return None, None
+
+
+_DICT_GROWERS = frozenset({"update", "setdefault", "__setitem__"})
+_DICTS = frozenset({"dict", "collections.OrderedDict", "OrderedDict"})
+_KEY_FORMATTERS = frozenset({"str", "int", "repr"})
+
+
+def _bounded_key(model, func, expr, site, depth: int) -> bool:
+    """Can the key `expr`, used at statement `site` of `func`, take only a fixed, small set of
+    values: a literal, a formatting of such keys (`'conv_{}'.format(i)`, f-strings, `str(i)`),
+    a remainder by a small constant (`n % 2`), a name or `self` attribute the same block
+    binds to one of those just before, or the target of a loop over a literal collection?"""
+    if depth > 3:
+        return False
+    if isinstance(expr, ast.Constant):
+        return True
+    if isinstance(expr, ast.Tuple):
+        return all(_bounded_key(model, func, e, site, depth + 1) for e in expr.elts)
+    if isinstance(expr, ast.JoinedStr):
+        return all(_bounded_key(model, func, v.value, site, depth + 1) for v in expr.values
+                   if isinstance(v, ast.FormattedValue))
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.Mod) and not (isinstance(expr.left, ast.Constant) and isinstance(expr.left.value, str)):
+            bound = _constant_int(model, func, expr.right, 0)
+            return bound is not None and 0 < bound <= _SMALL_BOUND
+        return _bounded_key(model, func, expr.left, site, depth + 1) and \
+            _bounded_key(model, func, expr.right, site, depth + 1)
+    if isinstance(expr, ast.Call):
+        callee = expr.func
+        formatting = isinstance(callee, ast.Attribute) and callee.attr == "format" and \
+            isinstance(callee.value, ast.Constant) and isinstance(callee.value.value, str)
+        if not (formatting or isinstance(callee, ast.Name) and callee.id in _KEY_FORMATTERS):
+            return False
+        return all(_bounded_key(model, func, a, site, depth + 1) for a in list(expr.args) + [k.value for k in expr.keywords])
+    if isinstance(expr, (ast.Name, ast.Attribute)) and dotted(expr) is not None:
+        return _bound_just_before(model, func, dotted(expr), site, depth)
+    return False
+
+
+def _bound_just_before(model, func, name: str, site, depth: int) -> bool:
+    """Is `name`, read at `site`, bound to a fixed-set key by the last statement before it in
+    its block (or an enclosing one) that binds it, or the target of an enclosing loop over a
+    literal collection?"""
+    node = site
+    for parent in model.ancestors(site):
+        body = _block_holding(parent, node)
+        if body is not None:
+            before = body[:next(i for i, stmt in enumerate(body) if stmt is node)]
+            for stmt in reversed(before):
+                binds = [n for n in ast.walk(stmt) if isinstance(n, (ast.Name, ast.Attribute))
+                         and isinstance(n.ctx, ast.Store) and dotted(n) == name]
+                if not binds:
+                    continue
+                return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and dotted(stmt.targets[0]) == name \
+                    and _bounded_key(model, func, stmt.value, stmt, depth + 1)
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and any(node is s for s in parent.body) and \
+                isinstance(parent.target, ast.Name) and parent.target.id == name:
+            return _fixed_iteration(model, func, parent.iter)
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and any(
+                isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store) and dotted(n) == name
+                for n in ast.walk(parent)):
+            return False  # bound again later in the loop (`step += 1`): the next iteration reads that
+        if parent is func:
+            return False
+        node = parent
+    return False
+
+
+def _block_holding(parent, node):
+    """The statement list of `parent` that holds `node`, if any."""
+    for field in ("body", "orelse", "finalbody", "handlers"):
+        block = getattr(parent, field, None)
+        if isinstance(block, list) and any(stmt is node for stmt in block):
+            return block
+    return None
+
+
+def _fixed_iteration(model, func, iterable) -> bool:
+    """A literal collection of constants (`for name in ("fc_in", "fc_out"):`). Not a `range`:
+    `for it in range(n_iterations): history[it] = loss` is the very loop whose steps it keeps."""
+    return isinstance(iterable, (ast.Tuple, ast.List, ast.Set)) and all(isinstance(e, ast.Constant)
+                                                                       for e in iterable.elts)
 
 
 def _guard_bound(model, site, name):

@@ -28,7 +28,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, bound_once_in_init, called_on_self, default_of, entered_context, is_classmethod,
     is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
-    passed_through_positions, positional_parameters, unpacks_arguments)
+    passed_through_positions, positional_parameters, self_name, unpacks_arguments)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -277,13 +277,15 @@ class Analyzer:
         polymorphic = _kind_tested_names(self.m, self.unit, names)
         found: Dict[str, Value] = {}
         for name, attrs in methods.items():
-            if name in direct or name in polymorphic or any(a.startswith("__") for a in attrs):
+            if name in polymorphic or any(a.startswith("__") for a in attrs):
                 continue
             if not _telling(attrs):
                 continue
             owners = self.m.classes_defining_all(attrs)
             if len(owners) == 1 and self._holds_what_is_asked(owners[0], nested.get(name, {})):
                 info = self.m.classes[owners[0]]
+                if name in direct and not (self.m.is_module_class(info) or "__call__" in info.methods):
+                    continue  # called itself like a function: no object of a class that cannot be called
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
 
@@ -601,6 +603,18 @@ class Analyzer:
     def _note_frozen_global(self, key: str, node: ast.AST) -> None:
         if isinstance(self.unit, ast.Module) and "." not in key:
             self.result.frozen_at[key] = (node.lineno, node.col_offset)
+        elif isinstance(self.unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and key.count(".") == 1 \
+                and key.split(".")[0] == self_name(self.unit) and self._statement_of_the_body(node):
+            # `self.key_encoder = Encoder(...)` then `for p in self.key_encoder.parameters():
+            # p.requires_grad = False` on every path of a method: the attribute it leaves is frozen
+            self.result.frozen_at["self." + key.split(".")[1]] = (node.lineno, node.col_offset)
+
+    def _statement_of_the_body(self, node: ast.AST) -> bool:
+        """Is `node` (a statement, or a call that is one) in the unit's own body, on every path?"""
+        parent = self.m.parent(node)
+        if isinstance(node, ast.expr) and isinstance(parent, ast.Expr):
+            node, parent = parent, self.m.parent(parent)
+        return parent is self.unit and any(stmt is node for stmt in self.unit.body)
 
     stmt_AsyncFor = stmt_For
 
@@ -2868,9 +2882,13 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
                 flow = _flow_without_callers(model, method)
             if flow is None:
                 continue
+            frozen_from = flow.frozen_at.get("self." + attr)
             for node, value in flow.values.items():
                 if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    if frozen_from is not None and value.kind == MODULE and \
+                            (node.lineno, node.col_offset) < frozen_from:
+                        value = replace(value, frozen=True)  # frozen by a later statement of the method
                     out = join(out, value)
         parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
         info = model.classes.get(parent) if parent and parent != info.name else None

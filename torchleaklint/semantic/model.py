@@ -538,7 +538,22 @@ class SemanticModel:
         key = ("only_nograd", func)
         if key in self._memo:
             return self._memo[key]
-        self._memo[key] = False  # recursion guard
+        running = self._memo.setdefault(("only_nograd_in_progress",), set())
+        if key in running:
+            self.read_provisional(key)  # (what reads this answer is not cached as final)
+            return False
+        running.add(key)
+        self.begin_computation()
+        try:
+            answer = self._only_called_without_grad(func)
+        finally:
+            running.discard(key)
+            final = self.end_computation(key)
+        if final:
+            self._memo[key] = answer
+        return answer
+
+    def _only_called_without_grad(self, func: ast.AST) -> bool:
         sites = self.call_sites(func)
         # a recursive call runs in the grad mode of the call it is made from (`make_inference`
         # splitting an interval in two), unless the function turns autograd back on itself
@@ -546,11 +561,13 @@ class SemanticModel:
         if len(others) < len(sites) and not self.switches_grad_on(func):
             sites = others
         external = self.external_sites(func)
+        # calls of its name on objects of unknown class (`model.inference(data, loader)` in
+        # another module's `@torch.no_grad()` evaluations) may run it too: all must be no-grad
+        named, named_no_grad = self.calls_by_method_name(func)
         # a call on a branch only PyTorch 0.x takes (`volatile=True` inputs there) never runs
-        answer = bool(sites or external) and \
+        answer = bool(sites or external or named and not self.handed_out(func)) and \
             all(self.grad_disabled_at(site) or self.in_legacy_torch_branch(site) for site in sites) \
-            and all(site["ng"] for site in external)
-        self._memo[key] = answer
+            and all(site["ng"] for site in external) and named == named_no_grad
         return answer
 
     def leaves_before_reaching(self, node: ast.AST, stmt: ast.AST) -> bool:
@@ -705,7 +722,19 @@ class SemanticModel:
             call for call in self.calls
             if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
             and not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
-            and self.resolve_call(call) is None and not self.receiver_of_another_kind(call)])
+            and self.resolve_call(call) is None and not self.receiver_of_another_kind(call)
+            and self._receiver_may_be_of(call, self.class_of(func))])
+
+    def _receiver_may_be_of(self, call: ast.Call, info) -> bool:
+        """May the receiver of `x.m(...)` be an object of class `info` (or of a subclass)? Not
+        a module when `info` is no module class (`self.model.train()` runs `nn.Module.train`,
+        not a `Trainer.train`), nor an object of another class of this module."""
+        value = self.value(call.func.value)
+        if value.kind == MODULE and not self.is_module_class(info):
+            return False
+        if not value.name or value.name not in self.classes or value.name == info.name:
+            return True
+        return any(base.rsplit(".", 1)[-1] == info.name for base in self.class_bases(self.classes[value.name]))
 
     def _calls_by_method_name(self, func: ast.AST) -> Tuple[int, int]:
         calls = no_grad = 0
@@ -2196,8 +2225,8 @@ class SemanticModel:
         targets = self.derived_names(loop, targets)
         calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
         for call in calls:
-            if not self._calls_a_module(call) or not _input_args(call):
-                continue
+            if not self._calls_a_module(call) or not _input_args(call) or _names_in(call.func) & targets:
+                continue  # (`embeddings[feat.name](x)`: the item picks a part of the model, it is no batch)
             used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
@@ -2422,9 +2451,10 @@ class SemanticModel:
                 targets.discard(comp.key.id)
             drawn = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
             for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
-                if _root_name(call.func) in drawn:
-                    continue  # `[module(f) for module, f in zip(layers, feats)]`: the modules are
-                    # what the comprehension walks (the parts of one computation), not batches
+                if _root_name(call.func) in drawn or _names_in(call.func) & drawn:
+                    continue  # `[module(f) for module, f in zip(layers, feats)]`, `[emb[feat.name](X[:, ...])
+                    # for feat in columns]`: the modules are what the comprehension walks (the parts
+                    # of one computation), not batches
                 if self._step_helper_on_the_item(call, targets):
                     return True  # `[S.validation_step(model, loss_fn, bx, by) for bx, by in val_loader]`
                 if self.value(call.func).kind != MODULE and not (
@@ -2488,10 +2518,12 @@ class SemanticModel:
         (`x.to(device)`, `x.cuda()`), or the loop body runs a training step. A loop over
         FPN levels, mesh names or task heads feeding a model is none of these."""
         target = _item_target(loop)
-        if isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2 \
+        if isinstance(target, (ast.Tuple, ast.List)) and (len(target.elts) >= 2 or isinstance(loop.target, ast.Tuple)
+                                                         and len(loop.target.elts) == 1) \
                 and not self.in_module_method(loop):
             # In a method of an nn.Module (`forecast`, `encode`), `for i, x, mark in zip(...)`
             # walks the scales or heads of the input it was handed: not batches by itself.
+            # (`for (x,) in loader`: the one-tensor batches of a TensorDataset's loader)
             return True
         if self._switches_a_model_mode(self.unit_of(loop)):
             return True  # `net.eval()` / `net.train()` in the function: a pass over data
@@ -4514,8 +4546,10 @@ def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[st
     in_callee = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
                  for name in ast.walk(call.func) if isinstance(name, ast.Name)}
     if receivers:
-        in_callee -= {id(call.func.value) for call in ast.walk(expr) if isinstance(call, ast.Call)
-                      and isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)}
+        # (the whole receiver: `data` in `data[0].to(device)` too)
+        in_callee -= {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
+                      and isinstance(call.func, ast.Attribute)
+                      for name in ast.walk(call.func.value) if isinstance(name, ast.Name)}
     return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
 
 
@@ -4796,6 +4830,11 @@ def _rooted_at_self(expr: ast.AST) -> bool:
     while isinstance(expr, (ast.Attribute, ast.Subscript)):
         expr = expr.value
     return isinstance(expr, ast.Name) and expr.id == "self"
+
+
+def _names_in(expr: ast.AST) -> Set[str]:
+    """The plain names an expression reads."""
+    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
 
 
 def _input_args(call: ast.Call) -> List[ast.AST]:

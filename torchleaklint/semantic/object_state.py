@@ -91,7 +91,38 @@ def _cut(model, func, attr, methods) -> bool:
     if any(_cuts_between_steps(model, method, func)
            for method in detaching_methods(model, attr, methods) + restarting_methods(model, attr, func, methods)):
         return True
-    return _inherited_cut(model, model.class_of(func), attr) or _restarted_from_outside(model, func, attr)
+    return _inherited_cut(model, model.class_of(func), attr) or _restarted_from_outside(model, func, attr) \
+        or _restarted_by_every_caller(model, func, attr)
+
+
+def _restarted_by_every_caller(model, func, attr: str) -> bool:
+    """Is every call of `func` one its own class makes, each after a store, earlier in the
+    same run of the caller, that rebinds `self.<attr>` to a value not computed from the old
+    one? `forward()` sets `self.item_embeddings = self.entity_embedding(item)` and then calls
+    `self._key_addressing()`, which updates it hop by hop: the chain lasts one step."""
+    sites = model.method_call_sites(func)
+    if not sites or model.external_sites(func) or model.handed_out(func) or model.calls_by_method_name(func)[0]:
+        return False  # called from code out of view too
+    info = model.class_of(func)
+    for site in sites:
+        caller = model.unit_of(site)
+        receiver = self_name(caller) if isinstance(caller, FUNCTION_TYPES) else None
+        if caller is func or receiver is None or model.class_of(caller) is not info:
+            return False
+        # (in the same loops as the call: a restart once per epoch around per-batch calls is no
+        # restart per call)
+        if not any(_stored_earlier_in_the_same_run(model, store, site, caller)
+                   and len(model.loops_around(store)) == len(model.loops_around(site))
+                   for store in _fresh_stores(caller, attr, receiver)):
+            return False
+    return True
+
+
+def _fresh_stores(method, attr: str, receiver: str) -> List[ast.Assign]:
+    """The method's plain `self.<attr> = value` statements whose value does not read the
+    attribute's old value."""
+    return [node for node in ast.walk(method) if isinstance(node, ast.Assign) and len(node.targets) == 1
+            and is_self_attr(node.targets[0], attr, receiver) and not reads_own_value(node.value, attr, receiver)]
 
 
 def restarted_only_at_construction(model, func, attr: str) -> bool:
@@ -368,7 +399,11 @@ def _cuts_between_steps(model, method, func) -> bool:
     Yes when the code driving the steps calls it (or its callers are out of view: unknown, so
     the state is not proven to survive)."""
     sites = _restart_sites(model, method)
-    external = model.external_sites(method)
+    # (not the override of the same name in a subclass elsewhere that delegates to it,
+    # `BasicMAC.init_hidden(self, b)` in `LowRankMAC.init_hidden`: that runs when its own
+    # callers run it, and they are the callers that count)
+    external = [site for site in model.external_sites(method)
+                if str(site.get("in", "")).rsplit(".", 1)[-1] != method.name]
     # calls in other modules of the project: a cut in a step loop, or in a function that runs
     # one training step per call, cuts every step; `sim.reset()` once before the training loop
     # does not. They count beside the calls of this module (`o.detach_state()` in a bank of
@@ -382,7 +417,8 @@ def _cuts_between_steps(model, method, func) -> bool:
             # hook that runs once per epoch (`on_train_epoch_end`): the chain grows until then
         if external:
             return any(site["tr"] and not site.get("cd") and not site.get("nb") for site in external)
-        if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func):
+        if _nothing_in_the_program_calls(model, method) or _project_steps_without_it(model, method, func) \
+                or _local_steps_without_it(model, method, func):
             return False  # `reset()` that no code of the program runs: the state chains on
         return True  # `init_attention()` called from code out of view: unknown
     inside = [site for site in sites if model.unit_of(site) is func]
@@ -417,6 +453,30 @@ def _project_steps_without_it(model, method, func) -> bool:
     # (in a step loop, or in a method that runs once per step: a Lightning `training_step`)
     return bool(steps) and all(site["st"] or site["tr"] or site.get("ps") for site in steps) \
         and _called_by_nothing_in_view(model, method, info)
+
+
+def _local_steps_without_it(model, method, func) -> bool:
+    """Does a training loop of this module run `func` on an object of its class at every
+    iteration (`model(adj, h)` with `model` typed as the class, for `forward`), while nothing
+    in view calls `method`? Then no restart runs between those iterations, whoever else may
+    call it before or after the loop: the state chains across them."""
+    info = model.class_of(method)
+    if info is None or not _called_by_nothing_in_view(model, method, info):
+        return False
+    return any(model.is_step_loop(loop) or model.has_backward_within(loop)
+               for site in _calls_on_objects_of(model, func, info) for loop in model.loops_around(site)[:1])
+
+
+def _calls_on_objects_of(model, func, info) -> List[ast.Call]:
+    """The calls of `func` this module makes: its resolved call sites, and for `forward`, the
+    calls of objects the data flow types as the class (`model(x)`)."""
+    sites = list(model.method_call_sites(func))
+    if func.name in ("forward", "__call__"):
+        for call in model.calls:
+            value = model.value(call.func)
+            if value.kind in ("module", "instance") and value.name == info.name:
+                sites.append(call)
+    return sites
 
 
 def _called_by_nothing_in_view(model, method, info) -> bool:
@@ -544,8 +604,20 @@ def _restart_sites(model, method) -> List[ast.Call]:
     by_name = model.cached(("calls_by_attribute",), lambda: _calls_by_attribute(model))
     # not a call in the method itself: `init_hidden` delegating to `self.agent.init_hidden()`
     # (a part's method of the same name) runs when the method does, it is no caller of it
+    info = model.class_of(method)
     return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen and model.unit_of(c) is not method
-                    and model.value(c.func.value).kind in ("unknown", "module", "instance")]
+                    and _may_be_of(model, model.value(c.func.value), info)]
+
+
+def _may_be_of(model, value, info) -> bool:
+    """May an object of this value be one of class `info` (or of a subclass)? Not an object
+    of another class of this module (`self.agent.init_hidden()` on the agent network, beside
+    the controller's own `init_hidden`)."""
+    if value.kind not in ("unknown", "module", "instance"):
+        return False
+    if info is None or not value.name or value.name not in model.classes or value.name == info.name:
+        return True
+    return any(base.rsplit(".", 1)[-1] == info.name for base in model.class_bases(model.classes[value.name]))
 
 
 def _calls_by_attribute(model):
