@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 39
+SUMMARY_VERSION = 40
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -340,6 +340,10 @@ def _function(model, func, module: str, info) -> dict:
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
     elif model.grad_set_by_own_setting(func):
         out["fwd_own"] = True  # autograd off or on as an attribute of its object says (`if self.no_grad:`)
+    elif func.name == "forward" and model.forwards_with_grad_only_in_training(func):
+        out["fwd_tr"] = True  # forwards with grad on only under `if self.training:`
+    elif func.name == "forward" and model.forwards_with_grad_only_through_unknown_callables(func):
+        out["fwd_unk"] = True  # forwards with grad on only through callables nothing here tells
     else:
         flags = model.forwards_with_grad_only_if(func)
         if flags:

@@ -483,15 +483,20 @@ def _read_by_code_we_cannot_follow(model, read) -> bool:
 
 def _derived_from_state_stored_before(model, stored, stmt, func, target) -> bool:
     """Is every graph-carrying operand of `stored` another `self` attribute that `func`
-    accumulates earlier (`self.sum += val * n` then `self.avg = self.sum / self.count`)? Its
+    accumulates earlier (`self.sum += val * n` then `self.avg = self.sum / self.count`), or
+    stores earlier when `stored` only reads a part of it (`self.pred = self.out['out']`)? Its
     store is the finding. Not an attribute stored afresh (`self.L1_H = torch.tanh(...)`, which
-    the step's loss goes through): a value derived from it and kept is a graph of its own."""
+    the step's loss goes through) with ops on it: the value computed and kept is a graph of
+    its own."""
     receiver = _self_name(func)
+    # (an alias of a part, `self.pred = self.out['out']`, holds the other store's graph itself,
+    # whatever that store was)
+    alias = isinstance(stored, (ast.Attribute, ast.Subscript))
     earlier = set()
     for node in ast.walk(func):
         if isinstance(node, (ast.Assign, ast.AugAssign)) and _before(node, stmt):
             earlier |= {t.attr for t in _self_targets(node, receiver)
-                        if isinstance(node, ast.AugAssign) or _reads_attribute(node.value, t)}
+                        if alias or isinstance(node, ast.AugAssign) or _reads_attribute(node.value, t)}
     operands = [n for n in ast.walk(stored) if isinstance(n, (ast.Name, ast.Attribute)) and model.carries_graph(n)
                 and not (isinstance(model.parent(n), ast.Attribute) and model.carries_graph(model.parent(n)))]
     return bool(operands) and all(

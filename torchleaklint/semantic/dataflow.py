@@ -2847,24 +2847,8 @@ def flow_env_value(flow: FlowResult, name: str) -> Value:
 
 def class_attribute_value(model, class_name: str, attr: str) -> Value:
     """Join of the values init-like methods (`__init__`, `reset`, `setup`) bind to self.attr."""
-    key = ("class_attr", class_name, attr)
-    memo = model._memo
-    if key in memo:
-        return memo[key]
-    computing = model._memo.setdefault(("class_attr_in_progress",), set())
-    if key in computing:
-        model.read_provisional(key)
-        return UNKNOWN_V
-    computing.add(key)
-    model.begin_computation()
-    try:
-        result = _class_attribute_value(model, class_name, attr)
-    finally:
-        computing.discard(key)
-        final = model.end_computation(key)
-    if final:
-        memo[key] = result
-    return result
+    return model.settled_answer(("class_attr", class_name, attr),
+                                lambda: _class_attribute_value(model, class_name, attr), UNKNOWN_V)
 
 
 def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[Value]:
@@ -3087,23 +3071,9 @@ def holds_no_parameters(model, class_name: str) -> bool:
     attribute its init-like methods store is a number, a tensor, a buffer, a parameterless
     layer or None? (HiPPO operators, a mixture likelihood with only a `buckets` buffer.)
     Calling one records a graph only from an input that carries one."""
-    key = ("holds_no_parameters", class_name)
-    if key in model._memo:
-        return model._memo[key]
-    computing = model._memo.setdefault(("holds_no_parameters_in_progress",), set())
-    if key in computing:
-        model.read_provisional(key)
-        return False  # recursion: assume parameters (not cached by the readers)
-    computing.add(key)
-    model.begin_computation()
-    try:
-        result = _holds_no_parameters(model, class_name)
-    finally:
-        computing.discard(key)
-        final = model.end_computation(key)
-    if final:
-        model._memo[key] = result
-    return result
+    # (asked again while it runs: assume parameters)
+    return model.settled_answer(("holds_no_parameters", class_name),
+                                lambda: _holds_no_parameters(model, class_name), False)
 
 
 def parameter_free_unless_handed(model, class_name: str) -> Optional[Tuple[Tuple[str, int], ...]]:

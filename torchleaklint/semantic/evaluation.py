@@ -1044,7 +1044,8 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
     if dotted(call.func) == receiver:
         # its `forward`, unless the call's arguments take it down a path with autograd off
         # (`model(data, mode="inference")` where `forward` runs that mode under `torch.no_grad()`)
-        return not switched.name or not model.forward_call_records_no_graph(switched, call)
+        # (switched to `.eval()`: a path its `forward` takes only in training mode does not run)
+        return not switched.name or not model.forward_call_records_no_graph(switched, call, evaluating=True)
     value = model.value(call.func.value)
     if value.kind != MODULE:
         return False
@@ -1382,8 +1383,10 @@ def _is_model_call(model, call) -> bool:
         return False  # `nn.ReplicationPad1d(k)(x)`: a layer built and applied inline, not the evaluated model
     if model.value(call).kind == MODULE:
         return False  # `agent = Model(envs)`: a constructor (its result is used as a module)
-    if model.value(call.func).kind == MODULE:
-        return True
+    called = model.value(call.func)
+    if called.kind == MODULE:
+        # (not when its class's `forward` is proven to record no graph, or not proven to record one)
+        return not called.name or not model.forward_call_records_no_graph(called, call)
     func = call.func
     if not isinstance(func, ast.Attribute):
         return False

@@ -108,6 +108,8 @@ class SemanticModel:
         # from final answers (`feats` of `pool(feats)` in a `main()` whose flow was running)
         self._capped: Set[object] = set()
         self._flow_until_settled: Dict[ast.AST, object] = {}
+        # the same for the answers of other recursive queries (`settled_answer`)
+        self._memo_until_settled: Dict[object, object] = {}
         self._reexported: Dict[str, str] = {}  # first-party qualified name -> the library name it re-exports
 
     # ------------------------------------------------------------------ index
@@ -458,6 +460,7 @@ class SemanticModel:
             self._frames[-1].update(reads)
         else:  # the outermost computation ended: what was capped while it ran is recomputed
             self._flow_until_settled.clear()
+            self._memo_until_settled.clear()
             self._capped.clear()
         if not reads:
             return True
@@ -467,6 +470,33 @@ class SemanticModel:
             return True
         self._retried[key] = count + 1
         return False
+
+    def settled_answer(self, key: object, compute, while_running):
+        """A recursive query's answer for `key`, memoized once final: `while_running` is what a
+        query asked again while its own computation runs gets (marked provisional, so what reads
+        it is recomputed); an answer capped after MAX_RECOMPUTATIONS while an outer computation
+        still runs is kept only until that one ends, its readers provisional too, as flows are."""
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._memo_until_settled:
+            self.read_provisional(key)
+            return self._memo_until_settled[key]
+        if key in self._running:
+            self.read_provisional(key)
+            return while_running
+        self._running.add(key)
+        self.begin_computation()
+        try:
+            answer = compute()
+        finally:
+            self._running.discard(key)
+            final = self.end_computation(key)
+        if final and key in self._capped and self._frames:
+            self._capped.discard(key)
+            self._memo_until_settled[key] = answer
+        elif final:
+            self._memo[key] = answer
+        return answer
 
     def read_provisional(self, key: object) -> None:
         """A recursion guard answered for `key`, whose computation is still running."""
@@ -535,23 +565,7 @@ class SemanticModel:
 
     def only_called_without_grad(self, func: ast.AST) -> bool:
         """A module-level function or method whose every call site in the module is no-grad."""
-        key = ("only_nograd", func)
-        if key in self._memo:
-            return self._memo[key]
-        running = self._memo.setdefault(("only_nograd_in_progress",), set())
-        if key in running:
-            self.read_provisional(key)  # (what reads this answer is not cached as final)
-            return False
-        running.add(key)
-        self.begin_computation()
-        try:
-            answer = self._only_called_without_grad(func)
-        finally:
-            running.discard(key)
-            final = self.end_computation(key)
-        if final:
-            self._memo[key] = answer
-        return answer
+        return self.settled_answer(("only_nograd", func), lambda: self._only_called_without_grad(func), False)
 
     def _only_called_without_grad(self, func: ast.AST) -> bool:
         sites = self.call_sites(func)
@@ -1870,9 +1884,14 @@ class SemanticModel:
         if isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
                 call.func.id not in self.module_functions and not self.imports.aliases.get(call.func.id):
             return False  # `hasattr(self, "scores")`, `len(self.layers)`: handed the module, runs no forward
+        args = list(call.args) + [k.value for k in call.keywords]
         if self.value(call.func).kind == MODULE:
-            return True
+            # (not a frozen module on inputs that carry no graph: `clip(tokens)` records none)
+            return not (self.value(call.func).frozen and not any(self.value(a).requires_grad for a in args))
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if receiver is not None and self.value(receiver).kind == MODULE and self.value(receiver).frozen \
+                and not any(self.value(a).requires_grad for a in args):
+            return False  # `self.clip_model.encode_text(tokens)` of a frozen CLIP
         target = self._resolve_call_cheap(call)
         if target is func:
             return False  # a recursive call runs what the function's other calls run
@@ -1928,24 +1947,31 @@ class SemanticModel:
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
 
-    def forward_call_records_no_graph(self, receiver: Value, call: ast.Call) -> bool:
+    def forward_call_records_no_graph(self, receiver: Value, call: ast.Call, evaluating: bool = False) -> bool:
         """Does calling the module `receiver` (`model(data, mode="inference")`) record no graph,
         by what its class's `forward` proves: decorated no-grad, every forward in it under
-        no-grad, or the call's arguments taking it down its no-grad path? (A `forward` merely
-        not proven to run parameters says nothing here.)"""
+        no-grad, or the call's arguments taking it down its no-grad path? With `evaluating`
+        (the module was switched to `.eval()`), also when every forward it runs with grad on
+        runs only in training mode (`if self.training: ... else: self.infer_sequence(x)`, the
+        inference path under no-grad). (A `forward` merely not proven to run parameters says
+        nothing here.)"""
         if receiver.name in self.classes:
             forward = self.method(receiver.name, "forward")
             if forward is None:
                 return False
             if self.grad_off_decorated(forward) or self.may_run_forward(forward) and self.forwards_only_without_grad(forward):
                 return True
+            if evaluating and self.forwards_with_grad_only_in_training(forward) or \
+                    self.forwards_with_grad_only_through_unknown_callables(forward):
+                return True  # (the latter: not proven to record one, so no claim that it does)
             flags = self.forwards_with_grad_only_if(forward)
             return bool(flags) and flags_decide_forward(call, flags) is False
         if receiver.name and "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, "forward")
             if found is None or not isinstance(found[1], dict) or found[1].get("stub"):
                 return False
-            if found[1].get("nograd") or found[1].get("fwd_off"):
+            if found[1].get("nograd") or found[1].get("fwd_off") or evaluating and found[1].get("fwd_tr") \
+                    or found[1].get("fwd_unk"):
                 return True
             flags = decode_flags(found[1].get("fwd_if", ()))
             return bool(flags) and flags_decide_forward(call, flags) is False
@@ -2037,24 +2063,96 @@ class SemanticModel:
         """Does every call in `func` that may run a forward run with autograd off (`with
         torch.no_grad():` around the method's generation loop)? Then calling it records no
         graph, whatever its callers do."""
-        key = ("forwards_only_without_grad", func)
+        # (asked again while it runs: it may run one with grad on)
+        return self.settled_answer(("forwards_only_without_grad", func), lambda: not any(
+            self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+            and not self._callee_runs_without_grad(call, func)
+            for call in self._calls_within(func, skip_loops=False)), False)
+
+    def forwards_with_grad_only_in_training(self, func: ast.AST) -> bool:
+        """Does every call in `func` that may run a forward with autograd on run only in
+        training mode: in the body of `if self.training:` (or the else of `if not
+        self.training:`)? The module switched to `.eval()` then records no graph through it."""
+        receiver = self_name(func) if isinstance(func, FUNCTION_TYPES) else None
+
+        def compute() -> bool:
+            grad_on = [call for call in self._calls_within(func, skip_loops=False)
+                       if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+                       and not self._callee_runs_without_grad(call, func)]
+            return receiver is not None and bool(grad_on) and \
+                all(self._only_in_training(call, func, receiver) for call in grad_on)
+        return self.settled_answer(("forwards_with_grad_only_in_training", func), compute, False)
+
+    def forwards_with_grad_only_through_unknown_callables(self, func: ast.AST) -> bool:
+        """Is every call in `func` that may run a forward with autograd on a call of an
+        attribute of `self` that is no method and whose value nothing in view tells
+        (`x = self.input_transform(x)`, a callable handed to `__init__`), the module's own
+        layers running under no-grad? Whether calling it records a graph is then unknown."""
+        receiver = self_name(func) if isinstance(func, FUNCTION_TYPES) else None
+        info = self.class_of(func)
+        if receiver is None or info is None:
+            return False
+
+        def compute() -> bool:
+            from torchleaklint.semantic.dataflow import class_attribute_value
+
+            grad_on = [call for call in self._calls_within(func, skip_loops=False)
+                       if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
+                       and not self._callee_runs_without_grad(call, func)]
+            return bool(grad_on) and all(
+                isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == receiver and self.method(info.name, call.func.attr) is None
+                and self._function_parameter_kept(info, call.func.attr)
+                and class_attribute_value(self, info.name, call.func.attr).kind == UNKNOWN_V.kind
+                and not any(self.value(a).requires_grad or self.value(a).kind == MODULE
+                            for a in list(call.args) + [k.value for k in call.keywords])
+                for call in grad_on)
+        return self._settled_cached(("forwards_through_unknown", func), compute)
+
+    def _function_parameter_kept(self, info, attr: str) -> bool:
+        """Is `self.<attr>` only ever bound to an `__init__` parameter whose default is a
+        function (`input_transform=lambda x: x`): a callable meant as a function, handed in?"""
+        init = info.methods.get("__init__")
+        if init is None:
+            return False
+        stores = [node for method in info.methods.values() for node in ast.walk(method)
+                  if isinstance(node, ast.Assign) and any(
+                      isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                      and t.value.id == self_name(method) for t in node.targets)]
+        if not stores:
+            return False
+        for store in stores:
+            if not (isinstance(store.value, ast.Name) and self.unit_of(store) is init):
+                return False
+            param = next((a for a in named_parameters(init) if a.arg == store.value.id), None)
+            if param is None or not isinstance(default_of(init, param), ast.Lambda):
+                return False
+        return True
+
+    def _settled_cached(self, key, compute):
+        """`compute()` memoized once no data flow is being computed (an answer read from
+        provisional values must not become final)."""
         if key in self._memo:
             return self._memo[key]
-        if key in self._running:
-            self.read_provisional(key)
-            return False  # recursion: it may run one with grad on (an answer not cached by its readers)
-        self._running.add(key)
-        self.begin_computation()
-        try:
-            answer = not any(self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-                             and not self._callee_runs_without_grad(call, func)
-                             for call in self._calls_within(func, skip_loops=False))
-        finally:
-            self._running.discard(key)
-            final = self.end_computation(key)
-        if final:
+        answer = compute()
+        if self._settled():
             self._memo[key] = answer
         return answer
+
+    def _only_in_training(self, node: ast.AST, func: ast.AST, receiver: str) -> bool:
+        child = node
+        for anc in self.ancestors(node):
+            if anc is func:
+                return False
+            if isinstance(anc, ast.If):
+                test, wanted = anc.test, any(child is s for s in anc.body)
+                if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+                    test, wanted = test.operand, not wanted
+                if wanted and isinstance(test, ast.Attribute) and test.attr == "training" \
+                        and isinstance(test.value, ast.Name) and test.value.id == receiver:
+                    return True
+            child = anc
+        return False
 
     def _callee_runs_without_grad(self, call: ast.Call, func: ast.AST) -> bool:
         """A call of a function of this module that records no graph whatever its caller does:
@@ -2196,7 +2294,11 @@ class SemanticModel:
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
         if _strided_batch_loop(loop):
-            return True  # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`
+            # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`; not the chunks of one input
+            # a module's method feeds its network piece by piece (NeRF's `n_max_network_queries`
+            # points at a time), with no backward nor update in the loop
+            return not (self._in_model_code(loop) and not self.has_backward_within(loop)
+                        and not self.step_ops_in(loop))
         if self._batch_generator(iterable):
             return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
         if self._indexes_a_dataset(loop):
