@@ -2297,7 +2297,7 @@ class SemanticModel:
             # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`; not the chunks of one input
             # a module's method feeds its network piece by piece (NeRF's `n_max_network_queries`
             # points at a time), with no backward nor update in the loop
-            return not (self._in_model_code(loop) and not self.has_backward_within(loop)
+            return not (self._runs_within_a_forward(self.unit_of(loop)) and not self.has_backward_within(loop)
                         and not self.step_ops_in(loop))
         if self._batch_generator(iterable):
             return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
@@ -2657,6 +2657,19 @@ class SemanticModel:
         info = self.class_of(unit) if isinstance(unit, FUNCTION_TYPES) else None
         return info is not None and (unit.name == "forward" or unit.name.startswith("forward_")) \
             and self._in_model_code(unit)
+
+    def _runs_within_a_forward(self, func: ast.AST, depth: int = 0) -> bool:
+        """Is `func` a module class's `forward`, or a method of it only that class's `forward`
+        (or such methods) calls (`nope_nerf()`, which `forward` runs)? It runs within one step."""
+        if not isinstance(func, FUNCTION_TYPES) or not self._in_model_code(func):
+            return False
+        if func.name == "forward" or func.name.startswith("forward_"):
+            return True
+        sites = self.method_call_sites(func)
+        if not sites or depth >= 3 or self.external_sites(func):
+            return False
+        return all(self.unit_of(site) is not func and self._runs_within_a_forward(self.unit_of(site), depth + 1)
+                   for site in sites)
 
     def _in_model_code(self, node: ast.AST) -> bool:
         """Is `node` in a method of a class that may be a model: a module class, or one whose
