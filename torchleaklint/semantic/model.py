@@ -575,14 +575,21 @@ class SemanticModel:
         if len(others) < len(sites) and not self.switches_grad_on(func):
             sites = others
         external = self.external_sites(func)
-        # calls of its name on objects of unknown class (`model.inference(data, loader)` in
-        # another module's `@torch.no_grad()` evaluations) may run it too: all must be no-grad
+        if sites or external:
+            # a call on a branch only PyTorch 0.x takes (`volatile=True` inputs there) never runs
+            return all(self.grad_disabled_at(site) or self.in_legacy_torch_branch(site) for site in sites) \
+                and all(site["ng"] for site in external)
+        # no call resolves to it: the calls of its name on objects of unknown class
+        # (`model.inference(data, loader)` in another module's `@torch.no_grad()` evaluations)
+        # are the ones that may run it, all under no-grad (asked only of a method that reads
+        # its object's attributes, `self.convs`: only then can its grad mode matter)
+        receiver = self_name(func)
+        if self.class_of(func) is None or receiver is None or self.handed_out(func) or not any(
+                isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
+                for node in nodes_within(func)):
+            return False
         named, named_no_grad = self.calls_by_method_name(func)
-        # a call on a branch only PyTorch 0.x takes (`volatile=True` inputs there) never runs
-        answer = bool(sites or external or named and not self.handed_out(func)) and \
-            all(self.grad_disabled_at(site) or self.in_legacy_torch_branch(site) for site in sites) \
-            and all(site["ng"] for site in external) and named == named_no_grad
-        return answer
+        return named > 0 and named == named_no_grad
 
     def leaves_before_reaching(self, node: ast.AST, stmt: ast.AST) -> bool:
         """Is `node` in a branch that always returns or raises and does not hold `stmt`
