@@ -2071,10 +2071,21 @@ class SemanticModel:
         torch.no_grad():` around the method's generation loop)? Then calling it records no
         graph, whatever its callers do."""
         # (asked again while it runs: it may run one with grad on)
-        return self.settled_answer(("forwards_only_without_grad", func), lambda: not any(
-            self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-            and not self._callee_runs_without_grad(call, func)
-            for call in self._calls_within(func, skip_loops=False)), False)
+        return self.settled_answer(("forwards_only_without_grad", func),
+                                   lambda: not self._forwards_with_grad(func, first_only=True), False)
+
+    def _forwards_with_grad(self, func: ast.AST, first_only: bool = False) -> List[ast.Call]:
+        """The calls in `func` that may run a forward with autograd on: not under no-grad, not
+        of a function of this module that runs its forwards without grad (the first only, with
+        `first_only`)."""
+        found = []
+        for call in self._calls_within(func, skip_loops=False):
+            if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call) \
+                    and not self._callee_runs_without_grad(call, func):
+                found.append(call)
+                if first_only:
+                    break
+        return found
 
     def forwards_with_grad_only_in_training(self, func: ast.AST) -> bool:
         """Does every call in `func` that may run a forward with autograd on run only in
@@ -2083,9 +2094,7 @@ class SemanticModel:
         receiver = self_name(func) if isinstance(func, FUNCTION_TYPES) else None
 
         def compute() -> bool:
-            grad_on = [call for call in self._calls_within(func, skip_loops=False)
-                       if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-                       and not self._callee_runs_without_grad(call, func)]
+            grad_on = self._forwards_with_grad(func)
             return receiver is not None and bool(grad_on) and \
                 all(self._only_in_training(call, func, receiver) for call in grad_on)
         return self.settled_answer(("forwards_with_grad_only_in_training", func), compute, False)
@@ -2103,9 +2112,7 @@ class SemanticModel:
         def compute() -> bool:
             from torchleaklint.semantic.dataflow import class_attribute_value
 
-            grad_on = [call for call in self._calls_within(func, skip_loops=False)
-                       if self._call_may_run_forward(call, func, 0) and not self.grad_disabled_at(call)
-                       and not self._callee_runs_without_grad(call, func)]
+            grad_on = self._forwards_with_grad(func)
             return bool(grad_on) and all(
                 isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
                 and call.func.value.id == receiver and self.method(info.name, call.func.attr) is None
@@ -2114,7 +2121,7 @@ class SemanticModel:
                 and not any(self.value(a).requires_grad or self.value(a).kind == MODULE
                             for a in list(call.args) + [k.value for k in call.keywords])
                 for call in grad_on)
-        return self._settled_cached(("forwards_through_unknown", func), compute)
+        return self.settled_answer(("forwards_through_unknown", func), compute, False)
 
     def _function_parameter_kept(self, info, attr: str) -> bool:
         """Is `self.<attr>` only ever bound to an `__init__` parameter whose default is a
@@ -2135,16 +2142,6 @@ class SemanticModel:
             if param is None or not isinstance(default_of(init, param), ast.Lambda):
                 return False
         return True
-
-    def _settled_cached(self, key, compute):
-        """`compute()` memoized once no data flow is being computed (an answer read from
-        provisional values must not become final)."""
-        if key in self._memo:
-            return self._memo[key]
-        answer = compute()
-        if self._settled():
-            self._memo[key] = answer
-        return answer
 
     def _only_in_training(self, node: ast.AST, func: ast.AST, receiver: str) -> bool:
         child = node
