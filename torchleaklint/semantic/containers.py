@@ -176,7 +176,7 @@ def _bound_just_before(model, func, name: str, site, depth: int) -> bool:
     literal collection?"""
     node = site
     for parent in model.ancestors(site):
-        body = _block_holding(parent, node)
+        body = model.block_holding(node)  # (`parent` is `node`'s parent: the walk goes up one at a time)
         if body is not None:
             before = body[:next(i for i, stmt in enumerate(body) if stmt is node)]
             for stmt in reversed(before):
@@ -197,15 +197,6 @@ def _bound_just_before(model, func, name: str, site, depth: int) -> bool:
             return False
         node = parent
     return False
-
-
-def _block_holding(parent, node):
-    """The statement list of `parent` that holds `node`, if any."""
-    for field in ("body", "orelse", "finalbody", "handlers"):
-        block = getattr(parent, field, None)
-        if isinstance(block, list) and any(stmt is node for stmt in block):
-            return block
-    return None
 
 
 def _fixed_iteration(model, func, iterable) -> bool:

@@ -753,7 +753,12 @@ class SemanticModel:
         value = self.value(call.func.value)
         if value.kind == MODULE and not self.is_module_class(info):
             return False
-        if not value.name or value.name not in self.classes or value.name == info.name:
+        return self.may_be_an_object_of(value, info)
+
+    def may_be_an_object_of(self, value: Value, info) -> bool:
+        """May `value` be an object of class `info` (or of a subclass)? Not when the data flow
+        types it as another class of this module."""
+        if info is None or not value.name or value.name not in self.classes or value.name == info.name:
             return True
         return any(base.rsplit(".", 1)[-1] == info.name for base in self.class_bases(self.classes[value.name]))
 
@@ -3212,7 +3217,7 @@ class SemanticModel:
         for call in self._calls_within(loop, skip_loops=True):
             if not self.updates_parameters(call):
                 continue
-            block = self._block_holding(self.statement_of(call))
+            block = self.block_holding(self.statement_of(call))
             if block is not None and (self._always_rebinds(block, key) or any(
                     isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
                     and isinstance(stmt.value.func, ast.Attribute) and stmt.value.func.attr == "clear"
@@ -3220,7 +3225,8 @@ class SemanticModel:
                 return True
         return False
 
-    def _block_holding(self, stmt: ast.AST) -> Optional[list]:
+    def block_holding(self, stmt: ast.AST) -> Optional[list]:
+        """The statement list (`body`, `orelse`, `finalbody`) of its parent that holds `stmt`."""
         parent = self.parent(stmt)
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
@@ -3541,7 +3547,7 @@ class SemanticModel:
         `stmt` (`h_cache_list = []` in the branch whose loop fills it)?"""
         node = stmt
         while node is not unit and node is not None:
-            block = self._block_holding(node)
+            block = self.block_holding(node)
             if block is not None:
                 index = next(i for i, s in enumerate(block) if s is node)
                 if self._always_rebinds(block[:index], key):

@@ -613,11 +613,7 @@ def _may_be_of(model, value, info) -> bool:
     """May an object of this value be one of class `info` (or of a subclass)? Not an object
     of another class of this module (`self.agent.init_hidden()` on the agent network, beside
     the controller's own `init_hidden`)."""
-    if value.kind not in ("unknown", "module", "instance"):
-        return False
-    if info is None or not value.name or value.name not in model.classes or value.name == info.name:
-        return True
-    return any(base.rsplit(".", 1)[-1] == info.name for base in model.class_bases(model.classes[value.name]))
+    return value.kind in ("unknown", "module", "instance") and model.may_be_an_object_of(value, info)
 
 
 def _calls_by_attribute(model):
