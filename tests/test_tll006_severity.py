@@ -54,3 +54,35 @@ def test_a_discarded_result_is_described_as_a_peak_not_as_kept():
     [d] = lint_source((HEAD + "    model(x)\n").encode(), "profile.py", Settings(select=["TLL006"]))
     assert "the result is discarded, so they are freed when the statement ends" in d.message
     assert "alive while its outputs are referenced" not in d.message
+
+
+def test_a_method_that_stores_on_its_object_keeps_the_graph_after_the_call():
+    """`memory.update_state(...)` as a statement of its own still keeps the graph when the
+    method writes what it computes into its object (a TGN memory updated in place): the
+    message must not say it is freed when the statement ends (relbench, blind set59)."""
+    source = b"""
+import torch
+import torch.nn as nn
+
+
+class Memory(nn.Module):
+    def __init__(self, n, d):
+        super().__init__()
+        self.updater = nn.GRUCell(d, d)
+        self.register_buffer("memory", torch.zeros(n, d))
+        self.register_buffer("last_update", torch.zeros(n))
+
+    def update_state(self, src, msg, t):
+        self.memory[src] = self.updater(msg, self.memory[src])
+        self.last_update[src] = t
+
+
+def replay(memory, events):
+    memory.eval()
+    for src, msg, t in events:
+        memory.update_state(src, msg, t)
+"""
+    [d] = lint_source(source, "replay.py", Settings(select=["TLL006"]))
+    assert "stores what it computes on its object (`self.memory`)" in d.message, d.message
+    assert "freed when the statement ends" not in d.message
+    assert d.severity == "error"

@@ -242,14 +242,17 @@ def _index_differentiating_forwards(index: dict, summaries: Dict[str, dict]) -> 
 
 
 def _index_attributes_used_elsewhere(index: dict, summaries: Dict[str, dict], field: str, key: str) -> None:
-    users: Dict[str, set] = {}
+    # (an entry `attr@Class` is a read through an object of that class: listed as it is, for
+    # the storing class to tell whether it is its own)
+    users: Dict[str, Dict[str, set]] = {}
     for path, summary in summaries.items():
-        for attr in summary.get(field, ()):
-            users.setdefault(attr, set()).add(path)
+        for entry in summary.get(field, ()):
+            users.setdefault(entry.partition("@")[0], {}).setdefault(entry, set()).add(path)
     if not users:
         return
     for path, summary in summaries.items():
-        attrs = sorted(a for a in summary.get("sattrs", ()) if users.get(a, set()) - {path})
+        attrs = sorted(entry for a in summary.get("sattrs", ()) for entry, readers in users.get(a, {}).items()
+                       if readers - {path})
         if attrs:
             index.setdefault(path, {})[key] = [{"path": "", "l": 0, "c": 0, "attrs": attrs}]
 

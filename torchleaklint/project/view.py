@@ -378,9 +378,13 @@ class ProjectView:
         self.reads.add(SITE_MARK + CALLERS)
         return has_external_callers(self.sites)
 
-    def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
-        """Is `.<attr>`, which this module stores on `self`, read by another module's backward?"""
-        return any(attr in site.get("attrs", ()) for site in self._sites_under("~bwa"))
+    def attribute_back_propagated_elsewhere(self, attr: str, owner: Optional[str] = None) -> bool:
+        """Is `.<attr>`, which this module stores on `self` (in class `owner`, when given), read
+        by another module's backward? A read typed to another class does not count
+        (`SemanticModel._read_attribute`)."""
+        from torchleaklint.semantic.model import _reads_attribute_of
+
+        return any(_reads_attribute_of(set(site.get("attrs", ())), attr, owner) for site in self._sites_under("~bwa"))
 
     def attribute_stored_from_outside(self, attr: str) -> bool:
         """Is `.<attr>`, which this module stores on `self`, stored in a loop on objects by

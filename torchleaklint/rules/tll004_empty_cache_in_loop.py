@@ -158,17 +158,30 @@ _TENSOR_MAKERS = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.o
 
 def _sweeps_input_sizes(model, loop) -> bool:
     """A benchmark over input sizes: the loop's variable sizes a tensor it makes each iteration
-    (`for size in sizes: x = torch.randn(size, d_in)`), outside loops of its own. Its iterations
-    are trials, one per size, not training steps over the data."""
+    (`for size in sizes: x = torch.randn(size, d_in)`) or the first rows it cuts from one
+    (`images = dataset[:bs]`), outside loops of its own. Its iterations are trials, one per
+    size, not training steps over the data."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or model.is_data_loop(loop):
         return False
     names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     for node in _outside_inner_loops(loop):
+        if isinstance(node, ast.Subscript) and _first_rows_up_to(node.slice, names):
+            return True
         if isinstance(node, ast.Call) and model.qualname(node.func) in _TENSOR_MAKERS:
             sizes = list(node.args) + [kw.value for kw in node.keywords if kw.arg == "size"]
             if any(_a_size_from(size, names) for size in sizes):
                 return True
     return False
+
+
+def _first_rows_up_to(index, names) -> bool:
+    """`[:bs]` (also `[0:bs]`, `[:bs, ...]`) with `bs` one of `names`: the first rows, as many
+    as the loop's variable says (not `[i:i + bs]`, a window that moves over the data)."""
+    if isinstance(index, ast.Tuple) and index.elts:
+        index = index.elts[0]
+    return isinstance(index, ast.Slice) and index.step is None \
+        and (index.lower is None or isinstance(index.lower, ast.Constant) and index.lower.value == 0) \
+        and isinstance(index.upper, ast.Name) and index.upper.id in names
 
 
 def _a_size_from(expr, names) -> bool:

@@ -106,8 +106,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
                                # a result cut at once (`.cpu().numpy()`) retains nothing after the call
-                               severity=WARNING if model.value_killed_at(call) or _result_discarded(model, call)
-                               else ERROR,
+                               severity=WARNING if (model.value_killed_at(call) or _result_discarded(model, call))
+                               and model.callee_stores_on_its_object(call) is None else ERROR,
                                evidence=self._evidence(call, unit, context))
 
     def _evidence(self, call, unit, context) -> list:
@@ -135,7 +135,12 @@ class EvalWithoutNoGrad(Rule):
         elif evaluation.has_gradient_code(model, unit, context[2], context[3]):
             advice = ("wrap this forward in `with torch.no_grad():`, not the whole evaluation: other code in it "
                       "computes gradients")
-        if _result_discarded(model, call):
+        kept_on = model.callee_stores_on_its_object(call)
+        if kept_on is not None:
+            # `memory.update_state(...)` writing `self.memory[src] = ...`: the graph outlives the call
+            cost = (f"and the method stores what it computes on its object (`{kept_on}`), which keeps that "
+                    f"graph and its activations alive after the call")
+        elif _result_discarded(model, call):
             # `model(x)` as a statement (to fire hooks): the graph dies with the statement
             cost = ("saving its activations for a backward that never comes while it runs; the result is "
                     "discarded, so they are freed when the statement ends (a higher peak and a slower "

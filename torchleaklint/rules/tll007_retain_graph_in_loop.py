@@ -327,9 +327,17 @@ def _hands_nothing_retained(model, call, retained) -> bool:
         elif value.carries_graph:
             if model.graphs_share(retained, arg):
                 return False
-        elif value.kind == UNKNOWN and not model.is_batch_item(arg) and not model.set_only_at_construction(arg):
+        elif value.kind == UNKNOWN and not model.is_batch_item(arg) and not model.set_only_at_construction(arg) \
+                and not _item_made_before_the_retained_graph(model, arg, retained):
             return False
     return True
+
+
+def _item_made_before_the_retained_graph(model, arg, retained) -> bool:
+    """`real.clone()` of `for real in loader`: an item the iterable made before the loop ran,
+    while the retained graph holds nothing built before that loop; it cannot hold part of it."""
+    loop = model.loop_item_of(arg)
+    return loop is not None and not model.shares_graph_built_before(retained, loop)
 
 
 def _iteration_ends_at(model, call, loop) -> Optional[tuple]:

@@ -169,7 +169,33 @@ def _carries_graph_after(model, stmt, name) -> bool:
     # Only a proven graph counts: `model.cell(x, state)` on a module of unknown class may
     # be a method returning anything (a cached tensor, a number), so an unknown result
     # yields no finding.
-    return value.carries_graph
+    return value.carries_graph and not _entry_of_an_unknown_dict(model, _bound_expression(stmt, name))
+
+
+def _bound_expression(stmt, name) -> Optional[ast.AST]:
+    """The expression `stmt` binds `name` to, when the targets match it element by element
+    (`loss, acc = out["loss"], out["acc"]` binds `acc` to `out["acc"]`)."""
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    for target in targets:
+        if isinstance(target, ast.Name) and target.id == name:
+            return stmt.value
+        if isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, (ast.Tuple, ast.List)) \
+                and len(target.elts) == len(stmt.value.elts):
+            for elt, part in zip(target.elts, stmt.value.elts):
+                if isinstance(elt, ast.Name) and elt.id == name:
+                    return part
+    return None
+
+
+def _entry_of_an_unknown_dict(model, expr) -> bool:
+    """`results["acc_result"]` of what a model of unknown class returned: an entry by name of a
+    dict whose entries nobody here knows. The model's graph is in some of them (`"loss"`), but
+    which: a metric's running counts fed back (`model(data, acc_result)`) may be numbers."""
+    if not (isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant)
+            and isinstance(expr.slice.value, str)):
+        return False
+    owner = model.value(expr.value)
+    return owner.fields is None and owner.items is None and owner.elem is None
 
 
 def _bound_names(stmt) -> List[str]:

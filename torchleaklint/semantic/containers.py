@@ -379,7 +379,8 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node):
         return None
     attr = key.split(".", 1)[1]
-    if model.attribute_back_propagated_elsewhere(attr):
+    owner = model.enclosing_class_info(node) if key.startswith("self.") else None
+    if model.attribute_back_propagated_elsewhere(attr, owner.name if owner is not None else None):
         return None
     reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
              and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]

@@ -43,7 +43,8 @@ _LOAD_FUNCTIONS = ("torch.load",)
 # Functions that split a dataset into datasets (Subsets).
 _SPLITTING_FUNCTIONS = frozenset({"torch.utils.data.random_split", "torch.utils.data.dataset.random_split"})
 _LEGACY_TENSOR_TYPES = frozenset(f"torch.{prefix}{kind}Tensor" for prefix in ("", "cuda.")
-                                  for kind in ("Long", "Float", "Int", "Bool", "Double", "Byte", "Half", "Short"))
+                                  for kind in ("Long", "Float", "Int", "Bool", "Double", "Byte", "Half", "Short")) \
+    | {"torch.Tensor"}
 _COMBINING_FUNCTIONS = frozenset({"itertools.permutations", "itertools.combinations",
                                   "itertools.combinations_with_replacement"})
 # What a forward may return that no autograd graph can be in: numbers, None, the modules it
@@ -100,8 +101,9 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     return analyzer.result
 
 
-# Lightning runs these hooks under torch.no_grad() (inference_mode) itself.
-_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step"})
+# Lightning runs these hooks under torch.no_grad() (inference_mode) itself; torchmetrics
+# runs a Metric's `update` under `torch.set_grad_enabled(self._enable_grad)`, off by default.
+_NO_GRAD_HOOKS = frozenset({"validation_step", "test_step", "predict_step", "update"})
 
 
 def _framework_runs_without_grad(model, unit) -> bool:
@@ -1857,7 +1859,11 @@ class Analyzer:
         if qual in _SPLITTING_FUNCTIONS:
             return sequence_of(Value(DATASET))  # `train_set, val_set = random_split(ds, [n, m])`
         if qual in _LEGACY_TENSOR_TYPES:
-            return TENSOR_V  # `torch.LongTensor(perms)`: a new tensor, no graph, no parameter
+            if len(e.args) == 1 and not e.keywords and args and args[0].kind in (GRAPH, LEAF):
+                return args[0]  # `torch.Tensor(out)` of a tensor: an alias, with its graph
+            # `torch.LongTensor(perms)`, `torch.Tensor(epoch_losses)` of a list (of numbers, or of
+            # tensors, copied element by element): a new tensor, no graph, no parameter
+            return TENSOR_V
         if qual in _COMBINING_FUNCTIONS and all_args:
             # `itertools.permutations(torch.arange(n))`: tuples of the iterable's items
             return sequence_of(sequence_of(element_of(all_args[0])))
@@ -3224,6 +3230,11 @@ def _attributes_used_as_objects(info) -> Set[str]:
 def _parameter_free(value: Value) -> bool:
     if value.kind == MODULE:
         return value.frozen
+    if value.kind == LOSS_FN:
+        # a `torch.nn` loss (`nn.SmoothL1Loss()`; a class weight is a buffer), not the one
+        # that holds a projection (`AdaptiveLogSoftmaxWithLoss`), nor a loss class of the project
+        return bool(value.name) and torch_api.is_loss_class(value.name) \
+            and not value.name.endswith("AdaptiveLogSoftmaxWithLoss")
     if value.kind == SEQUENCE:
         parts = list(value.items or ()) + ([value.elem] if value.elem is not None else [])
         return all(_parameter_free(p) for p in parts)

@@ -1959,6 +1959,47 @@ class SemanticModel:
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
 
+    def callee_stores_on_its_object(self, call: ast.Call) -> Optional[str]:
+        """The attribute of its object a method of this module that `call` runs stores into
+        (`self.memory[src] = self.memory_updater(...)` in `memory.update_state(...)`), directly
+        or in a method of the same object it calls: what it computes outlives the call even
+        when the call's own result is dropped. None when it stores nothing or is not known."""
+        callee = self.resolve_call(call)
+        if not isinstance(callee, FUNCTION_TYPES) or self.class_of(callee) is None or callee.name in INIT_METHODS:
+            return None
+        return self.cached(("stores_on_its_object", callee), lambda: self._stores_on_self(callee, 0))
+
+    def _stores_on_self(self, func: ast.AST, depth: int) -> Optional[str]:
+        """The first attribute of `self` that `func` stores a value into that may carry a graph
+        (one proven to carry one first), directly or in a method of `self` it calls."""
+        receiver = self_name(func)
+        flow = self.flow(func)
+        if receiver is None or flow is None:
+            return None
+        found: List[Tuple[bool, int, str]] = []
+        for node in nodes_within(func):
+            targets = node.targets if isinstance(node, ast.Assign) else \
+                [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+            stored = flow.values.get(getattr(node, "value", None), UNKNOWN_V)
+            if targets and stored.kind in (TENSOR, SCALAR, NONE):
+                continue  # (`self.count += 1`, graph-free values)
+            for target in targets:
+                for leaf in _target_leaves(target):
+                    root = leaf
+                    while isinstance(root, (ast.Attribute, ast.Subscript)):
+                        root = root.value
+                    if leaf is not root and isinstance(root, ast.Name) and root.id == receiver:
+                        name = dotted(leaf.value if isinstance(leaf, ast.Subscript) else leaf) or receiver
+                        found.append((not stored.carries_graph, node.lineno, name))
+            if depth < 1 and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver:
+                inner = self.method(self.class_of(func).name, node.func.attr)
+                if isinstance(inner, FUNCTION_TYPES) and inner is not func:
+                    name = self._stores_on_self(inner, depth + 1)
+                    if name is not None:
+                        found.append((True, node.lineno, name))
+        return min(found)[2] if found else None
+
     def forward_call_records_no_graph(self, receiver: Value, call: ast.Call, evaluating: bool = False) -> bool:
         """Does calling the module `receiver` (`model(data, mode="inference")`) record no graph,
         by what its class's `forward` proves: decorated no-grad, every forward in it under
@@ -2451,6 +2492,21 @@ class SemanticModel:
                 return True
         return False
 
+    def loop_item_of(self, expr: ast.AST) -> Optional[ast.AST]:
+        """The enclosing `for` loop whose item `expr` is, as the loop binds it (or a copy of it:
+        `real.clone()`, `x.float()`), when every definition reaching it is that binding; None
+        otherwise. What it holds comes from the iterable, made before the loop ran."""
+        while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _DATA_COPIES:
+            expr = expr.func.value
+        if not isinstance(expr, ast.Name):
+            return None
+        definitions = self.reaching(self.unit_of(expr)).definitions(expr)
+        for loop in self.loops_around(expr):
+            if isinstance(loop, (ast.For, ast.AsyncFor)) and definitions and all(
+                    any(d is n for n in ast.walk(loop.target)) for d in definitions):
+                return loop
+        return None
+
     def _batch_names(self, loop: ast.AST) -> Set[str]:
         if not self.is_data_loop(loop):
             return set()
@@ -2929,11 +2985,33 @@ class SemanticModel:
                     if target is None or not self.is_training_backward(call):
                         continue
                     parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
-                    out |= {n.attr for part in parts for n in ast.walk(part)
+                    out |= {self._read_attribute(n) for part in parts for n in ast.walk(part)
                             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and not (
                                 other_objects and isinstance(n.value, ast.Name) and n.value.id == "self")}
             return out
-        return self.cached(("attributes_read_by_backwards", other_objects), compute)
+        # (asked again while it runs: nothing read yet)
+        return self.settled_answer(("attributes_read_by_backwards", other_objects), compute, set())
+
+    def _read_attribute(self, read: ast.Attribute) -> str:
+        """`attr`, or `attr@Class` when the object read is of a known class of the project that
+        inherits from no class of the project (`self.buffer.values` of an `EpisodeBuffer`): only
+        that class's objects have it, so a store of `.values` by another class is not what is
+        read (`attribute_back_propagated_elsewhere`)."""
+        if isinstance(read.value, ast.Name) and read.value.id == "self":
+            return read.attr
+        receiver = self.value(read.value)
+        if receiver.kind not in (INSTANCE, MODULE) or not receiver.name or receiver.alts:
+            return read.attr
+        if receiver.name in self.classes:
+            info = self.classes[receiver.name]
+            bases = info.base_names
+            first_party = [b for b in bases if b.rsplit(".", 1)[-1] in self.classes
+                           or "." in b and self.project is not None and self.project.is_first_party(b)]
+        elif "." in receiver.name and self.project is not None and self.project.is_first_party(receiver.name):
+            first_party = [b for b in self.project.class_bases(receiver.name) if self.project.is_first_party(b)]
+        else:
+            return read.attr
+        return read.attr if first_party else f"{read.attr}@{receiver.name.rsplit('.', 1)[-1]}"
 
     def _attributes_returned_in_graphs(self) -> Set[str]:
         """Attributes of other objects a function reads into the graph it returns (a KL helper's
@@ -2964,14 +3042,16 @@ class SemanticModel:
 
         return stored_state_differentiated(self, stmt, key)
 
-    def attribute_back_propagated_elsewhere(self, attr: str) -> bool:
+    def attribute_back_propagated_elsewhere(self, attr: str, owner: Optional[str] = None) -> bool:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
         summaries: `model.aux.loss` in train.py for `self.loss` stored here), or a function of
         this module a read of it through another object (`torch.stack(agent.saved_log_probs)`
-        in `finish_episode`, for `self.saved_log_probs` filled by the agent's `remember`)?"""
-        if attr in self.attributes_read_by_backwards(other_objects=True):
+        in `finish_episode`, for `self.saved_log_probs` filled by the agent's `remember`)? With
+        `owner` (the class storing it), a read through an object of another class that
+        inherits from none of the project's (`_read_attribute`) is not one."""
+        if _reads_attribute_of(self.attributes_read_by_backwards(other_objects=True), attr, owner):
             return True
-        return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr)
+        return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr, owner)
 
     def inner_update_of(self, expr: ast.AST, key: str) -> bool:
         """Is `expr` computed from `torch.autograd.grad(loss, key, create_graph=True)`, the
@@ -3280,7 +3360,10 @@ class SemanticModel:
         """Does every iteration of `owner` rebind `key` to a fresh value (one that does not
         read its old value), on every path? A reset under an `if` without an `else` that
         resets too (`if i % 100 == 0: total = 0`), or in an inner loop, does not count: the
-        value still survives iterations."""
+        value still survives iterations. An entry (`self.losses[]`) is fresh when its container
+        is (`self.losses = OrderedDict()`)."""
+        if key.endswith("[]") and self._always_rebinds(list(body_nodes(owner)), key[:-2]):
+            return True
         return self._always_rebinds(list(body_nodes(owner)), key)
 
     def _always_rebinds(self, stmts, key: str) -> bool:
@@ -3348,7 +3431,8 @@ class SemanticModel:
         if any(self.is_step_loop(loop) or self.is_epoch_loop(loop) for loop in carried) \
                 and not self._within_one_update(stmt, key, carried) \
                 and not self._restarted_each_call(stmt, key, carried) \
-                and not self._kept_within_a_call_that_updates_nothing(stmt, key, carried):
+                and not self._kept_within_a_call_that_updates_nothing(stmt, key, carried) \
+                and not self._kept_over_parts_of_one_batch(stmt, key, carried):
             return "loop"
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
@@ -3541,6 +3625,61 @@ class SemanticModel:
             if self._project_step_call(call) or target is not None and is_stub(target):
                 return False
         return True
+
+    def _kept_over_parts_of_one_batch(self, stmt: ast.AST, key: str, carried: List[ast.AST]) -> bool:
+        """A local container that a framework's per-batch hook (a LightningModule's
+        `training_step`) starts fresh, fills over the parts of the one batch it is handed
+        (`for x_chunk, y_chunk in zip(x.tensor_split(k, dim=1), ...)`: truncated BPTT, or
+        micro-batches, each with an update of its own) and drops or reduces before it returns:
+        it lives one batch, whatever updates its parts take."""
+        unit = self.unit_of(stmt)
+        if not (isinstance(unit, FUNCTION_TYPES) and "." not in key and carried and self._framework_batch_hook(unit)):
+            return False
+        params = [a.arg for a in named_parameters(unit) if a.arg not in ("self", "cls")]
+        if not params:
+            return False
+        batch = self.derived_names(unit, {params[0]})
+        return all(self._iterates_parts_of(loop, batch) for loop in carried) \
+            and self._bound_fresh_before(unit, stmt, key) and self._stays_in_call(unit, key, reductions=True)
+
+    def _framework_batch_hook(self, func: ast.AST) -> bool:
+        """A method a framework calls once per batch with that batch as its first argument:
+        a LightningModule's `*_step` hooks, a HuggingFace Trainer's `training_step`."""
+        info = self.class_of(func)
+        if info is None:
+            return False
+        if info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES):
+            return func.name in ("training_step", "validation_step", "test_step", "predict_step")
+        return func.name == "training_step" and self.is_hf_trainer_class(info)
+
+    def _iterates_parts_of(self, loop: ast.AST, names: Set[str]) -> bool:
+        """Does `loop` walk slices of a tensor computed from `names` (`zip(x.tensor_split(k),
+        y.tensor_split(k))`, or names bound to such splits)?"""
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            return False
+        iterable = loop.iter
+        while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "enumerate" \
+                and len(iterable.args) == 1:
+            iterable = iterable.args[0]
+        zipped = isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "zip"
+        parts = iterable.args if zipped else [iterable]
+        if not parts or any(isinstance(p, ast.Starred) for p in parts):
+            return False
+
+        def slices(expr: ast.AST) -> bool:
+            if not _is_slicing(expr) or not isinstance(expr.func, ast.Attribute):
+                return False
+            functional = isinstance(expr.func.value, ast.Name) and expr.func.value.id in ("torch", "th")
+            sliced = (expr.args[0] if expr.args else None) if functional else expr.func.value
+            return sliced is not None and _root_name(sliced) in names
+
+        def part_of_batch(part: ast.AST) -> bool:
+            if isinstance(part, ast.Name):
+                definitions = self.reaching(self.unit_of(part)).definitions(part)
+                values = [getattr(self.parent(d), "value", None) for d in definitions]
+                return bool(values) and all(v is not None and slices(v) for v in values)
+            return slices(part)
+        return all(part_of_batch(p) for p in parts)
 
     def _bound_fresh_before(self, unit: ast.AST, stmt: ast.AST, key: str) -> bool:
         """Is `key` bound fresh, on every path, earlier in a block of `unit` that holds
@@ -4363,7 +4502,8 @@ class SemanticModel:
 
     def framework_runs_without_grad(self, func: ast.AST) -> bool:
         """A hook a framework calls with autograd off: Lightning's validation/test/predict
-        steps, a HuggingFace Trainer subclass's evaluation hooks."""
+        steps, a HuggingFace Trainer subclass's evaluation hooks, a torchmetrics `Metric`'s
+        `update`."""
         info = self.class_of(func)
         if info is None:
             return False
@@ -4372,6 +4512,11 @@ class SemanticModel:
             return name in LIGHTNING_NO_GRAD_HOOKS or name.startswith(("on_validation_", "on_test_", "on_predict_"))
         if self.is_hf_trainer_class(info):
             return name in HF_TRAINER_EVAL_HOOKS
+        if name == "update" and any(b.startswith("torchmetrics.") and b.rsplit(".", 1)[-1] == "Metric"
+                                    for b in self.class_bases(info)):
+            # torchmetrics wraps `update` in `torch.set_grad_enabled(self._enable_grad)`, off unless
+            # `forward` turns it on for one batch's value: no graph is proven to be kept
+            return True
         return False
 
     def is_hf_trainer_step_hook(self, func: ast.AST) -> bool:
@@ -4802,6 +4947,15 @@ def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
     return keys
 
 
+def _reads_attribute_of(reads: Set[str], attr: str, owner: Optional[str]) -> bool:
+    """Is `attr` among `reads` (`_read_attribute` entries), as an attribute an object of class
+    `owner` may hold (any class, without an owner)?"""
+    if attr in reads:
+        return True
+    typed = {entry.partition("@")[2] for entry in reads if entry.partition("@")[0] == attr and "@" in entry}
+    return bool(typed) and (owner is None or owner.rsplit(".", 1)[-1] in typed)
+
+
 def _target_leaves(target: ast.AST) -> List[ast.AST]:
     if isinstance(target, (ast.Tuple, ast.List)):
         out = []
@@ -4915,6 +5069,9 @@ def _counts(iterable: ast.AST) -> bool:
 
 _REDUCING_BUILTINS = frozenset({"len", "sum", "min", "max", "any", "all"})
 _TENSOR_BUILDERS = frozenset({"stack", "cat", "concat", "concatenate", "hstack", "vstack", "mean", "sum"})
+# methods whose result is the same data as their receiver, copied, moved or cast
+_DATA_COPIES = frozenset({"clone", "to", "cuda", "cpu", "float", "double", "half", "bfloat16", "long", "int",
+                          "contiguous", "detach"})
 _RESHAPING = frozenset({"reshape", "view", "swapaxes", "transpose", "permute", "movedim", "unflatten", "flip"})
 
 
