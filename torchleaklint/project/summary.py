@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 41
+SUMMARY_VERSION = 42
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -585,7 +585,8 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
 
         if holds_no_graph_state(model, info.name):
             out["nostate"] = True  # keeps nothing between calls (TLL007's handed modules)
-        freeze = construction_freeze(init, info.methods)
+        # (or built without the flag its `forward` records a graph only with: `trainable=False`)
+        freeze = construction_freeze(init, info.methods) or model.forward_gate(info)
         if freeze is not None:
             out["freeze"] = list(freeze)
     return out

@@ -2037,7 +2037,8 @@ class Analyzer:
             if any(b.endswith("Loss") for b in self.m.class_bases(info)):
                 kind = LOSS_FN
             frozen = built_frozen(construction_freeze(info.methods.get("__init__"), info.methods), e) \
-                or built_without(parameter_free_unless_handed(self.m, class_name), e)
+                or built_without(parameter_free_unless_handed(self.m, class_name), e) \
+                or built_frozen(self.m.forward_gate(info), e)  # (built not `trainable`: its forward runs no-grad)
             return Value(kind, name=class_name, frozen=frozen)
         if info is not None and self.m.is_dataset_class(info):
             return Value(DATASET, name=class_name)

@@ -2190,6 +2190,11 @@ class SemanticModel:
         return True
 
     def _only_in_training(self, node: ast.AST, func: ast.AST, receiver: str) -> bool:
+        return self._only_when_set(node, func, receiver, "training")
+
+    def _only_when_set(self, node: ast.AST, func: ast.AST, receiver: str, attr: str) -> bool:
+        """Does `node` run only when `self.<attr>` is true: in the body of `if self.<attr>:`
+        (the else of `if not self.<attr>:`), or after `if not self.<attr>: return ...`?"""
         child = node
         for anc in self.ancestors(node):
             if anc is func:
@@ -2198,11 +2203,48 @@ class SemanticModel:
                 test, wanted = anc.test, any(child is s for s in anc.body)
                 if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                     test, wanted = test.operand, not wanted
-                if wanted and isinstance(test, ast.Attribute) and test.attr == "training" \
-                        and isinstance(test.value, ast.Name) and test.value.id == receiver:
+                if wanted and _is_self_attribute(test, receiver, attr):
                     return True
+            for field in ("body", "orelse", "finalbody"):
+                block = getattr(anc, field, None)
+                if isinstance(block, list) and any(s is child for s in block):
+                    earlier = block[:next(i for i, s in enumerate(block) if s is child)]
+                    if any(isinstance(s, ast.If) and not s.orelse and s.body and isinstance(s.body[-1], (ast.Return, ast.Raise))
+                           and isinstance(s.test, ast.UnaryOp) and isinstance(s.test.op, ast.Not)
+                           and _is_self_attribute(s.test.operand, receiver, attr) for s in earlier):
+                        return True  # `if not self.trainable: return self.inference(x)` above
             child = anc
         return False
+
+    def forward_gate(self, info: ClassInfo) -> Optional[Tuple[str, int]]:
+        """(parameter, position after self) of `__init__` that decides whether the class's
+        `forward` records a graph: `self.trainable = trainable` (default False), and every
+        forward of `forward` that runs with autograd on runs only when `self.trainable` is
+        true, the other path under no-grad (`if not self.trainable: return self.inference(x)`,
+        `inference` decorated `@torch.no_grad()`). Built without it (or with a false literal),
+        the module records no graph of its own. Nothing else may set the attribute."""
+        init, forward = info.methods.get("__init__"), info.methods.get("forward")
+        if init is None or forward is None:
+            return None
+        receiver = self_name(forward)
+        params = [a.arg for a in positional_parameters(init)[1:]]
+        for stmt in init.body:
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name)
+                    and _is_self_attribute(stmt.targets[0], self_name(init), stmt.targets[0].attr
+                                           if isinstance(stmt.targets[0], ast.Attribute) else "")):
+                continue
+            attr, param = stmt.targets[0].attr, stmt.value.id
+            arg = next((a for a in named_parameters(init) if a.arg == param), None)
+            default = default_of(init, arg) if arg is not None else None
+            if attr == "training" or not (isinstance(default, ast.Constant) and default.value is False):
+                continue
+            if sum(1 for n in self.by_type.get(ast.Attribute, ()) if n.attr == attr and isinstance(n.ctx, ast.Store)) != 1 or \
+                    (self.project is not None and self.project.attribute_stored_from_outside(attr)):
+                continue  # (`net.trainable = True` elsewhere: the setting is not the construction's)
+            grad_on = self._forwards_with_grad(forward)
+            if receiver is not None and grad_on and all(self._only_when_set(c, forward, receiver, attr) for c in grad_on):
+                return param, params.index(param) if param in params else -1
+        return None
 
     def _callee_runs_without_grad(self, call: ast.Call, func: ast.AST) -> bool:
         """A call of a function of this module that records no graph whatever its caller does:
@@ -4945,6 +4987,11 @@ def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
                 keys.add(key)
         stack.extend(ast.iter_child_nodes(node))
     return keys
+
+
+def _is_self_attribute(node: ast.AST, receiver: Optional[str], attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == receiver
 
 
 def _reads_attribute_of(reads: Set[str], attr: str, owner: Optional[str]) -> bool:
