@@ -4443,8 +4443,8 @@ class SemanticModel:
         if self.class_of(func) is None:
             return None
         name = func.name
-        if name in INIT_METHODS or name.startswith(_SETUP_PREFIXES):
-            return None  # `setup_step`, `init_states`: run once before the steps, whatever the suffix
+        if name in INIT_METHODS or name.lstrip("_").startswith(_SETUP_PREFIXES):
+            return None  # `setup_step`, `_setup_step`, `init_states`: run once before the steps, whatever the suffix
         for pattern in self.per_step_patterns():
             if fnmatch.fnmatchcase(name, pattern):
                 return f"`{name}` runs once per step"
@@ -4505,7 +4505,7 @@ class SemanticModel:
                 continue
             if not other_classes and (self.class_of(caller) is not info or dotted(site.func.value) != "self"):
                 continue
-            if caller.name in INIT_METHODS or caller.name.startswith(_SETUP_PREFIXES):
+            if caller.name in INIT_METHODS or caller.name.lstrip("_").startswith(_SETUP_PREFIXES):
                 continue
             if any(fnmatch.fnmatchcase(caller.name, p) for p in self.per_step_patterns()) \
                     or self.is_hf_trainer_step_hook(caller) or self.training_loop_call_site(caller) is not None \
