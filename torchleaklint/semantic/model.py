@@ -2197,15 +2197,13 @@ class SemanticModel:
         (the else of `if not self.<attr>:`), or after `if not self.<attr>: return ...`?"""
         child = node
         for anc in self.ancestors(node):
-            if anc is func:
-                return False
             if isinstance(anc, ast.If):
                 test, wanted = anc.test, any(child is s for s in anc.body)
                 if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
                     test, wanted = test.operand, not wanted
                 if wanted and _is_self_attribute(test, receiver, attr):
                     return True
-            for field in ("body", "orelse", "finalbody"):
+            for field in ("body", "orelse", "finalbody"):  # (the function's own body too)
                 block = getattr(anc, field, None)
                 if isinstance(block, list) and any(s is child for s in block):
                     earlier = block[:next(i for i, s in enumerate(block) if s is child)]
@@ -2213,6 +2211,8 @@ class SemanticModel:
                            and isinstance(s.test, ast.UnaryOp) and isinstance(s.test.op, ast.Not)
                            and _is_self_attribute(s.test.operand, receiver, attr) for s in earlier):
                         return True  # `if not self.trainable: return self.inference(x)` above
+            if anc is func:
+                return False
             child = anc
         return False
 
@@ -2223,9 +2223,9 @@ class SemanticModel:
         true, the other path under no-grad (`if not self.trainable: return self.inference(x)`,
         `inference` decorated `@torch.no_grad()`). Built without it (or with a false literal),
         the module records no graph of its own. Nothing else may set the attribute."""
-        init, forward = info.methods.get("__init__"), info.methods.get("forward")
-        if init is None or forward is None:
-            return None
+        init, forward = self.method(info.name, "__init__"), self.method(info.name, "forward")
+        if not isinstance(init, FUNCTION_TYPES) or not isinstance(forward, FUNCTION_TYPES):
+            return None  # (inherited from a class of this module: its own; of another: not known here)
         receiver = self_name(forward)
         params = [a.arg for a in positional_parameters(init)[1:]]
         for stmt in init.body:
