@@ -440,8 +440,7 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     - a read we cannot follow (a closure handed to a library) may consume it: unknown."""
     if any(model.read_reaches_backward(read) for read in elsewhere):
         return True
-    owner = model.enclosing_class_info(stmt)
-    if model.attribute_back_propagated_elsewhere(target.attr, owner.name if owner is not None else None):
+    if model.attribute_back_propagated_elsewhere(target.attr, model.enclosing_class_info(stmt)):
         return True  # `self.loss` of a loss module, back-propagated by a trainer in another module
     if any(_read_by_code_we_cannot_follow(model, read) for read in elsewhere):
         return True

@@ -328,9 +328,8 @@ def _consumed_by_backward(model, node, key: str) -> bool:
     unit = model.unit_of(node)
     if model.feeds_backward(unit, key, gradient=True):
         return True
-    owner = model.enclosing_class_info(node)
     if key.startswith("self.") and model.attribute_back_propagated_elsewhere(
-            key.rsplit(".", 1)[-1], owner.name if owner is not None else None):
+            key.rsplit(".", 1)[-1], model.enclosing_class_info(node)):
         return True  # `policy.saved_log_probs`, stacked and back-propagated by another module's update
     if "." in key or model.is_module_global(unit, key):
         # (not `torch.stack(memory.logprobs).detach()` in the update: old log-probabilities as constants)

@@ -380,7 +380,7 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
         return None
     attr = key.split(".", 1)[1]
     owner = model.enclosing_class_info(node) if key.startswith("self.") else None
-    if model.attribute_back_propagated_elsewhere(attr, owner.name if owner is not None else None):
+    if model.attribute_back_propagated_elsewhere(attr, owner):
         return None
     reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
              and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]

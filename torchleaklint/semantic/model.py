@@ -1985,10 +1985,7 @@ class SemanticModel:
                 continue  # (`self.count += 1`, graph-free values)
             for target in targets:
                 for leaf in _target_leaves(target):
-                    root = leaf
-                    while isinstance(root, (ast.Attribute, ast.Subscript)):
-                        root = root.value
-                    if leaf is not root and isinstance(root, ast.Name) and root.id == receiver:
+                    if isinstance(leaf, (ast.Attribute, ast.Subscript)) and _root_name(leaf) == receiver:
                         name = dotted(leaf.value if isinstance(leaf, ast.Subscript) else leaf) or receiver
                         found.append((not stored.carries_graph, node.lineno, name))
             if depth < 1 and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
@@ -2222,16 +2219,20 @@ class SemanticModel:
         forward of `forward` that runs with autograd on runs only when `self.trainable` is
         true, the other path under no-grad (`if not self.trainable: return self.inference(x)`,
         `inference` decorated `@torch.no_grad()`). Built without it (or with a false literal),
-        the module records no graph of its own. Nothing else may set the attribute."""
+        the module records no graph of its own. Nothing else may set the attribute. (Asked at
+        every construction: memoized; asked again while it runs, no gate.)"""
+        return self.settled_answer(("forward_gate", info.name), lambda: self._forward_gate(info), None)
+
+    def _forward_gate(self, info: ClassInfo) -> Optional[Tuple[str, int]]:
         init, forward = self.method(info.name, "__init__"), self.method(info.name, "forward")
         if not isinstance(init, FUNCTION_TYPES) or not isinstance(forward, FUNCTION_TYPES):
             return None  # (inherited from a class of this module: its own; of another: not known here)
         receiver = self_name(forward)
         params = [a.arg for a in positional_parameters(init)[1:]]
         for stmt in init.body:
-            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name)
-                    and _is_self_attribute(stmt.targets[0], self_name(init), stmt.targets[0].attr
-                                           if isinstance(stmt.targets[0], ast.Attribute) else "")):
+            target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+            if not (isinstance(target, ast.Attribute) and isinstance(stmt.value, ast.Name)
+                    and _is_self_attribute(target, self_name(init), target.attr)):
                 continue
             attr, param = stmt.targets[0].attr, stmt.value.id
             arg = next((a for a in named_parameters(init) if a.arg == param), None)
@@ -3084,16 +3085,17 @@ class SemanticModel:
 
         return stored_state_differentiated(self, stmt, key)
 
-    def attribute_back_propagated_elsewhere(self, attr: str, owner: Optional[str] = None) -> bool:
+    def attribute_back_propagated_elsewhere(self, attr: str, owner: Optional[ClassInfo] = None) -> bool:
         """Does another module of the project back-propagate a read of `.<attr>` (from the
         summaries: `model.aux.loss` in train.py for `self.loss` stored here), or a function of
         this module a read of it through another object (`torch.stack(agent.saved_log_probs)`
         in `finish_episode`, for `self.saved_log_probs` filled by the agent's `remember`)? With
         `owner` (the class storing it), a read through an object of another class that
         inherits from none of the project's (`_read_attribute`) is not one."""
-        if _reads_attribute_of(self.attributes_read_by_backwards(other_objects=True), attr, owner):
+        name = owner.name if owner is not None else None
+        if _reads_attribute_of(self.attributes_read_by_backwards(other_objects=True), attr, name):
             return True
-        return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr, owner)
+        return self.project is not None and self.project.attribute_back_propagated_elsewhere(attr, name)
 
     def inner_update_of(self, expr: ast.AST, key: str) -> bool:
         """Is `expr` computed from `torch.autograd.grad(loss, key, create_graph=True)`, the
@@ -3690,7 +3692,7 @@ class SemanticModel:
         info = self.class_of(func)
         if info is None:
             return False
-        if info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES):
+        if self.is_lightning_class(info):
             return func.name in ("training_step", "validation_step", "test_step", "predict_step")
         return func.name == "training_step" and self.is_hf_trainer_class(info)
 
@@ -4550,7 +4552,7 @@ class SemanticModel:
         if info is None:
             return False
         name = func.name
-        if info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES):
+        if self.is_lightning_class(info):
             return name in LIGHTNING_NO_GRAD_HOOKS or name.startswith(("on_validation_", "on_test_", "on_predict_"))
         if self.is_hf_trainer_class(info):
             return name in HF_TRAINER_EVAL_HOOKS
@@ -4566,6 +4568,9 @@ class SemanticModel:
         calls it for every training batch, with the model it trains."""
         info = self.class_of(func)
         return info is not None and func.name in HF_TRAINER_STEP_HOOKS and self.is_hf_trainer_class(info)
+
+    def is_lightning_class(self, info: ClassInfo) -> bool:
+        return info.name in LIGHTNING_BASES or self.class_is(info, *LIGHTNING_BASES)
 
     def is_hf_trainer_class(self, info: ClassInfo) -> bool:
         return any(b.startswith("transformers.") and b.endswith("Trainer") for b in self.class_bases(info))

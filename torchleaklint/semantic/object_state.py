@@ -1245,9 +1245,7 @@ def rollout_call_site(model, func, attr: str):
     view is back-propagated: a chain through `self.<attr>` is then dead and grows with every
     call. None otherwise (a REINFORCE rollout whose log-probabilities a later backward
     consumes back-propagates through the chain on purpose)."""
-    owner = model.class_of(func)
-    if model.attribute_back_propagated_elsewhere(attr, owner.name if owner is not None else None) \
-            or model.external_sites(func):
+    if model.attribute_back_propagated_elsewhere(attr, model.class_of(func)) or model.external_sites(func):
         return None
     if any(isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value)
            for node in nodes_within(func)):
