@@ -1690,6 +1690,7 @@ class Analyzer:
         that freezes the module handed to it: from here on, `alex` records no graph of its own."""
         if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
             return
+        self._note_frozen_by_own_method(call)
         positions: List[int] = []
         if isinstance(call.func, ast.Name) and call.func.id in self.m.module_functions:
             func = self.m.module_functions[call.func.id]
@@ -1705,6 +1706,26 @@ class Analyzer:
                 if current.kind in (MODULE, UNKNOWN, INSTANCE):
                     self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
                     self._note_frozen_global(key, call)
+
+    def _note_frozen_by_own_method(self, call: ast.Call) -> None:
+        """`self._deactivate_grad()` of a method of the same class that freezes submodules
+        (`for p in self.model.parameters(): p.requires_grad_(False)`) on every path: from here
+        on, `self.model` records no graph of its own."""
+        func = call.func
+        if call.args or call.keywords or not isinstance(func, ast.Attribute) or \
+                not isinstance(func.value, ast.Name) or not isinstance(self.unit, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or func.value.id != self_name(self.unit):
+            return
+        info = self.m.class_of(self.unit)
+        method = info.methods.get(func.attr) if info is not None else None
+        if method is None or method is self.unit or len(positional_parameters(method)) != 1:
+            return
+        for attr in self.m.cached(("frozen_self_attributes", method), lambda: frozen_self_attributes(method)):
+            key = f"{func.value.id}.{attr}"
+            current = self.env.get(key, UNKNOWN_V)
+            if current.kind in (MODULE, UNKNOWN, INSTANCE):
+                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+                self._note_frozen_global(key, call)
 
     def _parameterless_output(self, all_args) -> Value:
         """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
@@ -2877,9 +2898,11 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
             for node, value in flow.values.items():
                 if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    if frozen_from is not None and value.kind == MODULE and \
+                    if frozen_from is not None and value.kind in (MODULE, UNKNOWN) and \
                             (node.lineno, node.col_offset) < frozen_from:
-                        value = replace(value, frozen=True)  # frozen by a later statement of the method
+                        # frozen by a later statement of the method (what a library call returned,
+                        # `self.model, preprocess = clip.load(name)`, is proven a module by it)
+                        value = Value(MODULE, name=value.name, frozen=True)
                     out = join(out, value)
         parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
         info = model.classes.get(parent) if parent and parent != info.name else None
@@ -3010,6 +3033,26 @@ def frozen_parameters(func) -> List[int]:
         if any(isinstance(f, ast.Constant) and f.value is False for f in flags if f is not None) and \
                 not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags):
             out.append(index)
+    return out
+
+
+def frozen_self_attributes(method) -> List[str]:
+    """The attributes of `self` a method freezes on every path, and never thaws (`for p in
+    self.model.parameters(): p.requires_grad_(False)`, `self.model.requires_grad_(False)` as
+    statements of its body)."""
+    me = self_name(method)
+    owners = []
+    for stmt in method.body:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me \
+                    and isinstance(node.ctx, ast.Load) and node.attr not in owners:
+                owners.append(node.attr)
+    out = []
+    for attr in owners:
+        flags = [_freezing_flag(stmt, owner=f"{me}.{attr}") for stmt in method.body]
+        if any(isinstance(f, ast.Constant) and f.value is False for f in flags) and \
+                not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags):
+            out.append(attr)
     return out
 
 
@@ -3167,10 +3210,18 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name) and node.value.id == "self" \
                     and not _parameter_free(value) and node.attr not in skip \
+                    and not _frozen_after(flow, node) \
                     and not (value.kind == UNKNOWN and node.attr not in used_as_object) \
                     and not (_empty_literal_store(model, node) and not _fills_with_modules(model, info, node.attr)):
                 return False  # an unknown value used only as data (`self.N = N`) holds no module
     return True
+
+
+def _frozen_after(flow: FlowResult, target: ast.Attribute) -> bool:
+    """Is `self.<attr>`, stored at `target`, frozen by a later statement of the same method
+    (`self.model, _ = clip.load(name)` then `self._deactivate_grad()`)?"""
+    frozen_from = flow.frozen_at.get("self." + target.attr)
+    return frozen_from is not None and (target.lineno, target.col_offset) < frozen_from
 
 
 def _empty_literal_store(model, target: ast.Attribute) -> bool:
