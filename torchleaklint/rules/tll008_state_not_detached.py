@@ -87,7 +87,7 @@ class StateNotDetached(Rule):
         shown = ", ".join(f"`{n}`" for n in names)
         what = "is" if len(names) == 1 else "are"
         return (f"{shown} {what} fed back into the next iteration of the loop at line {loop.lineno} "
-                f"without `.detach()`, while `backward()` runs every iteration: each backward walks the "
+                f"without `.detach()`, while a backward runs in the loop: each backward walks the "
                 f"whole history. Without `retain_graph=True` this fails on the second backward; with it, "
                 f"memory grows every step. Detach {shown} at the top of the loop body")
 
@@ -111,7 +111,7 @@ def _evidence(model, stmt, loop, names) -> list:
              (loop, "the value bound in one iteration of this loop is the one read in the next "
                     "(no `.detach()` or fresh binding in between)")]
     if backward is not None:
-        steps.append((backward, "this backward runs every iteration and walks back through every earlier "
+        steps.append((backward, "this backward runs in the loop and walks back through every earlier "
                                 "iteration's graph"))
     return steps
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Iterator, List, Optional
 
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters
+from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -231,7 +232,8 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
         if target is None:
             callee = model.resolve_call(call)
             if callee is not None and callee is not model.unit_of(loop) and _backward_per_call(model, callee) \
-                    and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)):
+                    and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)
+                         or _hands_on_through_its_object(model, loop, call, callee, name)):
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
             continue
         if model.qualname(call.func) == "torch.autograd.grad" and (
@@ -284,6 +286,38 @@ def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
     return any(isinstance(arg, ast.Name) and model.computed_from(unit, name, arg)
                and any(t is not None and model.computed_from(callee, param, t) for t in targets)
                for param, arg in bound)
+
+
+def _hands_on_through_its_object(model, loop, call: ast.Call, callee, name: str) -> bool:
+    """Does another method of the same object, called in the loop with `name`, store what it
+    computes from it where the callee's backward reads it? (`action, hx = agent.act(obs, hx)`
+    appends the value its forward made from `hx` to `self.memory.values`; `agent.update()`
+    back-propagates a loss of `torch.stack(self.memory.values)`: each update walks the
+    carried state's history.)"""
+    if not isinstance(call.func, ast.Attribute):
+        return False
+    receiver = dotted(call.func.value)
+    read = model.state_fed_to_backward(callee)
+    if receiver is None or not read:
+        return False
+    me = self_name(callee)
+    for other in _calls_in_body(loop):
+        if other is call or not isinstance(other.func, ast.Attribute) or dotted(other.func.value) != receiver \
+                or not _passes(other, name):
+            continue
+        method = model.resolve_call(other)
+        if method is None or method is callee or model.class_of(method) is None or \
+                model.class_of(method) is not model.class_of(callee):
+            continue
+        params = [a.arg for a in positional_parameters(method)]
+        own = params[0] if params else None
+        handed = [param for param, arg in zip(params[1:], other.args) if isinstance(arg, ast.Name) and arg.id == name]
+        handed += [kw.arg for kw in other.keywords if isinstance(kw.value, ast.Name) and kw.value.id == name
+                   and kw.arg in params[1:]]
+        keys = {own + key[len(me):] for key in read} if own else set()
+        if any(model.stores_from_parameter(method, param, keys) for param in handed):
+            return True
+    return False
 
 
 def _backward_per_call(model, func) -> bool:

@@ -3925,6 +3925,20 @@ class SemanticModel:
         memory.logprobs).detach()` in the loss does not back-propagate `memory.logprobs`."""
         return key in self._backward_sources(unit, gradient)
 
+    def state_fed_to_backward(self, unit: ast.AST) -> Set[str]:
+        """The attributes of the method's own object (`self.memory.values`) that gradients of
+        its backwards flow back to (`loss = ... torch.stack(self.memory.values) ...`)."""
+        me = self_name(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        if me is None:
+            return set()
+        return {key for key in self._backward_sources(unit, gradient=True) if key.startswith(me + ".")}
+
+    def stores_from_parameter(self, unit: ast.AST, param: str, keys: Set[str]) -> bool:
+        """Does the function put a value computed from its parameter `param` into one of
+        `keys` (attributes of its object, `self.memory.values.append(value)` of a forward that
+        read `param`)?"""
+        return param in self._computed_from_keys(unit, set(keys), param)
+
     def holds_no_graph_state(self, expr: ast.AST) -> bool:
         """Is `expr` a module of a class of this file (or of another module, from its summary)
         proven to keep nothing between calls (object_state.holds_no_graph_state)?"""
