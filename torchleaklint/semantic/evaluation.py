@@ -586,13 +586,26 @@ def _evaluation_by_name_uncached(model, func, depth: int = 0) -> bool:
     if any(_feeds_a_loss(model, site) for site in sites):
         return False  # a training path runs it too (`loss()` calling `self.inference()`): what it
         # computes is part of that loss, whatever another caller does with it
-    if any(not _inside_forward(model, site) and not _feeds_a_loss(model, site)
-           and _caller_evaluates(model, owner, site, depth) for site in sites):
+    evaluating = [site for site in sites if not _inside_forward(model, site) and not _feeds_a_loss(model, site)
+                  and _caller_evaluates(model, owner, site, depth)]
+    if evaluating and owner is not None and model.is_module_class(owner) and \
+            all(_reported_at_the_call(model, site) for site in evaluating):
+        return False  # `model.simple_test(images)` after `model.eval()`: that call is the forward
+        # of the evaluated model reported; the method's own submodule calls are the same leak
+    if evaluating:
         return True
     # another module calls it after `model.eval()` with grad on, and neither back-propagates
     # nor hands on what it returns (a benchmark script's loop over its data set)
     return any(site.get("ev") and not site["ng"] and not site.get("bp") and not site.get("rt") and not site.get("fw")
                for site in model.external_sites(func))
+
+
+def _reported_at_the_call(model, site) -> bool:
+    """Is `site`, a call of a module's method on another object (`model.simple_test(x)`), in
+    the evaluation region of that object (after its `eval()`), where it is itself reported
+    as the evaluated model's forward?"""
+    return isinstance(site.func, ast.Attribute) and not (
+        isinstance(site.func.value, ast.Name) and site.func.value.id == "self") and in_evaluation_region(model, site)
 
 
 def in_evaluation_region(model, call) -> bool:
