@@ -251,6 +251,13 @@ def _differentiates_with_respect_to(call: ast.Call, name: str) -> bool:
     inputs = call.args[1] if len(call.args) > 1 else keyword_arg(call, "inputs")
     if isinstance(inputs, (ast.List, ast.Tuple)) and len(inputs.elts) == 1:
         inputs = inputs.elts[0]
+    # `list(params.values())`: the tensors of a dict of fast weights carried by a MAML inner loop
+    if isinstance(inputs, ast.Call) and isinstance(inputs.func, ast.Name) and inputs.func.id in ("list", "tuple") \
+            and len(inputs.args) == 1 and not inputs.keywords:
+        inputs = inputs.args[0]
+    if isinstance(inputs, ast.Call) and isinstance(inputs.func, ast.Attribute) and inputs.func.attr == "values" \
+            and not inputs.args and not inputs.keywords:
+        inputs = inputs.func.value
     return isinstance(inputs, ast.Name) and inputs.id == name
 
 
