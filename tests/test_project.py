@@ -66,8 +66,8 @@ METER = {
 
 def test_callee_in_other_module_sees_graph_argument(tmp_path):
     found = run(write(tmp_path, METER), "--no-cache", ".")
-    assert ("utils.py", 7, "TLL002") in found
-    assert "train.py:13" in found[("utils.py", 7, "TLL002")]  # the message names the other module
+    assert ("utils.py", 7, "TLL001") in found
+    assert "train.py:13" in found[("utils.py", 7, "TLL001")]  # the message names the other module
 
 
 def test_a_checkout_without_markers_is_one_project_from_where_the_run_starts(tmp_path):
@@ -76,7 +76,7 @@ def test_a_checkout_without_markers_is_one_project_from_where_the_run_starts(tmp
     write(tmp_path, METER)
     (tmp_path / "pyproject.toml").unlink()
     found = run(tmp_path, "--no-cache", "--extend-select", "TLL002", ".")
-    assert ("utils.py", 7, "TLL002") in found
+    assert ("utils.py", 7, "TLL001") in found
     assert not run(tmp_path, "--no-cache", "--extend-select", "TLL002", "--no-project-analysis", ".")
 
 
@@ -301,7 +301,7 @@ def test_cache_rechecks_dependents_only(tmp_path):
     write(tmp_path, METER)
     (tmp_path / "leaf.py").write_text("def f(x):\n    return x\n")
     first = run(tmp_path, ".")
-    assert ("utils.py", 7, "TLL002") in first
+    assert ("utils.py", 7, "TLL001") in first
     train = tmp_path / "train.py"
     train.write_text(train.read_text().replace("meter.update(loss)", "meter.update(loss.item())"))
     second = run(tmp_path, ".")
@@ -316,11 +316,11 @@ def test_stdin_buffer_reads_the_project_on_disk(tmp_path):
     source = (tmp_path / "utils.py").read_bytes()
     proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-cache", "--stdin-filename", "utils.py", "-"],
                           cwd=tmp_path, env=env, input=source, capture_output=True)
-    assert b"utils.py:7:9: TLL002" in proc.stdout and b"train.py:13" in proc.stdout
+    assert b"utils.py:7:9: TLL001" in proc.stdout and b"train.py:13" in proc.stdout
     # without a name there is no project: the buffer is analyzed alone
     proc = subprocess.run([sys.executable, "-m", "torchleaklint", "--no-cache", "-"],
                           cwd=tmp_path, env=env, input=source, capture_output=True)
-    assert b"TLL002" not in proc.stdout
+    assert b"TLL001" not in proc.stdout
 
 
 def test_flake8_plugin_follows_imports(tmp_path):
@@ -328,7 +328,7 @@ def test_flake8_plugin_follows_imports(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     proc = subprocess.run([sys.executable, "-m", "flake8", "--select", "TLL", "utils.py"],
                           cwd=tmp_path, env=env, capture_output=True, text=True)
-    assert "utils.py:7:9: TLL002" in proc.stdout, proc.stderr
+    assert "utils.py:7:9: TLL001" in proc.stdout, proc.stderr
 
 
 def test_project_analysis_can_be_turned_off(tmp_path):
@@ -341,9 +341,9 @@ def test_isolated_reads_no_configuration_and_no_other_module(tmp_path):
     and each file analyzed on its own."""
     write(tmp_path, METER)
     with_config = run(tmp_path, "--no-cache", ".")
-    assert ("utils.py", 7, "TLL002") in with_config  # the project's extend-select, across modules
+    assert ("utils.py", 7, "TLL001") in with_config  # across modules
     isolated = run(tmp_path, "--no-cache", "--isolated", "--extend-select", "TLL002", ".")
-    assert ("utils.py", 7, "TLL002") not in isolated  # `val` is known only from train.py's call
+    assert ("utils.py", 7, "TLL001") not in isolated  # `val` is known only from train.py's call
     (tmp_path / "pyproject.toml").write_text("[tool.torchleaklint]\nignore = ['TLL001']\n")
     (tmp_path / "loop.py").write_text(textwrap.dedent('''
         import torch.nn.functional as F

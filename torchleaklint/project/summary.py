@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 42
+SUMMARY_VERSION = 43
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -857,15 +857,26 @@ def _same_or_holder(name: Optional[str], receiver: str) -> bool:
 def _arguments_back_propagated(model, call, loops) -> list:
     """The positions (and keyword names) of the call's arguments whose graph a backward of the
     caller's iteration consumes (`meter.update(loss)` beside `loss.backward()`): what the
-    callee keeps of them holds a freed graph's nodes, not dead activations."""
-    if not loops:
+    callee keeps of them holds a freed graph's nodes, not dead activations. A call made by a
+    per-step method outside its loops (`self.d_meter.update(d_loss)` after `d_loss.backward()`
+    in `train_step`): one call of the method is the iteration."""
+    scope = loops[0] if loops else model.unit_of(call) if _in_per_step_function(model, call) else None
+    if scope is None:
         return []
     out: list = []
     arguments = [(i, a) for i, a in enumerate(call.args) if not isinstance(a, ast.Starred)]
     arguments += [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+    differentiated = None
     for key, arg in arguments:
-        if isinstance(arg, ast.Name) and model.carries_graph(arg) and \
-                model.consumed_by_backward(arg, loops[0]) is not None:
+        if isinstance(arg, ast.Subscript) and model.carries_graph(arg):
+            # `loss_meter.update(out["loss"])` after `out["loss"].backward()`: the very entry
+            if differentiated is None:
+                differentiated = {ast.dump(model.backward_target(c)) for c in model.iteration_backwards(scope)
+                                  if model.backward_target(c) is not None}
+            if ast.dump(arg) in differentiated and model.consumed_by_backward(arg, scope) is not None:
+                out.append(key)
+        elif isinstance(arg, ast.Name) and model.carries_graph(arg) and \
+                model.consumed_by_backward(arg, scope) is not None:
             out.append(key)
     return out
 

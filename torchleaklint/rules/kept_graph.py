@@ -30,6 +30,11 @@ class KeptGraph:
             f"the loop of another module that runs the call at {self.external_label}"
         # (a loop over batches without a backward, an evaluation, does not train)
         self.external_trains = external is not None and bool(external.site["tr"])
+        # where a per-step function's training loop calls it (`update` at `train.py:13`)
+        site = model.training_loop_call_site(unit) if loop is None and external is None and \
+            isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        self.step_call = f"`{unit.name}` is called in the training loop at {model.site_label(site)}" \
+            if site is not None else ""
         self.origin = model.graph_origin(operand)
         self.consumer = model.consumed_by_backward(operand, loop)
         # `mse += mean_squared_error(obs, pred)`: the forward's activations go with the backward,

@@ -200,7 +200,9 @@ _NO = type("_No", (), {"carries_graph": False})()
 def _where(why: str, kept) -> str:
     if why == "calls":
         return f"across the calls the loop at line {kept.loop.lineno} makes"
-    return "across iterations" if why == "loop" else "across training steps"
+    if why == "loop":
+        return "across iterations"
+    return f"across training steps ({kept.step_call})" if kept.step_call else "across training steps"
 
 
 def _holder(stmt, key: str) -> str:

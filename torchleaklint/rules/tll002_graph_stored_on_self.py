@@ -117,6 +117,11 @@ class GraphStoredOnSelf(Rule):
         if model.grad_disabled_at(stmt) or model.framework_runs_without_grad(func) or model.runs_only_without_grad(stmt):
             return None
         why = model.is_per_step_method(func)
+        if why is not None and _updates_itself(stmt, target) and not model.calls_a_module(func) and \
+                model.is_per_step_method(func, other_modules=False) is None:
+            why = None  # a meter's `self.total += loss` in an `add(loss)` that only another module's
+            # training loop calls, running no forward of its own: that loop's running total (TLL001's
+            # finding); the per-step methods of TLL002 are those its own module's loop calls
         rollout = None
         if why is None:
             rollout = rollout_call_site(model, func, target.attr)
@@ -236,6 +241,12 @@ def _a_collection(model, stored) -> bool:
 
 
 _NOTHING = type("_Nothing", (), {"carries_graph": False})()
+
+
+def _updates_itself(stmt, target) -> bool:
+    """`self.total += loss`, `self.ema = b * self.ema + (1 - b) * x`: the store computes from
+    the attribute's own previous value."""
+    return isinstance(stmt, ast.AugAssign) or _reads_attribute(_stored_expr(stmt, target), target)
 
 
 def _self_targets(stmt, receiver: str) -> List[ast.Attribute]:

@@ -1885,6 +1885,13 @@ class SemanticModel:
         self._memo[key] = answer
         return answer
 
+    def calls_a_module(self, func: ast.AST) -> bool:
+        """Does the function call a module (`self.inp(x)`, `model(x)`: a forward of its own)?
+        A method that only does arithmetic on what it is handed (a meter's `update(val)`, an
+        EMA of a caller's outputs) calls none."""
+        return any(self.value(call.func).kind == MODULE and self.value(call).kind != MODULE
+                   for call in self._calls_within(func, skip_loops=False))
+
     def call_may_run_forward(self, call: ast.Call) -> bool:
         """Can this call run a forward (a module called, a function or method of this module
         that may run one, a call handed the module or a tensor that requires grad)?"""
@@ -4451,11 +4458,13 @@ class SemanticModel:
         return self.class_of(func) is not None and any(
             fnmatch.fnmatchcase(func.name, pattern) for pattern in PER_BATCH_HOOKS)
 
-    def is_per_step_method(self, func: ast.AST, through_other_objects: bool = False) -> Optional[str]:
+    def is_per_step_method(self, func: ast.AST, through_other_objects: bool = False,
+                           other_modules: bool = True) -> Optional[str]:
         """Why `func` runs once per step: its name, or the call site in a training loop, or a
         per-step method of its class calling it (with `through_other_objects`, also a per-step
         method of another class: a meter set's `update` calling its meters' `update`).
-        Returns None for a method that does not."""
+        Returns None for a method that does not. Without `other_modules`, only training loops
+        of this module count (the spec's per-step method for TLL002)."""
         if self.class_of(func) is None:
             return None
         name = func.name
@@ -4466,20 +4475,21 @@ class SemanticModel:
                 return f"`{name}` runs once per step"
         if self.is_hf_trainer_step_hook(func):
             return f"`{name}` runs once per step (the HuggingFace Trainer calls it for every batch)"
-        site = self.training_loop_call_site(func)
+        site = self.training_loop_call_site(func, other_modules)
         if site is not None:
             return f"`{name}` is called in the training loop at {self.site_label(site)}"
         caller = self._per_step_method_calling(func, other_classes=through_other_objects)
         if caller is not None:
             return f"`{name}` is called by `{caller.name}`, which runs once per step"
-        found = self.called_by_a_function_of_the_training_loop(func)
+        found = self.called_by_a_function_of_the_training_loop(func, other_modules)
         if found is not None:
             inner, outer = found
             return f"`{name}` is called by `{self.unit_of(inner).name}` (line {inner.lineno}), " \
                    f"which the training loop calls at {self.site_label(outer)}"
         return None
 
-    def called_by_a_function_of_the_training_loop(self, func: ast.AST) -> Optional[Tuple[ast.Call, object]]:
+    def called_by_a_function_of_the_training_loop(self, func: ast.AST,
+                                                  other_modules: bool = True) -> Optional[Tuple[ast.Call, object]]:
         """A call of `func` (by name, or through a callback it was handed as: `agent_act(s)` in
         `rollout(ac.take_action)`) in a module function that a training loop calls, outside
         any condition of that function: `func` runs at least once per step. The inner call and
@@ -4492,7 +4502,7 @@ class SemanticModel:
             if isinstance(site.func, ast.Name) and site.func.id in {a.arg for a in named_parameters(caller)}:
                 outer = self._site_handing(caller, func)  # a callback: the loop must hand this one in
             else:
-                outer = self.training_loop_call_site(caller)
+                outer = self.training_loop_call_site(caller, other_modules)
             if outer is not None:
                 return site, outer
         return None
@@ -4539,7 +4549,7 @@ class SemanticModel:
                 return True
         return False
 
-    def training_loop_call_site(self, func: ast.AST) -> Optional[ast.Call]:
+    def training_loop_call_site(self, func: ast.AST, other_modules: bool = True) -> Optional[ast.Call]:
         """The first call of `func` made inside a training loop (a loop that runs backward or
         an optimizer step) in this module, else in another; of those, the first that hands
         it a graph-carrying argument when one does (`ave_loss.add(loss)`, not
@@ -4547,8 +4557,9 @@ class SemanticModel:
         found = [site for site in sorted(self.call_sites(func), key=lambda c: (c.lineno, c.col_offset))
                  if any(self.runs_training_step(loop) or self.has_backward_within(loop)
                         for loop in self.loops_around(site))]
-        found += [ExternalCall(site, func) for site in self.external_sites(func)
-                  if (site["tr"] or site.get("ps")) and not site["ng"]]
+        if other_modules:
+            found += [ExternalCall(site, func) for site in self.external_sites(func)
+                      if (site["tr"] or site.get("ps")) and not site["ng"]]
         return next((site for site in found if self._hands_a_graph(site)), found[0] if found else None)
 
     def _hands_a_graph(self, site) -> bool:
