@@ -86,6 +86,7 @@ class EmptyCacheInLoop(Rule):
         for call in model.calls:
             qual = model.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
             if not qual or not torch_api.is_empty_cache(qual) or model.in_except_handler(call) \
+                    or model.in_recovery_branch(call) \
                     or under_memory_pressure_check(model, call) or precedes_memory_reading(model, call):
                 continue
             why = _runs_per_step(model, call)

@@ -313,6 +313,24 @@ class SemanticModel:
                 return True
         return False
 
+    def in_recovery_branch(self, node: ast.AST) -> bool:
+        """Is `node` in the branch of an `if`, inside its loop, that restores the model from a
+        checkpoint (`torch.load(...)`, `.load_state_dict(...)` in the same block): a recovery
+        from a crashed loss, run when the test says so, not every step (like an OOM handler)."""
+        child = node
+        for anc in self.ancestors(node):
+            if isinstance(anc, SCOPE_TYPES + (ast.For, ast.AsyncFor, ast.While)):
+                return False
+            if isinstance(anc, ast.If):
+                block = anc.body if any(child is s for s in anc.body) else anc.orelse
+                if any(isinstance(n, ast.Call) and (
+                        isinstance(n.func, ast.Attribute) and n.func.attr == "load_state_dict"
+                        or self.qualname(n.func) == "torch.load")
+                       for stmt in block for n in ast.walk(stmt)):
+                    return True
+            child = anc
+        return False
+
     def enclosing_class_info(self, node: ast.AST) -> Optional[ClassInfo]:
         unit = self.unit_of(node)
         return self.method_class.get(unit)
@@ -1086,7 +1104,62 @@ class SemanticModel:
         """Lines of statements that never run (after a `return` or an `assert False`), and
         those of branches taken only on PyTorch 0.x (`if torch_ver == '0.3':`)."""
         return self.cached(("unreachable_lines",), lambda: unreachable_lines(self.tree, self._statement_blocks())
-                           | self._legacy_lines_cached())
+                           | self._legacy_lines_cached() | self._never_taken_lines())
+
+    def _never_taken_lines(self) -> set:
+        """The lines of the branches of an `if` whose test is decided before it runs: a
+        constant (`if resume and False:`, `if 0:`), or a local flag every definition reaching
+        the test binds to a constant (`resume = False` on each path, then `if resume:`)."""
+        out: set = set()
+        for node in self.by_type.get(ast.If, []):
+            taken = self._static_truth(node.test, node)
+            if taken is None:
+                continue
+            for stmt in (node.orelse if taken else node.body):
+                out.update(range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1))
+        return out
+
+    def _names_bound_to_constants(self, unit: ast.AST) -> Set[str]:
+        return self.cached(("names_bound_to_constants", unit), lambda: {
+            node.targets[0].id for node in nodes_within(unit) if isinstance(node, ast.Assign)
+            and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, type(None)))})
+
+    def _static_truth(self, test: ast.AST, at: ast.If) -> Optional[bool]:
+        """True/False when the value of `test` is the same on every run of the `if`; None
+        when it depends on anything else."""
+        if isinstance(test, ast.Constant):
+            return bool(test.value) if isinstance(test.value, (bool, int, type(None))) else None
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._static_truth(test.operand, at)
+            return None if inner is None else not inner
+        if isinstance(test, ast.BoolOp):
+            values = [self._static_truth(v, at) for v in test.values]
+            decisive = isinstance(test.op, ast.Or)  # `x or True` is True, `x and False` False
+            if decisive in values:
+                return decisive
+            return None if None in values else not decisive
+        if isinstance(test, ast.Name) and isinstance(test.ctx, ast.Load):
+            return self._constant_flag(test)
+        return None
+
+    def _constant_flag(self, read: ast.Name) -> Optional[bool]:
+        """The truth of a local every reaching definition binds to the same constant."""
+        unit = self.unit_of(read)
+        if not isinstance(unit, FUNCTION_TYPES) or read.id in self._globals_of(unit) \
+                or read.id not in self._names_bound_to_constants(unit):
+            return None  # (most tests read no such flag: no reaching definitions computed for them)
+        pairs = self.reaching(unit).reaching(read)
+        if not pairs:
+            return None
+        truths = set()
+        for definition, _ in pairs:
+            stmt = self.parent(definition) if isinstance(definition, ast.Name) else definition
+            if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is definition
+                    and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, (bool, type(None)))):
+                return None
+            truths.add(bool(stmt.value.value))
+        return truths.pop() if len(truths) == 1 else None
 
     def _statement_blocks(self) -> List[ast.AST]:
         """The nodes that hold blocks of statements (`body`, `orelse`, `finalbody`), from the index."""
