@@ -584,6 +584,30 @@ class Analyzer:
         iterable = self.expr(s.iter)
         self.loop(s, lambda: self.bind(s.target, element_of(iterable), s))
         self._note_frozen_by_loop(s)
+        self._note_every_entry_replaced(s)
+
+    def _note_every_entry_replaced(self, s) -> None:
+        """`for k in d: d[k] = d[k].item()` (also over `d.keys()`, under `if d[k] is not None:`):
+        after the loop every entry of `d` is what the loop stored (or None), not what it held."""
+        name = _iterated_keys_of(s.iter)
+        if name is None or not isinstance(s.target, ast.Name):
+            return
+        container = self.env.get(name)
+        if container is None or container.kind != SEQUENCE:
+            return
+        stored = []
+        for stmt, guarded in _entry_stores(s.body, name, s.target.id):
+            value = self.result.values.get(stmt.value)
+            if value is None:
+                return
+            stored.append(join(value, NONE_V) if guarded else value)
+        if not stored:
+            return
+        elem = stored[0]
+        for value in stored[1:]:
+            elem = join(elem, value)
+        self.env[name] = replace(container, elem=elem, items=None,
+                                 fields=tuple((k, elem) for k, _ in container.fields) if container.fields else None)
 
     def _note_frozen_by_loop(self, s) -> None:
         """`for p in clip.parameters(): p.requires_grad = False` (or `for _, p in
@@ -2577,6 +2601,39 @@ def _subscript_path(target: ast.Subscript):
         path.append(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None)
         node = node.value
     return node, path[::-1]
+
+
+def _iterated_keys_of(iterable: ast.AST) -> Optional[str]:
+    """`d`, `d.keys()`, `list(d)`, `list(d.keys())`: the name of the dict whose keys a loop walks."""
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in ("list", "tuple") \
+            and len(iterable.args) == 1 and not iterable.keywords:
+        iterable = iterable.args[0]
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) and iterable.func.attr == "keys" \
+            and not iterable.args:
+        iterable = iterable.func.value
+    return iterable.id if isinstance(iterable, ast.Name) else None
+
+
+def _entry_stores(body, name: str, key: str) -> List[Tuple[ast.Assign, bool]]:
+    """The statements `name[key] = value` that run in every iteration of a loop over `name`'s
+    keys: straight in the body, or (guarded: True) under `if name[key] is not None:`, which
+    leaves the other entries None. Empty when another statement could skip or change them."""
+    def is_entry(node) -> bool:
+        return isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+            and isinstance(node.slice, ast.Name) and node.slice.id == key
+
+    found = []
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and is_entry(stmt.targets[0]):
+            found.append((stmt, False))
+        elif isinstance(stmt, ast.If) and not stmt.orelse and isinstance(stmt.test, ast.Compare) \
+                and is_entry(stmt.test.left) and len(stmt.test.ops) == 1 and isinstance(stmt.test.ops[0], ast.IsNot) \
+                and isinstance(stmt.test.comparators[0], ast.Constant) and stmt.test.comparators[0].value is None:
+            inner = [s for s in stmt.body if isinstance(s, ast.Assign) and len(s.targets) == 1 and is_entry(s.targets[0])]
+            found += [(s, True) for s in inner]
+        if isinstance(stmt, (ast.Break, ast.Continue, ast.Return, ast.Raise)):
+            return []
+    return found
 
 
 def _stored_into(container: Value, path, value: Value) -> Value:
