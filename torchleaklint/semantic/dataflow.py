@@ -1878,7 +1878,7 @@ class Analyzer:
                 return wrapped  # `nn.DataParallel(model)`: its forward is the wrapped module's
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual)
-                         or _norm_without_affine(qual, e))
+                         or _norm_without_affine(qual, e) or _sequence_of_parameterless(qual, e, all_args))
         if torch_api.is_parameterless_layer(qual):
             return Value(MODULE, name=None, frozen=True)  # `torchaudio.transforms.MelSpectrogram(...)`
         if torch_api.is_optimizer(qual):
@@ -2601,6 +2601,14 @@ def _subscript_path(target: ast.Subscript):
         path.append(key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None)
         node = node.value
     return node, path[::-1]
+
+
+def _sequence_of_parameterless(qual: str, call: ast.Call, all_args) -> bool:
+    """`nn.Sequential(K.augmentation.RandomHorizontalFlip(), nn.ReLU())`: a chain of modules
+    none of which holds a parameter holds none."""
+    return torch_api.nn_class(qual) == "Sequential" and bool(all_args) and not call.keywords \
+        and not any(isinstance(a, ast.Starred) for a in call.args) \
+        and all(a.kind == MODULE and a.frozen for a in all_args)
 
 
 def _iterated_keys_of(iterable: ast.AST) -> Optional[str]:

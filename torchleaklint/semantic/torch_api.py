@@ -96,11 +96,18 @@ PARAMETERLESS_AUDIO_TRANSFORMS = frozenset({
 })
 
 
+# Libraries of data augmentations: their classes (kornia's are nn.Modules, torchvision's v2
+# transforms too) hold no learnable parameters.
+PARAMETERLESS_AUGMENTATION_PACKAGES = ("kornia.augmentation.", "torchvision.transforms.")
+
+
 def is_parameterless_layer(qualname: str) -> bool:
-    """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`, `torchaudio.transforms.MelSpectrogram`...: a layer
-    that holds no parameters."""
+    """`nn.ReLU`, `nn.MaxPool2d`, `nn.Dropout`, `torchaudio.transforms.MelSpectrogram`,
+    `kornia.augmentation.RandomRotation`...: a layer that holds no parameters."""
     if qualname.startswith("torchaudio.transforms."):
         return qualname.rsplit(".", 1)[-1] in PARAMETERLESS_AUDIO_TRANSFORMS
+    if qualname.startswith(PARAMETERLESS_AUGMENTATION_PACKAGES):
+        return qualname.rsplit(".", 1)[-1][:1].isupper()  # a class, not a functional helper
     name = nn_class(qualname)
     return name is not None and name in PARAMETERLESS_NN_CLASSES
 
