@@ -3276,9 +3276,10 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
                     and isinstance(node.value, ast.Name) and node.value.id == "self" \
                     and not _parameter_free(value) and node.attr not in skip \
                     and not _frozen_after(flow, node) \
-                    and not (value.kind == UNKNOWN and node.attr not in used_as_object) \
+                    and not (value.kind in (UNKNOWN, REF) and node.attr not in used_as_object) \
                     and not (_empty_literal_store(model, node) and not _fills_with_modules(model, info, node.attr)):
-                return False  # an unknown value used only as data (`self.N = N`) holds no module
+                return False  # an unknown value used only as data (`self.N = N`, `self.idx =
+                # cfg.JOINTS_IDX` of a config module) holds no module
     return True
 
 
