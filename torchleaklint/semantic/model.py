@@ -1092,6 +1092,8 @@ class SemanticModel:
                 cls = owner.func.id  # `Trainer(cfg).fit(data)`: a method of the instance just made
             elif isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Attribute) and called_on_self(owner.value):
                 cls = self._element_class(call, owner.value.attr)  # `self.meters[name].update(v)`
+            elif isinstance(owner, ast.Subscript) and isinstance(owner.value, ast.Name):
+                cls = self._instance_class_of_name(owner.value.id + "[]")  # `losses_m[key].update(v)`
             elif isinstance(owner, ast.Attribute):
                 # `model.l2.tensor_s.update(h)`: an attribute that one class of the module, and
                 # only one, binds to an instance of one class (`self.tensor_s = TensorStatistic()`)
@@ -1335,6 +1337,9 @@ class SemanticModel:
                         owner = self.enclosing_class_info(node)
                         if owner is not None:
                             attrs.setdefault((owner.name, target.attr), set()).add(cls)
+                    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                        # `losses_m[key] = AverageMeter()`: the items a local dict holds
+                        names.setdefault(target.value.id + "[]", set()).add(cls)
                     elif isinstance(target, ast.Subscript) and _self_attribute_name(target.value):
                         # `self.meters[name] = AverageMeter()`: the items the dict holds
                         owner = self.enclosing_class_info(node)

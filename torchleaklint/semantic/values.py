@@ -147,6 +147,10 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         return b  # `outs = []` before a loop that appends: what the loop put in
     if _empty_list(b) and a.kind == SEQUENCE and a.elem is not None:
         return a
+    if a == _BARE and b.kind == SEQUENCE and b.elem is not None and b.items is None:
+        return b  # `meters = {}` before a loop that fills it (`meters[k] = AverageMeter()`)
+    if b == _BARE and a.kind == SEQUENCE and a.elem is not None and a.items is None:
+        return a
     if a.kind == GRAPH or b.kind == GRAPH:
         return Value(GRAPH, scalar=a.scalar and b.scalar)
     if a.carries_graph or b.carries_graph:
@@ -183,6 +187,9 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
 
 # kinds whose values of different names are still of that kind (a join keeps the kind)
 _KINDS_KEPT_BY_A_JOIN = frozenset({LOSS_FN, OPTIMIZER, DATALOADER, DATASET, DATA})
+
+
+_BARE = Value(SEQUENCE)  # a container with nothing known in it: `{}` before anything is stored
 
 
 def _empty_list(value: Value) -> bool:
