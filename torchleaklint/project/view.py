@@ -85,7 +85,8 @@ class Resolver:
         if path is None or hops > MAX_HOPS:
             return None
         if not rest:
-            return ("module", None, path, "")
+            shadowing = self._package_binding(qual, hops)
+            return shadowing if shadowing is not None else ("module", None, path, "")
         summary = self.summary(path)
         if summary is None:
             return None
@@ -110,6 +111,34 @@ class Resolver:
         if target.split(".")[0] in modules.BUILTIN_KNOWLEDGE or not self.is_first_party(target):
             return ("alias", target + ("." + tail if tail else ""), None, "")
         return Resolver(path, self.summaries, self.reads).lookup(target + ("." + tail if tail else ""), hops + 1)
+
+    def _package_binding(self, qual: str, hops: int):
+        """`pkg.train` where `pkg/__init__.py` binds `train` itself (`from .train import train`,
+        run after the submodule's import sets the attribute): `from pkg import train` gives
+        the package's binding, the function, not the submodule."""
+        package, _, last = qual.rpartition(".")
+        if not package:
+            return None
+        path = modules.find_module(package, self.importer)
+        if path is None or os.path.basename(path) != "__init__.py":
+            return None
+        summary = self.summary(path)
+        if summary is None:
+            return None
+        kind = summary["defs"].get(last)
+        if kind == "function":
+            self.note(path, "functions", last)
+            return ("function", summary["functions"].get(last), path, last)
+        if kind == "class":
+            self.note(path, "classes", last)
+            return ("class", summary["classes"].get(last), path, last)
+        target = summary["aliases"].get(last)
+        self.note(path, "aliases", last)
+        if target is None or target == qual:
+            return None
+        if target.split(".")[0] in modules.BUILTIN_KNOWLEDGE or not self.is_first_party(target):
+            return ("alias", target, None, "")
+        return Resolver(path, self.summaries, self.reads).lookup(target, hops + 1)
 
     def alias(self, path: str, summary: dict, name: str, hops: int = 0) -> Optional[str]:
         """The qualified name a module-level import name of module `path` stands for: its own
