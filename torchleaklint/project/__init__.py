@@ -95,6 +95,7 @@ class Project:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
         _index_overrides(index, self.summaries, children)
         _index_named_calls(index, self.summaries)
+        _index_method_owners(index, self.summaries)
         _index_backpropagated_attributes(index, self.summaries)
         _index_differentiating_forwards(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
@@ -220,6 +221,27 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
                 index.setdefault(path, {})[f"~{method}"] = [
                     {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others),
                      "ref": sum(c[2] for c in others)}]
+
+
+def _index_method_owners(index: dict, summaries: Dict[str, dict]) -> None:
+    """`~own:method` -> [{"owners": module classes of the project defining `method`}], for each
+    module that calls that method name on receivers of unknown class (`policy.act_inference(obs)`
+    in a play script that imports nothing of the project): the classes its object may be of."""
+    wanted = {name for summary in summaries.values() for name in (summary.get("named") or {})}
+    if not wanted:
+        return
+    owners: Dict[str, List[str]] = {}
+    for path, summary in sorted_items(summaries):
+        module = summary.get("module") or ""
+        for cls, entry in (summary.get("classes") or {}).items():
+            if entry.get("kind") == "module" and module:
+                for method in wanted.intersection(entry["methods"]):
+                    owners.setdefault(method, []).append(f"{module}.{cls}")
+    for path, summary in summaries.items():
+        for name in sorted(summary.get("named") or {}):
+            if name in owners:
+                index.setdefault(path, {})[f"~own:{name}"] = [{"path": "", "l": 0, "c": 0,
+                                                              "owners": sorted(owners[name])}]
 
 
 def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) -> None:

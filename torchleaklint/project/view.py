@@ -425,6 +425,12 @@ class ProjectView:
         """Does some module class of the project compute gradients in its `forward`?"""
         return bool(self._sites_under("~gfw"))
 
+    def method_owners(self, method: str) -> List[str]:
+        """The module classes of the project (qualified names) defining `method`, for a method
+        this module calls on receivers of unknown class."""
+        found = self._sites_under(f"~own:{method}")
+        return list(found[0]["owners"]) if found else []
+
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the
         method name `method` on receivers of unknown class."""

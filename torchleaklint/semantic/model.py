@@ -2025,6 +2025,13 @@ class SemanticModel:
             if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
                 return None  # every module has it: the one class of this file defining it says nothing
             owners = self.module_classes_defining(attr)
+            if not owners and self.project is not None:
+                # no class of this file has it: the module classes of the project that define it
+                # (`policy.act_inference(obs)` in a play script importing nothing of the project)
+                owners = self.project.method_owners(attr)
+                if len(owners) > 1:
+                    answers = [self.method_runs_forward(Value(MODULE, name=name), attr, call) for name in owners]
+                    return True if answers and all(answers) else None if None in answers else False
             if len(owners) != 1:
                 return None  # ambiguous, or no class of this file has it: not in view
             receiver = Value(MODULE, name=owners[0])  # `decoder.sample(64)`, one module class defines `sample`
