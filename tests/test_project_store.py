@@ -192,12 +192,12 @@ def test_a_warm_run_over_the_same_files_takes_the_checks_without_fingerprints(tm
     monkeypatch.setattr(Project, "fingerprint", lambda self, *a: computed.append(a[0]) or real(self, *a))
     files, cache_dir = ["train.py", "utils.py"], tmp_path / "cache"
     cold, cache = _lint_in_process(project, cache_dir, files)
-    assert ("utils.py", 7, "TLL002") in cold and cache._run is not None
+    assert ("utils.py", 7, "TLL001") in cold and cache._run is not None
     computed.clear()
     assert _lint_in_process(project, cache_dir, files)[0] == cold and computed == []
     # a run over one of the files re-records it with what that run saw (no call site from
     # train.py: no finding): the next run over both may not take that entry as it is
-    assert ("utils.py", 7, "TLL002") not in _lint_in_process(project, cache_dir, ["utils.py"])[0]
+    assert ("utils.py", 7, "TLL001") not in _lint_in_process(project, cache_dir, ["utils.py"])[0]
     computed.clear()
     assert _lint_in_process(project, cache_dir, files)[0] == cold and computed  # checked again, same result
     computed.clear()
@@ -206,7 +206,7 @@ def test_a_warm_run_over_the_same_files_takes_the_checks_without_fingerprints(tm
     utils = project / "utils.py"
     utils.write_text(utils.read_text().replace("self.sum += val * n", "self.sum += float(val) * n"))
     edited = _lint_in_process(project, cache_dir, files)[0]
-    assert ("utils.py", 7, "TLL002") not in edited and computed
+    assert ("utils.py", 7, "TLL001") not in edited and computed
     computed.clear()
     assert _lint_in_process(project, cache_dir, files)[0] == edited and computed == []
 
