@@ -590,13 +590,20 @@ class Analyzer:
         """`for k in d: d[k] = d[k].item()` (also over `d.keys()`, under `if d[k] is not None:`):
         after the loop every entry of `d` is what the loop stored (or None), not what it held."""
         name = _iterated_keys_of(s.iter)
-        if name is None or not isinstance(s.target, ast.Name):
+        key = s.target.id if isinstance(s.target, ast.Name) else None
+        if name is None and isinstance(s.target, ast.Tuple) and len(s.target.elts) == 2 \
+                and isinstance(s.target.elts[0], ast.Name) and isinstance(s.iter, ast.Call) \
+                and isinstance(s.iter.func, ast.Attribute) and s.iter.func.attr == "items" and not s.iter.args \
+                and isinstance(s.iter.func.value, ast.Name):
+            # `for name, value in log_vars.items(): log_vars[name] = value.item()`
+            name, key = s.iter.func.value.id, s.target.elts[0].id
+        if name is None or key is None:
             return
         container = self.env.get(name)
         if container is None or container.kind != SEQUENCE:
             return
         stored = []
-        for stmt, guarded in _entry_stores(s.body, name, s.target.id):
+        for stmt, guarded in _entry_stores(s.body, name, key):
             value = self.result.values.get(stmt.value)
             if value is None:
                 return
@@ -3264,7 +3271,7 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
                     return False
     used_as_object = _attributes_used_as_objects(info)
     for name, method in info.methods.items():
-        if name not in INIT_METHODS:
+        if name not in _construction_methods(info):
             continue
         flow = model.flow(method)
         if flow is None and model.in_progress(method):
@@ -3281,6 +3288,23 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
                 return False  # an unknown value used only as data (`self.N = N`, `self.idx =
                 # cfg.JOINTS_IDX` of a config module) holds no module
     return True
+
+
+def _construction_methods(info) -> Set[str]:
+    """The init-like methods of a class and the methods of its own they call on `self`
+    (`self.define_module()` in `__init__`, which builds the submodules), transitively."""
+    found = {name for name in info.methods if name in INIT_METHODS}
+    stack = list(found)
+    while stack:
+        method = info.methods[stack.pop()]
+        receiver = self_name(method)
+        for node in ast.walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id == receiver and \
+                    node.func.attr in info.methods and node.func.attr not in found:
+                found.add(node.func.attr)
+                stack.append(node.func.attr)
+    return found
 
 
 def _frozen_after(flow: FlowResult, target: ast.Attribute) -> bool:

@@ -1218,13 +1218,13 @@ def _abstract_forward(model, class_name: str) -> bool:
 
 def _computes_gradients(model, func, depth: int, eval_mode: bool = False) -> bool:
     """`func` or a function of this file it calls (`forward` dispatching to `meta_forward`,
-    two calls deep) has gradient code (with `eval_mode`: code that runs in eval mode too)."""
+    up to three calls deep) has gradient code (with `eval_mode`: code that runs in eval mode too)."""
     if model.cached(("evaluation_direct_gradient_code", func, eval_mode),
                     lambda: any(_is_gradient_code(model, node) and not (eval_mode and _train_mode_only(model, node, func))
                                 for node in ast.walk(func))):
         return True
-    if depth >= 2:
-        return False
+    if depth >= 3:
+        return False  # (`generate_mesh` -> `generate_from_latent` -> `extract_mesh` -> `estimate_normals`)
     for node in ast.walk(func):
         if isinstance(node, ast.Call):
             target = model.resolve_call(node)
@@ -1294,7 +1294,12 @@ def _other_module_callee_differentiates(model, call, eval_mode: bool = False) ->
     summary says it computes gradients (`self.matmul2.relprop(cam)` of a layer class whose
     `relprop` runs `torch.autograd.grad`), in eval mode too when `eval_mode`?"""
     entry = model.other_module_entry(call)
-    return bool(entry and entry.get("grad")) and not (eval_mode and entry.get("gtr"))
+    if entry is None:
+        # a method of an object of unknown class: any module class of the project defining it
+        # that differentiates (`model.forward_baseline(...)`, which fine-tunes first) may be it
+        return any(e.get("grad") and not (eval_mode and e.get("gtr")) or e.get("bw") or e.get("step")
+                   for e in model.project_owner_entries(call))
+    return bool(entry.get("grad")) and not (eval_mode and entry.get("gtr"))
 
 
 def _receiver_frozen_before(model, call, unit) -> bool:

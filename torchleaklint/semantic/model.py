@@ -687,6 +687,23 @@ class SemanticModel:
             return f"{info.name}.{func.name}"
         return None
 
+    def project_owner_entries(self, call: ast.Call) -> List[dict]:
+        """For `obj.method(...)` on a module of unknown class that no class of this file
+        defines: the summary entries of `method` in each module class of the project that
+        defines it (`SiteIndex` `~own:`), the object may be of any of them."""
+        func = call.func
+        if self.project is None or not isinstance(func, ast.Attribute) or self.module_classes_defining(func.attr):
+            return []
+        receiver = self.value(func.value)
+        if receiver.kind != MODULE or receiver.name or receiver.alts:
+            return []
+        out = []
+        for owner in self.project.method_owners(func.attr):
+            found = self.project.method_of(owner, func.attr)
+            if found is not None and found[0] == "function" and isinstance(found[1], dict):
+                out.append(found[1])
+        return out
+
     def other_module_entry(self, call: ast.Call, functions: bool = True) -> Optional[dict]:
         """The summary entry of the function or method of another module of the project that
         `call` runs: a method of an object of another module's class (`self.matmul2.relprop(x)`),
@@ -2030,8 +2047,10 @@ class SemanticModel:
                 # (`policy.act_inference(obs)` in a play script importing nothing of the project)
                 owners = self.project.method_owners(attr)
                 if len(owners) > 1:
+                    # (the object may be of a class that defines the name for something else:
+                    # a forward only when every one of them runs one, else unknown)
                     answers = [self.method_runs_forward(Value(MODULE, name=name), attr, call) for name in owners]
-                    return True if answers and all(answers) else None if None in answers else False
+                    return True if all(answers) else None
             if len(owners) != 1:
                 return None  # ambiguous, or no class of this file has it: not in view
             receiver = Value(MODULE, name=owners[0])  # `decoder.sample(64)`, one module class defines `sample`
