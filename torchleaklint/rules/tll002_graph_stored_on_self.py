@@ -40,7 +40,10 @@ class GraphStoredOnSelf(Rule):
     per-step code) or is never back-propagated at all (a cached activation or attention
     map). A method runs once per step when it is named `forward`, `__call__`, `step`,
     `training_step` or `*_step` (configurable with `per-step-methods`), or when a training
-    loop of the same module calls it (`plant = Plant(); ...; plant.advance(u)`).
+    loop of the same module calls it (`plant = Plant(); ...; plant.advance(u)`). A method
+    only another module's loop calls counts when it runs a forward of its own or stores
+    something other than an update of the attribute's own value: a meter's `self.total +=
+    loss` fed by another module's loop is that loop's running total, reported by TLL001.
 
     ## Why is this bad?
     An object that keeps state between steps (a simulator, an RNN wrapper, a running
