@@ -628,10 +628,15 @@ class Analyzer:
             return
         flag = _freezing_flag(s, owner=key)
         if isinstance(flag, ast.Constant) and flag.value is False:
-            current = self.env.get(key, UNKNOWN_V)
-            if current.kind in (MODULE, UNKNOWN, INSTANCE):
-                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
-                self._note_frozen_global(key, s)
+            self._mark_frozen(key, s)
+
+    def _mark_frozen(self, key: str, node: ast.AST, default: Value = UNKNOWN_V) -> None:
+        """From `node` on, the module bound to `key` (or of unknown kind there) is frozen: it
+        records a graph only from its input."""
+        current = self.env.get(key, default)
+        if current.kind in (MODULE, UNKNOWN, INSTANCE):
+            self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
+            self._note_frozen_global(key, node)
 
     def _note_frozen_global(self, key: str, node: ast.AST) -> None:
         if isinstance(self.unit, ast.Module) and "." not in key:
@@ -1700,10 +1705,7 @@ class Analyzer:
             node = node.func.value
         key = dotted(node)
         if frozen and key is not None:
-            current = self.env.get(key, UNKNOWN_V)
-            if current.kind in (MODULE, UNKNOWN, INSTANCE):
-                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
-                self._note_frozen_global(key, call)
+            self._mark_frozen(key, call)
 
     def _thaw_holder(self, target: ast.AST, value: Value) -> None:
         """`alex.classifier[6] = nn.Linear(4096, 3)` into a module frozen before: the new part
@@ -1733,10 +1735,7 @@ class Analyzer:
         for index in positions:
             key = dotted(call.args[index]) if index < len(call.args) else None
             if key is not None:
-                current = self.env.get(key, self.result.values.get(call.args[index], UNKNOWN_V))
-                if current.kind in (MODULE, UNKNOWN, INSTANCE):
-                    self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
-                    self._note_frozen_global(key, call)
+                self._mark_frozen(key, call, self.result.values.get(call.args[index], UNKNOWN_V))
 
     def _note_frozen_by_own_method(self, call: ast.Call) -> None:
         """`self._deactivate_grad()` of a method of the same class that freezes submodules
@@ -1753,10 +1752,7 @@ class Analyzer:
             return
         for attr in self.m.cached(("frozen_self_attributes", method), lambda: frozen_self_attributes(method)):
             key = f"{func.value.id}.{attr}"
-            current = self.env.get(key, UNKNOWN_V)
-            if current.kind in (MODULE, UNKNOWN, INSTANCE):
-                self.env[key] = Value(MODULE, name=current.name if current.kind != UNKNOWN else None, frozen=True)
-                self._note_frozen_global(key, call)
+            self._mark_frozen(key, call)
 
     def _parameterless_output(self, all_args) -> Value:
         """`nn.ReLU()(x)`: a graph exactly when an input carries one; unknown inputs give an
