@@ -2962,12 +2962,10 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
                 flow = _flow_without_callers(model, method)
             if flow is None:
                 continue
-            frozen_from = flow.frozen_at.get("self." + attr)
             for node, value in flow.values.items():
                 if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    if frozen_from is not None and value.kind in (MODULE, UNKNOWN) and \
-                            (node.lineno, node.col_offset) < frozen_from:
+                    if value.kind in (MODULE, UNKNOWN) and _frozen_after(flow, node):
                         # frozen by a later statement of the method (what a library call returned,
                         # `self.model, preprocess = clip.load(name)`, is proven a module by it)
                         value = Value(MODULE, name=value.name, frozen=True)
@@ -3095,13 +3093,15 @@ def frozen_parameters(func) -> List[int]:
     """The positions of the parameters a function freezes on every path (`def
     freeze_model(model): for p in model.parameters(): p.requires_grad = False`): calling it
     leaves the module handed there frozen."""
-    out = []
-    for index, param in enumerate(positional_parameters(func)):
-        flags = [_freezing_flag(stmt, param.arg) for stmt in func.body]
-        if any(isinstance(f, ast.Constant) and f.value is False for f in flags if f is not None) and \
-                not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags):
-            out.append(index)
-    return out
+    return [index for index, param in enumerate(positional_parameters(func))
+            if _frozen_on_every_path([_freezing_flag(stmt, param.arg) for stmt in func.body])]
+
+
+def _frozen_on_every_path(flags) -> bool:
+    """The flags a body's statements set `requires_grad` to (None: the statement sets none):
+    some statement sets False, and none sets anything else."""
+    return any(isinstance(f, ast.Constant) and f.value is False for f in flags) and \
+        not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags)
 
 
 def frozen_self_attributes(method) -> List[str]:
@@ -3115,13 +3115,8 @@ def frozen_self_attributes(method) -> List[str]:
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me \
                     and isinstance(node.ctx, ast.Load) and node.attr not in owners:
                 owners.append(node.attr)
-    out = []
-    for attr in owners:
-        flags = [_freezing_flag(stmt, owner=f"{me}.{attr}") for stmt in method.body]
-        if any(isinstance(f, ast.Constant) and f.value is False for f in flags) and \
-                not any(f is not None and not (isinstance(f, ast.Constant) and f.value is False) for f in flags):
-            out.append(attr)
-    return out
+    return [attr for attr in owners
+            if _frozen_on_every_path([_freezing_flag(stmt, owner=f"{me}.{attr}") for stmt in method.body])]
 
 
 def _freezing_flag(stmt, owner: str = "self") -> Optional[ast.AST]:
@@ -3266,8 +3261,9 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
                 if name in _PARAMETER_MAKERS or name in ("add_module", "register_module"):
                     return False
     used_as_object = _attributes_used_as_objects(info)
+    construction = _construction_methods(info)
     for name, method in info.methods.items():
-        if name not in _construction_methods(info):
+        if name not in construction:
             continue
         flow = model.flow(method)
         if flow is None and model.in_progress(method):

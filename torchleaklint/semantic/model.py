@@ -1131,7 +1131,7 @@ class SemanticModel:
         the test binds to a constant (`resume = False` on each path, then `if resume:`)."""
         out: set = set()
         for node in self.by_type.get(ast.If, []):
-            taken = self._static_truth(node.test, node)
+            taken = self._static_truth(node.test)
             if taken is None:
                 continue
             for stmt in (node.orelse if taken else node.body):
@@ -1144,16 +1144,16 @@ class SemanticModel:
             and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
             and isinstance(node.value, ast.Constant) and isinstance(node.value.value, (bool, type(None)))})
 
-    def _static_truth(self, test: ast.AST, at: ast.If) -> Optional[bool]:
+    def _static_truth(self, test: ast.AST) -> Optional[bool]:
         """True/False when the value of `test` is the same on every run of the `if`; None
         when it depends on anything else."""
         if isinstance(test, ast.Constant):
             return bool(test.value) if isinstance(test.value, (bool, int, type(None))) else None
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            inner = self._static_truth(test.operand, at)
+            inner = self._static_truth(test.operand)
             return None if inner is None else not inner
         if isinstance(test, ast.BoolOp):
-            values = [self._static_truth(v, at) for v in test.values]
+            values = [self._static_truth(v) for v in test.values]
             decisive = isinstance(test.op, ast.Or)  # `x or True` is True, `x and False` False
             if decisive in values:
                 return decisive
