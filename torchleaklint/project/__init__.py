@@ -19,7 +19,7 @@ from torchleaklint.project import modules
 from torchleaklint.project.packed import Packed, sorted_items
 from torchleaklint.project.siteindex import SiteIndex
 from torchleaklint.project.summary import summarize
-from torchleaklint.project.view import CALLERS, SITE_MARK, ProjectView, Resolver, has_external_callers
+from torchleaklint.project.view import CALLERS, OWNERS, SITE_MARK, ProjectView, Resolver, has_external_callers
 
 __all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_digest", "summarize_file"]
 
@@ -41,6 +41,8 @@ class Project:
         # each summary's digest, once computed (on disk for a run's project, as its summaries)
         self._digests: Dict[str, str] = Packed() if isinstance(summaries, Packed) else {}
         self._sites: Optional[Dict[str, Dict[str, List[dict]]]] = None
+        # method name -> the classes of the project defining it (built with the sites)
+        self._owners: Optional[Dict[str, dict]] = None
         self._aliasing: Dict[str, set] = {}  # ProjectView.names_aliasing's answers, shared by the views
 
     def frozen(self) -> "Project":
@@ -49,6 +51,7 @@ class Project:
         copy = Project(_frozen(self.summaries))
         copy._digests = {}  # (a worker's own, if it asks)
         copy._sites = _frozen(self._sites)
+        copy._owners = self._owners
         return copy
 
     def digest(self, path: str) -> str:
@@ -95,7 +98,7 @@ class Project:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
         _index_overrides(index, self.summaries, children)
         _index_named_calls(index, self.summaries)
-        _index_method_owners(index, self.summaries)
+        self._owners = _method_owners(self.summaries, children)
         _index_backpropagated_attributes(index, self.summaries)
         _index_differentiating_forwards(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
@@ -135,7 +138,7 @@ class Project:
 
     def view(self, path: str) -> ProjectView:
         path = os.path.abspath(path)
-        return ProjectView(path, self.summaries, self.sites().get(path, {}), self._aliasing)
+        return ProjectView(path, self.summaries, self.sites().get(path, {}), self._aliasing, self._owners)
 
     def asked_sites(self, path: str, reads: Iterable[str]) -> Optional[str]:
         """A digest of the call sites (and callers) of its own functions a file's analysis
@@ -155,6 +158,8 @@ class Project:
         for read in reads:
             if read == SITE_MARK + CALLERS:
                 asked[read] = has_external_callers(sites)
+            elif read.startswith(SITE_MARK + OWNERS):
+                asked[read] = (self._owners or {}).get(read[len(SITE_MARK + OWNERS):])
             elif read.startswith(SITE_MARK):
                 asked[read] = sites.get(read[len(SITE_MARK):], [])
         return asked
@@ -223,25 +228,27 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
                      "ref": sum(c[2] for c in others)}]
 
 
-def _index_method_owners(index: dict, summaries: Dict[str, dict]) -> None:
-    """`~own:method` -> [{"owners": module classes of the project defining `method`}], for each
-    module that calls that method name on receivers of unknown class (`policy.act_inference(obs)`
-    in a play script that imports nothing of the project): the classes its object may be of."""
-    wanted = {name for summary in summaries.values() for name in (summary.get("named") or {})}
-    if not wanted:
-        return
-    owners: Dict[str, List[str]] = {}
+def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:
+    """method name -> {"owners": the module classes of the project defining it, "others": its
+    other classes defining it, "sub": those of them that classes of the project inherit from}
+    (qualified names): the classes an object may be of that code calls the method on
+    (`policy.act_inference(obs)` in a play script that imports nothing of the project;
+    `storage.add(...)` on a parameter). For every module of the run, including one not yet
+    summarized: what a file asks does not depend on its own summary."""
+    owners: Dict[str, dict] = {}
     for path, summary in sorted_items(summaries):
         module = summary.get("module") or ""
+        if not module:
+            continue
         for cls, entry in (summary.get("classes") or {}).items():
-            if entry.get("kind") == "module" and module:
-                for method in wanted.intersection(entry["methods"]):
-                    owners.setdefault(method, []).append(f"{module}.{cls}")
-    for path, summary in summaries.items():
-        for name in sorted(summary.get("named") or {}):
-            if name in owners:
-                index.setdefault(path, {})[f"~own:{name}"] = [{"path": "", "l": 0, "c": 0,
-                                                              "owners": sorted(owners[name])}]
+            group = "owners" if entry.get("kind") == "module" else "others"
+            for method in entry["methods"]:
+                if not method.startswith("__"):
+                    found = owners.setdefault(method, {"owners": [], "others": []})
+                    found[group].append(f"{module}.{cls}")
+                    if (path, cls) in children:
+                        found.setdefault("sub", []).append(f"{module}.{cls}")
+    return owners
 
 
 def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) -> None:

@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
 
-SUMMARY_VERSION = 43
+SUMMARY_VERSION = 44
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -776,6 +776,10 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["dr"] = 1  # a statement of its own: the caller drops what it returns
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
+        if not site["ng"] and any(model.runs_forward_each_iteration(loop) and not model.has_backward_within(loop)
+                                  for loop in loops):
+            site["ro"] = 1  # ... of a rollout: a forward each iteration on what the last one
+            # computed, with autograd on and no backward in the loop
         if model.receiver_rebuilt_per_step(call):
             site["fr"] = 1  # on an object the step loop builds anew each iteration: it lives one step
         if site.get("md"):
@@ -954,9 +958,22 @@ def _may_call_first_party(model, call) -> bool:
     # a parameter that other modules' calls pass first-party objects for (`plant.step(u)`
     # in a loop whose `plant` the entry script constructs), though this module imports none
     # (or to a function of this module that hands it on: `fit(model, ...)` -> `_train_epoch(model, ...)`)
+    # Or one that the methods asked of it type as an object of a class of another module
+    # (`storage.add(...)`, `storage.clear()` of the project's RolloutStorage)
     unit = model.unit_of(call)
     return isinstance(unit, FUNCTION_TYPES) and \
-        any(a.arg == func.id for a in positional_parameters(unit)) and _called_from_other_modules(model, unit)
+        any(a.arg == func.id for a in positional_parameters(unit)) and \
+        (_called_from_other_modules(model, unit) or _typed_by_another_module(model, call))
+
+
+def _typed_by_another_module(model, call) -> bool:
+    """`storage.add(...)` on a parameter whose value the data flow types as an object of a
+    class of another module of the project (from the methods asked of it)."""
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if not isinstance(receiver, ast.Name) or not model.project.class_owners(call.func.attr):
+        return False
+    value = model.value(receiver)
+    return bool(value.name) and "." in value.name
 
 
 def _called_from_other_modules(model, unit, depth: int = 0) -> bool:

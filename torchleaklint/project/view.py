@@ -23,6 +23,7 @@ MAX_HOPS = 8
 # `SITE_MARK + CALLERS` for "does any other module call into this one"
 SITE_MARK = "\0site:"
 CALLERS = "\0callers"
+OWNERS = "~own:"  # (after SITE_MARK: the classes of the project defining a method name)
 
 
 class Reads(set):
@@ -245,10 +246,12 @@ class ProjectView:
     """The project as one file sees it (the semantic model's `project`)."""
 
     def __init__(self, path: str, summaries: Optional[Dict[str, dict]] = None,
-                 sites: Optional[Dict[str, List[dict]]] = None, aliasing: Optional[Dict[str, Set[str]]] = None):
+                 sites: Optional[Dict[str, List[dict]]] = None, aliasing: Optional[Dict[str, Set[str]]] = None,
+                 owners: Optional[Dict[str, dict]] = None):
         self.path = os.path.abspath(path)
         self.summaries = summaries if summaries is not None else {}
         self.sites = sites or {}
+        self.owners = owners or {}  # method name -> the project's classes defining it
         self.aliasing = aliasing if aliasing is not None else {}  # names_aliasing's answers, per project
         self.reads: Set[str] = Reads()
         self.resolver = Resolver(self.path, self.summaries, self.reads)
@@ -428,8 +431,28 @@ class ProjectView:
     def method_owners(self, method: str) -> List[str]:
         """The module classes of the project (qualified names) defining `method`, for a method
         this module calls on receivers of unknown class."""
-        found = self._sites_under(f"~own:{method}")
-        return list(found[0]["owners"]) if found else []
+        return list(self._owners_of(method).get("owners", ()))
+
+    def class_owners(self, method: str) -> List[str]:
+        """Every class of the project (qualified names: module classes and the others, a
+        rollout storage, a simulated plant) defining `method`, for a method this module calls
+        on some receiver other than `self`."""
+        found = self._owners_of(method)
+        return sorted(list(found.get("owners", ())) + list(found.get("others", ())))
+
+    def subclassed_owners(self, method: str) -> List[str]:
+        """The classes of the project defining `method` that other classes of the project
+        inherit from: an object calling it may be of a subclass, whose other methods differ."""
+        return list(self._owners_of(method).get("sub", ()))
+
+    def _owners_of(self, method: str) -> dict:
+        self.reads.add(SITE_MARK + OWNERS + method)  # (part of the file's fingerprint)
+        return self.owners.get(method) or {}
+
+    def defined_here(self, qual: str) -> bool:
+        """Is `qual` (`pkg.mod.Cls`) a top-level name of this very module?"""
+        own = (modules.module_name(self.path) or "\0") + "."
+        return qual.startswith(own) and "." not in qual[len(own):]
 
     def named_calls(self, method: str) -> Tuple[int, int, int]:
         """(calls, calls under no-grad, references as a value) other modules make of the

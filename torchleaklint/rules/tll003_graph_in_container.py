@@ -8,7 +8,8 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
-from torchleaklint.semantic.containers import grows_through_a_parameter, replaces_an_existing_entry, rollout_keeping
+from torchleaklint.semantic.containers import (external_rollout_keeping, grows_through_a_parameter,
+                                                replaces_an_existing_entry, rollout_keeping)
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -123,6 +124,9 @@ class GraphInContainer(Rule):
         external = model.grows_across_external_calls(node, key) if why in (None, "function", "method") else None
         if external is not None and why is not None and external.site["tr"]:
             external = None  # a method a training loop of another module runs per step: that reading stands
+        if external is None and why is None:
+            external = external_rollout_keeping(model, node, key)  # `storage.add(obs, log_prob, ...)`
+            # per step of another module's collection loop, whose graphs nothing back-propagates
         if external is not None:
             why = "calls"  # `stats.record(value, reward)` in another module's evaluation loop (a
             # method its data loop runs per batch with no backward: not a training step's)

@@ -387,6 +387,35 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     return loop if all(inert_read(model, r) for r in reads) else None
 
 
+def external_rollout_keeping(model, node: ast.AST, key: str):
+    """The call site in another module whose rollout loop fills `self` state `key` (a
+    container `node` adds to) with dead graphs: `storage.add(obs, action, log_prob, value,
+    reward)` per environment step of the runner's collection loop, which runs a forward with
+    grad on what its previous iteration computed and no backward. As `rollout_keeping`: only a
+    method no call of this module runs, a container it does not make fresh, and an attribute
+    no backward in view reads (here or in another module: REINFORCE's `torch.stack(
+    storage.log_probs)` in the loss consumes it) and every read of it here inert. The graphs
+    live until the storage is cleared, however often that is. Returns that site
+    (`model.ExternalCall`), or None."""
+    from torchleaklint.semantic.model import ExternalCall
+
+    unit = model.unit_of(node)
+    if key.count(".") != 1 or not isinstance(unit, FUNCTION_TYPES) or model.class_of(unit) is None \
+            or key.split(".", 1)[0] != self_name(unit) or model.rebound_fresh_in(unit, key) \
+            or model.call_sites(unit) or model.grad_disabled_at(node):
+        return None
+    sites = [site for site in model.external_sites(unit) if site.get("ro") and site.get("lp") and not site["ng"]
+             and not site.get("mm") and not site.get("fr") and not site.get("abp") and not site["bp"]]
+    if not sites:
+        return None
+    attr = key.split(".", 1)[1]
+    if model.attribute_back_propagated_elsewhere(attr, model.enclosing_class_info(node)):
+        return None
+    reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
+             and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
+    return ExternalCall(sites[0], unit) if all(inert_read(model, r) for r in reads) else None
+
+
 def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     """A local list that a rollout loop of this function fills with graphs (`values.append(v)`
     after `logits, v = model(states)`, with grad on and no backward in the loop), whose every

@@ -284,12 +284,48 @@ class Analyzer:
             if not _telling(attrs):
                 continue
             owners = self.m.classes_defining_all(attrs)
+            if not owners and not nested.get(name):
+                typed = self._typed_by_project_methods(attrs, callable_itself=name in direct)
+                if typed is not None:
+                    found[name] = typed
+                continue
             if len(owners) == 1 and self._holds_what_is_asked(owners[0], nested.get(name, {})):
                 info = self.m.classes[owners[0]]
                 if name in direct and not (self.m.is_module_class(info) or "__call__" in info.methods):
                     continue  # called itself like a function: no object of a class that cannot be called
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
+
+    def _typed_by_project_methods(self, attrs: Set[str], callable_itself: bool) -> Optional[Value]:
+        """No class of this file defines what is asked of a parameter (`storage.add(...)`,
+        `storage.returns()`, `storage.clear()`): the one class of another module of the project
+        defining every telling name (`~own:`), if there is exactly one. A module class need not
+        define the methods every module has (`eval`, `train`); another class must define
+        every name asked. Several candidates, or none: untyped."""
+        project = self.m.project
+        if project is None:
+            return None
+        telling = _telling(attrs)
+        owners = None
+        for attr in sorted(telling):
+            found = set(project.class_owners(attr))
+            owners = found if owners is None else owners & found
+            if not owners:
+                return None
+        if not owners or len(owners) != 1:
+            return None
+        qual = next(iter(owners))
+        if project.defined_here(qual) or any(qual in project.subclassed_owners(attr) for attr in telling):
+            return None  # a class of this file (its own question, answered above), or one that
+            # other classes inherit from: the object may be of any of them
+        kind = project.class_kind(qual)
+        if kind not in ("module", "loss"):
+            if any(project.method_of(qual, attr) is None for attr in attrs - telling):
+                return None  # `.eval()` asked of an object whose class is no module and has none
+            if callable_itself and project.method_of(qual, "__call__") is None:
+                return None
+        value_kind = {"module": MODULE, "loss": MODULE, "dataset": DATASET, "loader": DATALOADER}.get(kind, INSTANCE)
+        return Value(value_kind, name=qual)
 
     def _holds_what_is_asked(self, owner: str, nested: Dict[str, Set[str]]) -> bool:
         """For `agent.model.get_action(obs)` read as an `owner` object: does the object the
@@ -1619,8 +1655,25 @@ class Analyzer:
             owner = self._unique_method_owner(func.attr)
             if owner is not None:
                 return Value(FUNCTION, name=f"{owner}.{func.attr}")
-            return self._unique_class_attribute(func.attr)
+            found = self._unique_class_attribute(func.attr)
+            if found.kind == UNKNOWN and not self.m.classes_defining_all((func.attr,)):
+                return self._unique_project_method_owner(func.attr)
+            return found
         return UNKNOWN_V
+
+    def _unique_project_method_owner(self, attr: str) -> Value:
+        """`policy.act_inference(obs)` on an nn.Module of unknown class that no class of this
+        file defines the method of: the one module class of the project's other modules that
+        defines it (`~own:`), whose summary then says what the call returns. Ambiguous or
+        absent: unknown, never a guess."""
+        project = self.m.project
+        if project is None or attr.startswith("__") or attr == "forward" or attr in torch_api.MODULE_SELF_METHODS \
+                or attr in torch_api.MODULE_BOOKKEEPING_METHODS:
+            return UNKNOWN_V
+        owners = project.method_owners(attr)
+        if len(owners) != 1 or project.defined_here(owners[0]) or owners[0] in project.subclassed_owners(attr):
+            return UNKNOWN_V  # (a class others inherit from: the object may be of a subclass)
+        return Value(REF, name=f"{owners[0]}.{attr}")
 
     def _in_hf_trainer(self, node) -> bool:
         info = self.m.enclosing_class_info(node)

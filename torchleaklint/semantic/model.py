@@ -1775,12 +1775,13 @@ class SemanticModel:
 
     def _module_method_forward(self, call: ast.Call) -> bool:
         """`agent.select_action(state)`: a method of a module of a known class (of this file, or
-        of another module from its summary) that runs a forward with autograd on."""
+        of another module from its summary) that runs a forward with autograd on; also of a
+        module of unknown class when the one class defining the method says so
+        (`policy.act_inference(obs)`, the only module class of the project with that method)."""
         if not isinstance(call.func, ast.Attribute):
             return False
         receiver = self.value(call.func.value)
-        return receiver.kind == MODULE and bool(receiver.name or receiver.alts) \
-            and self.method_runs_forward(receiver, call.func.attr, call) is True
+        return receiver.kind == MODULE and self.method_runs_forward(receiver, call.func.attr, call) is True
 
     def is_training_backward(self, call: ast.Call) -> bool:
         """A backward that accumulates gradients into parameters (`loss.backward()`,
