@@ -246,11 +246,13 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
 
 
 def _differentiates_with_respect_to(call: ast.Call, name: str) -> bool:
-    """`torch.autograd.grad(loss, name)` (or `inputs=name`, `[name]`): gradients with respect
-    to the carried value itself."""
+    """`torch.autograd.grad(loss, name)` (or `inputs=name`, `[name]`, `(w, b)` with `name`
+    among them): gradients with respect to the carried value itself. (The engine runs only the
+    backward nodes on paths from the output to the inputs: the history that made them is
+    behind them.)"""
     inputs = call.args[1] if len(call.args) > 1 else keyword_arg(call, "inputs")
-    if isinstance(inputs, (ast.List, ast.Tuple)) and len(inputs.elts) == 1:
-        inputs = inputs.elts[0]
+    if isinstance(inputs, (ast.List, ast.Tuple)):
+        return any(isinstance(e, ast.Name) and e.id == name for e in inputs.elts)
     # `list(params.values())`: the tensors of a dict of fast weights carried by a MAML inner loop
     if isinstance(inputs, ast.Call) and isinstance(inputs.func, ast.Name) and inputs.func.id in ("list", "tuple") \
             and len(inputs.args) == 1 and not inputs.keywords:
