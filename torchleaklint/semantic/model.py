@@ -4417,7 +4417,8 @@ class SemanticModel:
 
         read_keys = read_keys or _read_keys
         for node in nodes_within(unit):
-            per_item = self._tuple_result_flows(node) if isinstance(node, ast.Assign) else None
+            per_item = self._tuple_result_flows(node, read_keys is not _read_keys) \
+                if isinstance(node, ast.Assign) else None
             if per_item is not None:
                 yield from per_item
             elif isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
@@ -4433,17 +4434,19 @@ class SemanticModel:
                 if owner is not None:
                     yield {owner}, read_keys(added[0])
 
-    def _tuple_result_flows(self, node: ast.Assign):
+    def _tuple_result_flows(self, node: ast.Assign, gradient: bool = False):
         """(keys written, keys read) per target of `a, b = f(...)` (`result_item_arguments`);
-        None when the items cannot be told apart (the flow then reads every argument)."""
-        items = self.result_item_arguments(node)
+        None when the items cannot be told apart (the flow then reads every argument). With
+        `gradient`, an item is computed from the arguments gradients flow back to only."""
+        items = self.result_item_arguments(node, gradient)
         if items is None:
             return None
+        read = _gradient_read_keys if gradient else _read_keys
         return [({_container_key(leaf) for leaf in _target_leaves(elt)} - {None},
-                 set().union(*(_read_keys(arg) for arg in args)))
+                 set().union(*(read(arg) for arg in args)))
                 for elt, args in zip(node.targets[0].elts, items)]
 
-    def result_item_arguments(self, node: ast.AST) -> Optional[List[List[ast.AST]]]:
+    def result_item_arguments(self, node: ast.AST, gradient: bool = False) -> Optional[List[List[ast.AST]]]:
         """`yy, xx = self._shrink(x, yy, xx)` with `_shrink` of this module returning
         `(yy, x_new)` on every path: per target, the caller's expressions its item is computed
         from (`xx` from `x` and `yy`, not from the old `xx`; the receiver for what the callee
@@ -4458,7 +4461,7 @@ class SemanticModel:
         callee = self._resolve_call_cheap(call)
         if not isinstance(callee, FUNCTION_TYPES):
             return None
-        items = self._returned_item_sources(callee, len(target.elts))
+        items = self._returned_item_sources(callee, len(target.elts), gradient)
         if items is None:
             return None
         params = [a.arg for a in positional_parameters(callee)]
@@ -4469,10 +4472,12 @@ class SemanticModel:
         bound.update({kw.arg: kw.value for kw in call.keywords})
         return [[bound[source] for source in sorted(sources) if source in bound] for sources in items]
 
-    def _returned_item_sources(self, func: ast.AST, size: int) -> Optional[List[Set[str]]]:
+    def _returned_item_sources(self, func: ast.AST, size: int, gradient: bool = False) -> Optional[List[Set[str]]]:
         """For a function whose every return is a tuple of `size` items, the parameters
-        (`self` for any of its attributes) each item is computed from; else None."""
-        key = ("returned_item_sources", func, size)
+        (`self` for any of its attributes) each item is computed from (with `gradient`, those
+        gradients flow back to: not `mean_path_length` read as `float(mean_path_length)`);
+        else None."""
+        key = ("returned_item_sources", func, size, gradient)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None  # recursion guard: not known
@@ -4485,7 +4490,8 @@ class SemanticModel:
         items: List[Set[str]] = [set() for _ in range(size)]
         for ret in returns:
             for i, elt in enumerate(ret.value.elts):
-                keys = self._computed_from_keys(func, _read_keys(elt))
+                keys = self._computed_from_keys(func, (_gradient_read_keys if gradient else _read_keys)(elt),
+                                                gradient=gradient)
                 items[i] |= {k.split(".", 1)[0] for k in keys if k.split(".", 1)[0] in params}  # `self.beta` -> self
         self._memo[key] = items
         return items

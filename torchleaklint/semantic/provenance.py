@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import List, Optional, Set, Tuple
 
+from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, short_source
 from torchleaklint.semantic.values import INSTANCE, MODULE, SEQUENCE, UNKNOWN
@@ -1028,7 +1029,7 @@ def result_ignores_argument(model, call: ast.Call, argument: ast.AST) -> bool:
         reads = _names_read(r.value)
         if reads is None:
             return False
-        stack += reads
+        stack += _graph_reads(model, reads)
     seen: Set[ast.AST] = set()
     while stack:
         read = stack.pop()
@@ -1044,21 +1045,33 @@ def result_ignores_argument(model, call: ast.Call, argument: ast.AST) -> bool:
             reads = _names_read(source.value)
             if reads is None:
                 return False
-            stack += reads + ([source.target] if isinstance(source, ast.AugAssign) else [])
+            stack += _graph_reads(model, reads) + ([source.target] if isinstance(source, ast.AugAssign) else [])
     return True
+
+
+def _graph_reads(model, reads: List[ast.Name]) -> List[ast.Name]:
+    """The reads through which a graph may flow on: not those only used through a graph
+    killer (`float(mean_path_length)` in a penalty: a number, whatever the argument carried)."""
+    return [read for read in reads if not model.value_killed_at(read)]
 
 
 def _names_read(expr: ast.AST) -> Optional[List[ast.Name]]:
     """Every name `expr` reads; None when it reads an attribute other than as the function
-    it calls (`self.h`, `args.scale`: object state that may hold what was handed in)."""
+    it calls (`self.h`, `args.scale`: object state that may hold what was handed in). A
+    tensor's metadata (`x.shape[2]`, `x.device`) is no read of its data: skipped."""
     # every node of a called expression (`torch.nn.functional` in `torch.nn.functional.relu(x)`)
     called = {id(n) for call in ast.walk(expr) if isinstance(call, ast.Call) for n in ast.walk(call.func)}
     out: List[ast.Name] = []
-    for node in ast.walk(expr):
+    stack = [expr]
+    while stack:
+        node = stack.pop()
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and id(node) not in called:
+            if node.attr in torch_api.TENSOR_METADATA_ATTRIBUTES and isinstance(node.value, ast.Name):
+                continue
             return None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             out.append(node)
+        stack.extend(ast.iter_child_nodes(node))
     return out
 
 
