@@ -172,22 +172,27 @@ class Resolver:
                 return found
         return None
 
-    def star_exports(self, path: str, hops: int = 0, seen: Optional[Set[str]] = None) -> List[Tuple[str, str]]:
+    def star_exports(self, path: str, hops: int = 0, seen: Optional[Set[str]] = None,
+                     imported_as: str = "") -> List[Tuple[str, str]]:
         """Every (name, qualified name) `from <module path> import *` binds, following the
-        module's own star imports when it has no `__all__` (earlier pairs win)."""
+        module's own star imports when it has no `__all__` (earlier pairs win). A module
+        outside any importable package (`ogbn-products/utils.py`, imported as `utils` by the
+        script beside it) has no name of its own: its definitions are named after
+        `imported_as`, the name the star import used."""
         seen = seen if seen is not None else set()
         summary = self.summary(path)
         if summary is None or hops > MAX_HOPS or path in seen:
             return []
         seen.add(path)
         self.note(path, "exports")
-        out = list(summary.get("exports", {}).items())
+        out = [(name, f"{imported_as}{qual}" if qual.startswith(".") and imported_as else qual)
+               for name, qual in summary.get("exports", {}).items()]
         if summary.get("all") is None and summary.get("stars"):
             self.note(path, "stars")
             for module in summary["stars"]:
                 imported = modules.find_module(module, path)
                 if imported:
-                    out.extend(self.star_exports(imported, hops + 1, seen))
+                    out.extend(self.star_exports(imported, hops + 1, seen, module))
         return out
 
     def method(self, path: str, cls: str, name: str, hops: int = 0):
@@ -316,7 +321,7 @@ class ProjectView:
         if path is None:
             return
         self.stars.append(module)
-        for name, qual in self.resolver.star_exports(path):
+        for name, qual in self.resolver.star_exports(path, imported_as=module):
             if name not in table.aliases:
                 table.aliases[name] = qual
                 self.star_bound[name] = qual
