@@ -3627,7 +3627,22 @@ class SemanticModel:
             return None
         if self._flushed_by_its_module(unit, key) or self._self_attribute_cut(unit, key):
             return None
+        if all(self._restarted_by_the_caller(site, loop, key) for site, loop in zip(sites, loops)):
+            return None  # `self.feat = []` in the forward, then a loop over its experts calling
+            # `self._separate_part(out, i)`, which appends: the list lives one call of the forward
         return loops[0]
+
+    def _restarted_by_the_caller(self, site: ast.Call, loop: Optional[ast.AST], key: str) -> bool:
+        """Does the function making the call `site` in `loop` rebind the `self` container `key`
+        fresh on every call (before its loop), while that loop is no loop of steps, epochs,
+        batches or a rollout (the experts or heads of one forward)? Then what the callee adds
+        lives one call of that function."""
+        caller = self.unit_of(site)
+        if loop is None or not isinstance(caller, FUNCTION_TYPES) or not self.is_inside(loop, caller) \
+                or not self.rebound_fresh_in(caller, key):
+            return False
+        return not (self.is_step_loop(loop) or self.is_epoch_loop(loop) or self.is_data_loop(loop)
+                    or self.runs_forward_each_iteration(loop))
 
     def receiver_rebuilt_per_step(self, call: ast.Call) -> bool:
         """Is `call` a method call on a name that a training-step loop around it binds anew
