@@ -138,6 +138,9 @@ class Analyzer:
         self.defaulted_none: Set[str] = set()
         # per enclosing loop, innermost last: the environments at its `break`s and `continue`s
         self._jumps: List[Tuple[List[dict], List[dict]]] = []
+        # `losses[0]` proven a number by the test of the branch being analyzed (`if
+        # isinstance(losses[0], int):`): its env key, `_subscript_key`, holds the number there
+        self._subscripts_narrowed = False
         self.yielded: Optional[Value] = None  # the join of what a generator function yields
 
     # ------------------------------------------------------------ parameters
@@ -746,6 +749,9 @@ class Analyzer:
             return
         defaulted = self._defaulted_by(s, before, after_body)
         self.env = _join_env(after_body, self.env)
+        if self._subscripts_narrowed:
+            for key in [k for k in self.env if k.endswith("]") and k not in before]:
+                del self.env[key]  # what the branch's test proved holds no longer after it
         if defaulted is not None:
             self.env[defaulted[0]] = defaulted[1]  # `if log is None: log = GanLog()`
 
@@ -781,6 +787,10 @@ class Analyzer:
             return
         if taken:
             number, array = _number_guarded(test), _array_guarded(test)
+            indexed = _subscript_key(number) if number is not None else None
+            if indexed is not None:
+                self.env[indexed] = SCALAR_V  # `eq_loss = losses[0]` under `if isinstance(losses[0], int):`
+                self._subscripts_narrowed = True
             for guarded, narrowed in ((number, SCALAR_V), (array, Value(DATA))):
                 key = dotted(guarded) if guarded is not None else None
                 if key is not None and key in self.env and self.env[key].carries_graph:
@@ -894,6 +904,9 @@ class Analyzer:
                 value = Value(GRAPH)
             self.env[target.id] = value
             self.result.values[target] = value
+            if self._subscripts_narrowed:
+                for key in [k for k in self.env if k.startswith(target.id + "[")]:
+                    del self.env[key]  # `losses` rebound: what was proven of `losses[0]` is gone
             if target.id in self.m._globals_of(self.unit):
                 self._global_binds[target.id] = join(self._global_binds.get(target.id), value)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -1172,6 +1185,10 @@ class Analyzer:
     def expr_Subscript(self, e: ast.Subscript) -> Value:
         owner = self.expr(e.value)
         self.expr(e.slice)
+        if self._subscripts_narrowed:
+            narrowed = self.env.get(_subscript_key(e) or "")
+            if narrowed is not None:
+                return narrowed
         if owner.fields is not None and isinstance(e.slice, ast.Constant) and isinstance(e.slice.value, str):
             # `logs["loss"]` of a dict whose entries are known; a key no path stores is not
             # there (a guarded read, or a KeyError): nothing is known of what it would hold
@@ -2518,6 +2535,16 @@ def _array_guarded(test: ast.AST) -> Optional[ast.AST]:
             and test.left.func.id == "type" and len(test.left.args) == 1 and ndarray(test.comparators[0]):
         return test.left.args[0]
     return None
+
+
+def _subscript_key(expr: Optional[ast.AST]) -> Optional[str]:
+    """`losses[0]` -> "losses[0]": the env key of an item read with a constant index from a
+    name (or dotted attribute), which no name or attribute key can spell; None otherwise."""
+    if not isinstance(expr, ast.Subscript) or not isinstance(expr.slice, ast.Constant) \
+            or not isinstance(expr.slice.value, (int, str)):
+        return None
+    base = dotted(expr.value)
+    return f"{base}[{expr.slice.value!r}]" if base is not None else None
 
 
 def _number_guarded(test: ast.AST) -> Optional[ast.AST]:
