@@ -3055,7 +3055,24 @@ class SemanticModel:
                 and node.slice.id == target.id and self.value(node).kind == "optimizer"
         return any(isinstance(node, ast.Attribute) and (item(node.value) and node.attr in ("zero_grad", "param_groups")
                                                         or indexed(node.value) and node.attr == "step")
-                   for node in nodes_within(loop))
+                   for node in nodes_within(loop)) or self._hands_the_index_to_a_stepping_method(loop, target.id)
+
+    def _hands_the_index_to_a_stepping_method(self, loop: ast.AST, index: str) -> bool:
+        """`for i in range(self.num_Ds): errD = self.train_Dnet(i, count)` where the method
+        steps the optimizer its parameter picks (`netD, optD = self.netsD[idx],
+        self.optimizersD[idx]` ... `optD.step()`): each iteration updates another network of
+        the same training step."""
+        for call in self._calls_within(loop, skip_loops=True):
+            callee = self._resolve_call_cheap(call)
+            if not isinstance(callee, FUNCTION_TYPES) or callee is self.unit_of(loop):
+                continue
+            params = [a.arg for a in positional_parameters(callee)]
+            if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+                params = params[1:]
+            bound = [p for p, a in zip(params, call.args) if isinstance(a, ast.Name) and a.id == index]
+            if bound and _steps_what_it_picks(callee, bound[0]):
+                return True
+        return False
 
     def passes_over_data(self, func: ast.AST) -> bool:
         """Does the function loop over steps itself (a validation pass, `train_one_epoch`)?
@@ -5086,6 +5103,23 @@ def _always_leaves(stmt: ast.AST) -> bool:
 
 # Methods that reduce or convert a loss and leave it a loss (`loss.mean()`, `l.float()`).
 _REDUCTIONS = frozenset({"mean", "sum", "float", "double", "half", "squeeze"})
+
+
+def _steps_what_it_picks(func: ast.AST, param: str) -> bool:
+    """Does `func` call `.step()` on an item its parameter `param` indexes (`self.optimizersD[
+    idx].step()`, or `optD.step()` after `netD, optD = self.netsD[idx], self.optimizersD[idx]`)?"""
+    def picked(node) -> bool:
+        return isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Name) and node.slice.id == param
+    names: Set[str] = set()
+    for node in nodes_within(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                pairs = zip(target.elts, node.value.elts) if isinstance(target, ast.Tuple) and \
+                    isinstance(node.value, ast.Tuple) and len(target.elts) == len(node.value.elts) else [(target, node.value)]
+                names |= {t.id for t, v in pairs if isinstance(t, ast.Name) and picked(v)}
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "step"
+               and (picked(node.func.value) or isinstance(node.func.value, ast.Name) and node.func.value.id in names)
+               for node in nodes_within(func))
 
 
 def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
