@@ -230,11 +230,22 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
 
 def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:
     """method name -> {"owners": the module classes of the project defining it, "others": its
-    other classes defining it, "sub": those of them that classes of the project inherit from}
+    other classes defining it, "sub": {owner: the classes of the project inheriting from it}}
     (qualified names): the classes an object may be of that code calls the method on
     (`policy.act_inference(obs)` in a play script that imports nothing of the project;
     `storage.add(...)` on a parameter). For every module of the run, including one not yet
     summarized: what a file asks does not depend on its own summary."""
+    def qual(key) -> str:
+        return f"{(summaries.get(key[0]) or {}).get('module') or ''}.{key[1]}"
+
+    def descendants(key, depth: int = 0) -> List[str]:
+        out: List[str] = []
+        for child in children.get(key, ()) if depth < 8 else ():
+            if (summaries.get(child[0]) or {}).get("module"):
+                out.append(qual(child))
+            out += descendants(child, depth + 1)
+        return out
+
     owners: Dict[str, dict] = {}
     for path, summary in sorted_items(summaries):
         module = summary.get("module") or ""
@@ -242,12 +253,13 @@ def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:
             continue
         for cls, entry in (summary.get("classes") or {}).items():
             group = "owners" if entry.get("kind") == "module" else "others"
+            below = sorted(set(descendants((path, cls)))) if (path, cls) in children else None
             for method in entry["methods"]:
                 if not method.startswith("__"):
                     found = owners.setdefault(method, {"owners": [], "others": []})
                     found[group].append(f"{module}.{cls}")
-                    if (path, cls) in children:
-                        found.setdefault("sub", []).append(f"{module}.{cls}")
+                    if below is not None:
+                        found.setdefault("sub", {})[f"{module}.{cls}"] = below
     return owners
 
 

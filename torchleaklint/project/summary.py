@@ -968,12 +968,12 @@ def _may_call_first_party(model, call) -> bool:
 
 def _typed_by_another_module(model, call) -> bool:
     """`storage.add(...)` on a parameter whose value the data flow types as an object of a
-    class of another module of the project (from the methods asked of it)."""
+    class of another module of the project, or of one of a few (from the methods asked of it)."""
     receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
     if not isinstance(receiver, ast.Name) or not model.project.class_owners(call.func.attr):
         return False
     value = model.value(receiver)
-    return bool(value.name) and "." in value.name
+    return any("." in name for name in ((value.name,) if value.name else value.alts or ()))
 
 
 def _called_from_other_modules(model, unit, depth: int = 0) -> bool:

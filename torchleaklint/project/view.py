@@ -450,6 +450,10 @@ class ProjectView:
         inherit from: an object calling it may be of a subclass, whose other methods differ."""
         return list(self._owners_of(method).get("sub", ()))
 
+    def owner_descendants(self, method: str, owner: str) -> List[str]:
+        """The classes of the project inheriting from `owner`, one of those defining `method`."""
+        return list(self._owners_of(method).get("sub", {}).get(owner, ()))
+
     def _owners_of(self, method: str) -> dict:
         self.reads.add(SITE_MARK + OWNERS + method)  # (part of the file's fingerprint)
         return self.owners.get(method) or {}

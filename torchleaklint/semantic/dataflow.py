@@ -175,7 +175,10 @@ class Analyzer:
                     sites[name] = join(sites.get(name), value)
             self.defaulted_none = {a.arg for a in params if a.arg not in sites and values.get(a.arg) == UNKNOWN_V
                                    and _is_none_literal(default_of(unit, a))}
-            untyped = {a.arg for a in params if a.arg not in sites and values.get(a.arg) == UNKNOWN_V}
+            # (a call that passes what it does not know itself says nothing: `fit(plant)` handing
+            # its own parameter on)
+            untyped = {a.arg for a in params if sites.get(a.arg, UNKNOWN_V).kind == UNKNOWN
+                       and values.get(a.arg) == UNKNOWN_V}
             if untyped:
                 values.update(self.m.cached(("typed_by_methods", unit), lambda: self._typed_by_methods(untyped)))
             for name, value in sites.items():
@@ -301,10 +304,12 @@ class Analyzer:
 
     def _typed_by_project_methods(self, attrs: Set[str], callable_itself: bool) -> Optional[Value]:
         """No class of this file defines what is asked of a parameter (`storage.add(...)`,
-        `storage.returns()`, `storage.clear()`): the one class of another module of the project
-        defining every telling name (`~own:`), if there is exactly one. A module class need not
-        define the methods every module has (`eval`, `train`); another class must define
-        every name asked. Several candidates, or none: untyped."""
+        `storage.returns()`, `storage.clear()`): the classes of other modules of the project
+        defining every telling name (`~own:`), with the classes inheriting from them: an object
+        of one of them (its class named when it is one; `alts` when it may be any of a few:
+        `plant.step(u, dt)` on a plant or a subclass that detaches). A module class need not
+        define the methods every module has (`eval`, `train`); another class must define every
+        name asked. More than three candidates, or none: untyped."""
         project = self.m.project
         if project is None:
             return None
@@ -315,20 +320,29 @@ class Analyzer:
             owners = found if owners is None else owners & found
             if not owners:
                 return None
-        if not owners or len(owners) != 1:
+        if not owners or len(owners) > 3 or any(project.defined_here(q) for q in owners):
+            return None  # (a class of this file: its own question, answered above)
+        first = sorted(telling)[0]
+        candidates = set(owners)
+        for qual in owners:
+            candidates.update(project.owner_descendants(first, qual))
+        if len(candidates) > 3:
             return None
-        qual = next(iter(owners))
-        if project.defined_here(qual) or any(qual in project.subclassed_owners(attr) for attr in telling):
-            return None  # a class of this file (its own question, answered above), or one that
-            # other classes inherit from: the object may be of any of them
-        kind = project.class_kind(qual)
-        if kind not in ("module", "loss"):
-            if any(project.method_of(qual, attr) is None for attr in attrs - telling):
-                return None  # `.eval()` asked of an object whose class is no module and has none
-            if callable_itself and project.method_of(qual, "__call__") is None:
-                return None
-        value_kind = {"module": MODULE, "loss": MODULE, "dataset": DATASET, "loader": DATALOADER}.get(kind, INSTANCE)
-        return Value(value_kind, name=qual)
+        kinds = set()
+        for qual in candidates:
+            kind = project.class_kind(qual)
+            if kind not in ("module", "loss"):
+                if any(project.method_of(qual, attr) is None for attr in attrs - telling):
+                    return None  # `.eval()` asked of an object whose class is no module and has none
+                if callable_itself and project.method_of(qual, "__call__") is None:
+                    return None
+            kinds.add({"module": MODULE, "loss": MODULE, "dataset": DATASET, "loader": DATALOADER}.get(kind, INSTANCE))
+        if len(kinds) != 1:
+            return None
+        kind = kinds.pop()
+        if len(candidates) == 1:
+            return Value(kind, name=next(iter(candidates)))
+        return Value(kind, alts=tuple(sorted(candidates)))
 
     def _holds_what_is_asked(self, owner: str, nested: Dict[str, Set[str]]) -> bool:
         """For `agent.model.get_action(obs)` read as an `owner` object: does the object the
