@@ -98,7 +98,8 @@ class Project:
                             index.setdefault(sub_path, {}).setdefault(f"{sub}.{method}", []).append(site)
         _index_overrides(index, self.summaries, children)
         _index_named_calls(index, self.summaries)
-        self._owners = _method_owners(self.summaries, children)
+        if self._owners is None:
+            self._owners = _method_owners(self.summaries, children)
         _index_backpropagated_attributes(index, self.summaries)
         _index_differentiating_forwards(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
@@ -136,6 +137,12 @@ class Project:
                         children.setdefault(parent, []).append((path, cls))
         return children
 
+    def owners(self) -> Dict[str, dict]:
+        """method name -> the classes of the project defining it (`_method_owners`)."""
+        if self._owners is None:
+            self._owners = _method_owners(self.summaries, self._subclasses())
+        return self._owners
+
     def view(self, path: str) -> ProjectView:
         path = os.path.abspath(path)
         return ProjectView(path, self.summaries, self.sites().get(path, {}), self._aliasing, self._owners)
@@ -159,7 +166,7 @@ class Project:
             if read == SITE_MARK + CALLERS:
                 asked[read] = has_external_callers(sites)
             elif read.startswith(SITE_MARK + OWNERS):
-                asked[read] = (self._owners or {}).get(read[len(SITE_MARK + OWNERS):])
+                asked[read] = self.owners().get(read[len(SITE_MARK + OWNERS):])
             elif read.startswith(SITE_MARK):
                 asked[read] = sites.get(read[len(SITE_MARK):], [])
         return asked

@@ -475,7 +475,7 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         # a summary looks forward only (no call sites of other modules), but for the rounds
         # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
         # parameters of the library functions they call
-        forward = ProjectView(path, project.summaries)
+        forward = ProjectView(path, project.summaries, owners=project.owners())
         forward.callable_names = _CALLABLE_NAMES
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
         reads = set(forward.reads)

@@ -382,9 +382,15 @@ def rollout_keeping(model, node: ast.AST, key: str) -> Optional[ast.AST]:
     owner = model.enclosing_class_info(node) if key.startswith("self.") else None
     if model.attribute_back_propagated_elsewhere(attr, owner):
         return None
+    return loop if _only_inert_reads(model, node, attr) else None
+
+
+def _only_inert_reads(model, node: ast.AST, attr: str) -> bool:
+    """Is every read of `.<attr>` in the module, other than `node` itself and the container's
+    own growing calls (`.append`), inert (cut at once, logged, plotted)?"""
     reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
              and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
-    return loop if all(inert_read(model, r) for r in reads) else None
+    return all(inert_read(model, r) for r in reads)
 
 
 def external_rollout_keeping(model, node: ast.AST, key: str):
@@ -411,9 +417,7 @@ def external_rollout_keeping(model, node: ast.AST, key: str):
     attr = key.split(".", 1)[1]
     if model.attribute_back_propagated_elsewhere(attr, model.enclosing_class_info(node)):
         return None
-    reads = [r for r in model.attribute_loads(attr) if not model.is_inside(r, node)
-             and not (isinstance(model.parent(r), ast.Attribute) and model.parent(r).attr in _GROWERS)]
-    return ExternalCall(sites[0], unit) if all(inert_read(model, r) for r in reads) else None
+    return ExternalCall(sites[0], unit) if _only_inert_reads(model, node, attr) else None
 
 
 def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
