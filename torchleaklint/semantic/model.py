@@ -4342,8 +4342,21 @@ class SemanticModel:
         external = self.external_sites(unit)
         if not local and not external or self.calls_by_method_name(unit)[0]:
             return False  # (called by name on objects of unknown class: what those do with it is unknown)
-        return all(isinstance(self.parent(call), ast.Expr) for call in local) \
-            and all(site.get("dr") for site in external)
+        return all(isinstance(self.parent(call), ast.Expr) or self._bound_to_a_name_never_read(call)
+                   for call in local) and all(site.get("dr") for site in external)
+
+    def _bound_to_a_name_never_read(self, call: ast.Call) -> bool:
+        """`shown = smooth.update(loss)` where no read of the function sees that binding: what
+        the call returns is dropped as surely as by a statement of its own."""
+        stmt = self.parent(call)
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            return False
+        target, unit = stmt.targets[0], self.unit_of(call)
+        if self.is_module_global(unit, target.id) or not isinstance(unit, FUNCTION_TYPES):
+            return False
+        reaching = self.reaching(unit)
+        return not any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
+                       and target in reaching.definitions(node) for node in nodes_within(unit))
 
     def computed_from(self, unit: ast.AST, key: str, expr: ast.AST) -> bool:
         """Is the value bound to `key` among what `expr` is computed from, directly or
