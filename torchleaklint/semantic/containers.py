@@ -429,7 +429,7 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     carried = model.carried_loops(node, key)
     loop = next((l for l in carried if model.runs_forward_each_iteration(l)), None)
     if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node) \
-            or model.feeds_backward(unit, key, gradient=True):
+            or model.feeds_backward(unit, key, gradient=True) or _put_value_back_propagated(model, node, unit):
         return None
     reaching = model.reaching(unit)
     receiver = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
@@ -441,6 +441,14 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
              and not model.is_inside(n, node) and lists & {id(d) for d in reaching.definitions(n)}
              and not (isinstance(model.parent(n), ast.Attribute) and model.parent(n).attr in _GROWERS)]
     return loop if reads and all(inert_read(model, r) for r in reads) else None
+
+
+def _put_value_back_propagated(model, node: ast.AST, unit) -> bool:
+    """`gen_steps.append(state)` where `state` also feeds the loss a backward of the function
+    differentiates (`step_loss = mse(state, y); loss = loss + step_loss` ... `loss.backward()`):
+    the graphs the list holds are the ones that backward walks, and the loss holds them anyway."""
+    put = node.args[0] if isinstance(node, ast.Call) and len(node.args) == 1 else None
+    return isinstance(put, ast.Name) and model.feeds_backward(unit, put.id, gradient=True)
 
 
 def _object_handed_in(unit, key: str) -> bool:
