@@ -362,6 +362,8 @@ def _function(model, func, module: str, info) -> dict:
             out["scut"] = cut  # `self` attributes it detaches or restarts (`detach_state()`)
     if model.backward_calls_in(func):
         out["bw"] = True
+        if model.returns_what_it_back_propagated(func):
+            out["rbp"] = True  # `loss.backward(); ...; return loss`: what it returns holds a freed graph
     from torchleaklint.semantic.evaluation import computes_gradients
 
     if computes_gradients(model, func):
@@ -879,8 +881,8 @@ def _arguments_back_propagated(model, call, loops) -> list:
                                   if model.backward_target(c) is not None}
             if ast.dump(arg) in differentiated and model.consumed_by_backward(arg, scope) is not None:
                 out.append(key)
-        elif isinstance(arg, ast.Name) and model.carries_graph(arg) and \
-                model.consumed_by_backward(arg, scope) is not None:
+        elif isinstance(arg, ast.Name) and model.carries_graph(arg) and (
+                model.consumed_by_backward(arg, scope) is not None or model.returned_after_its_backward(arg)):
             out.append(key)
     return out
 

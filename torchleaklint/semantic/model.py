@@ -4345,6 +4345,47 @@ class SemanticModel:
         return all(isinstance(self.parent(call), ast.Expr) or self._bound_to_a_name_never_read(call)
                    for call in local) and all(site.get("dr") for site in external)
 
+    def returns_what_it_back_propagated(self, func: ast.AST) -> bool:
+        """Does every return of `func` hand back a name that a training backward of its own
+        body, run on every path before the return, differentiated (`loss.backward();
+        self.optimizer.step(); return loss` in a `train_step`)? Its callers get a graph the
+        backward freed: nodes, no activations."""
+        if not isinstance(func, FUNCTION_TYPES):
+            return False
+        top = {id(stmt) for stmt in func.body}
+        done = {target.id: call.lineno for call in self.backward_calls_in(func)
+                if self.is_training_backward(call) and isinstance(self.parent(call), ast.Expr)
+                and id(self.parent(call)) in top
+                for target in [self.backward_target(call)] if isinstance(target, ast.Name)}
+        returns = [node for node in nodes_within(func) if isinstance(node, ast.Return)]
+        return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id in done
+                                     and done[r.value.id] < r.lineno for r in returns)
+
+    def returned_after_its_backward(self, read: ast.Name) -> bool:
+        """Is every value `read` may see bound from a call of a function that returns what it
+        back-propagated (`loss = self.train_step(x, y)`, the step in a base class of another
+        module: its summary's `rbp`)?"""
+        from torchleaklint.semantic.dataflow import _inherited_entry
+
+        definitions = [d for d in self.reaching(self.unit_of(read)).definitions(read)]
+        if not definitions:
+            return False
+        for definition in definitions:
+            stmt = self.parent(definition)
+            call = stmt.value if isinstance(stmt, ast.Assign) and stmt.targets == [definition] else None
+            if not isinstance(call, ast.Call):
+                return False
+            local = self.resolve_call(call)
+            if isinstance(local, FUNCTION_TYPES):
+                if not self.returns_what_it_back_propagated(local):
+                    return False
+                continue
+            entry = self.other_module_entry(call) or (
+                _inherited_entry(self, call) if isinstance(call.func, ast.Attribute) else None)
+            if not (entry or {}).get("rbp"):
+                return False
+        return True
+
     def _bound_to_a_name_never_read(self, call: ast.Call) -> bool:
         """`shown = smooth.update(loss)` where no read of the function sees that binding: what
         the call returns is dropped as surely as by a statement of its own."""
