@@ -171,6 +171,10 @@ class GraphStoredOnSelf(Rule):
                 return None  # `self.feats, self.tmpx, self.normx = self.image_filter(images)`:
                 # one forward's outputs, one graph; the features the loss is computed from may
                 # back-propagate through `normx` too
+            if _copied_from_back_propagated_state(model, _stored_expr(stmt, target), func):
+                return None  # `self.image_display = torch.cat((real.cpu(), self.fake1.cpu()))`
+                # where a backward of the class reads `self.fake1`: that backward frees the
+                # generator's activations; the copy and the concatenation save none
         numbers = model.parameter_given_numbers(stored)
         # no `.detach()` fix where some caller hands the method a number (it would fail there),
         # nor on a dict, list or tuple of tensors (`dict(l1=loss).detach()` would raise)
@@ -405,6 +409,49 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
     # of every `self.loss_*` (pix2pix-style loss bookkeeping)
     out.extend(read for read in model.dynamic_attribute_reads(attr) if not model.is_inside(read, stmt))
     return out
+
+
+# ops whose backward needs no saved tensor of their inputs (shapes and devices only)
+_SAVE_NOTHING_CALLS = frozenset({"torch.cat", "torch.stack", "torch.split", "torch.chunk", "torch.flatten"})
+_SAVE_NOTHING_METHODS = frozenset({"cpu", "cuda", "to", "view", "reshape", "permute", "transpose", "contiguous",
+                                   "flatten", "squeeze", "unsqueeze", "clone", "float", "half", "double"})
+
+
+def _copied_from_back_propagated_state(model, stored, func) -> bool:
+    """Is `stored` made, by ops that save nothing for their backward (`torch.cat`, `.cpu()`,
+    `.view(...)`), only from graph-free values and `self` attributes that a backward of this
+    module reads (`self.fake_image1`, which `update_G`'s loss back-propagates)? Then the graph
+    it holds is one that backward frees: a copy for display keeps no activations."""
+    receiver = _self_name(func)
+    consumed = model.backpropagated_attributes()
+    found = False
+    stack = [stored]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+            if model.carries_graph(node):
+                if node.attr not in consumed:
+                    return False
+                found = True
+            continue
+        if isinstance(node, ast.Call):
+            func_node = node.func
+            if isinstance(func_node, ast.Attribute) and func_node.attr in _SAVE_NOTHING_METHODS:
+                stack.append(func_node.value)
+            elif model.qualname(func_node) in _SAVE_NOTHING_CALLS:
+                pass
+            elif not model.carries_graph(node):
+                continue
+            else:
+                return False
+            stack.extend(node.args)
+            continue
+        if isinstance(node, (ast.Tuple, ast.List, ast.Subscript, ast.Starred)):
+            stack.extend(ast.iter_child_nodes(node))
+            continue
+        if model.carries_graph(node):
+            return False
+    return found
 
 
 def _a_sibling_output_is_used(model, stmt, target, func) -> bool:
