@@ -413,3 +413,50 @@ def test_a_meter_filled_by_another_modules_evaluation_loop_names_that_loop(tmp_p
     message = found[("metrics.py", 7, "TLL003")]
     assert "nothing in the loop around the call at engine.py:18 back-propagates it" in message
     assert "saved activations stay alive" in message
+
+
+def _cache_and_meter(update_call):
+    return {
+        "pkg/__init__.py": "",
+        "pkg/meters.py": """
+            class ExponentialMovingAverage:
+                def __init__(self, alpha=0.9):
+                    self.alpha = alpha
+                    self.ema = None
+
+                def update(self, num):
+                    prev = num if self.ema is None else self.ema
+                    self.ema = self.alpha * prev + (1.0 - self.alpha) * num
+                    return self.ema
+            """,
+        "pkg/attention.py": f"""
+            import torch.nn as nn
+            from pkg import meters
+
+            class Attention(nn.Module):
+                def __init__(self, d=16):
+                    super().__init__()
+                    self.k = nn.Linear(d, d)
+                    self.v = nn.Linear(d, d)
+
+                def forward(self, x, past_key_value=None):
+                    key_states, value_states = self.k(x), self.v(x)
+                    if past_key_value is not None:
+                        {update_call}
+                    return key_states @ value_states.transpose(-1, -2)
+            """,
+    }
+
+
+def test_a_common_method_name_with_another_signature_types_nothing(tmp_path):
+    # `past_key_value.update(k, v, layer, kwargs)` (a HuggingFace cache) calls `update` with four
+    # arguments: the project's one-parameter meter `update` is not what runs there
+    write(tmp_path, _cache_and_meter("key_states, value_states = past_key_value.update(key_states, value_states, 0, {})"))
+    assert not [key for key in run(tmp_path, ".") if key[0] == "pkg/meters.py"]
+
+
+def test_one_common_method_name_with_one_argument_is_no_proof(tmp_path):
+    # the same name called with the one argument the meter's `update` takes: a signature of
+    # one parameter matches too many objects to type this one as the project's meter
+    write(tmp_path, _cache_and_meter("past_key_value.update(key_states)"))
+    assert not [key for key in run(tmp_path, ".") if key[0] == "pkg/meters.py"]

@@ -271,12 +271,14 @@ class Analyzer:
         parameter itself, or testing its kind, leaves it untyped."""
         methods: Dict[str, Set[str]] = {}
         direct = set()
+        calls: Dict[str, List[ast.Call]] = {}
         for node in _calls_on(self.m, self.unit, names):
             func = node.func
             if isinstance(func, ast.Name):
                 direct.add(func.id)
             elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in names:
                 methods.setdefault(func.value.id, set()).add(func.attr)
+                calls.setdefault(func.value.id, []).append(node)
         for name, asked in self._asked_of_kept_parameters(names).items():
             methods.setdefault(name, set()).update(asked)
         nested = _nested_calls_on(self.m, self.unit, names)  # `agent.model.get_action(obs)`
@@ -291,7 +293,7 @@ class Analyzer:
                 continue
             owners = self.m.classes_defining_all(attrs)
             if not owners and not nested.get(name):
-                typed = self._typed_by_project_methods(attrs, callable_itself=name in direct)
+                typed = self._typed_by_project_methods(attrs, name in direct, calls.get(name, []))
                 if typed is not None:
                     found[name] = typed
                 continue
@@ -302,14 +304,20 @@ class Analyzer:
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
         return found
 
-    def _typed_by_project_methods(self, attrs: Set[str], callable_itself: bool) -> Optional[Value]:
+    def _typed_by_project_methods(self, attrs: Set[str], callable_itself: bool,
+                                  calls: List[ast.Call]) -> Optional[Value]:
         """No class of this file defines what is asked of a parameter (`storage.add(...)`,
         `storage.returns()`, `storage.clear()`): the classes of other modules of the project
         defining every telling name (`~own:`), with the classes inheriting from them: an object
         of one of them (its class named when it is one; `alts` when it may be any of a few:
         `plant.step(u, dt)` on a plant or a subclass that detaches). A module class need not
         define the methods every module has (`eval`, `train`); another class must define every
-        name asked. More than three candidates, or none: untyped."""
+        name asked. The evidence must be more than a common name: two telling names at least,
+        or one that only module classes define (`policy.act(obs)`), or one whose every call
+        binds each of the method's parameters (two at least); and every
+        call must fit the method's parameters (a third-party cache's `past_key_value.update(k,
+        v, i, kw)` is no project meter's `update(num)`). More than three candidates, or none:
+        untyped."""
         project = self.m.project
         if project is None:
             return None
@@ -340,6 +348,13 @@ class Analyzer:
         if len(kinds) != 1:
             return None
         kind = kinds.pop()
+        if len(telling) < 2 and kind != MODULE and not (calls and all(
+                _binds_every_parameter(project.method_of(qual, call.func.attr), call)
+                for qual in candidates for call in calls)):
+            return None
+        if not all(_fits_the_signature(project.method_of(qual, call.func.attr), call)
+                   for qual in candidates for call in calls):
+            return None
         if len(candidates) == 1:
             return Value(kind, name=next(iter(candidates)))
         return Value(kind, alts=tuple(sorted(candidates)))
@@ -3011,6 +3026,29 @@ def _index_calls_by_unit(model, receiver=_direct_receiver) -> Dict[tuple, List[a
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
                 index.setdefault((unit, name), []).append(call)
     return index
+
+
+def _fits_the_signature(found, call: ast.Call) -> bool:
+    """Can `call` bind to the method another module's summary describes (`found`, from
+    `method_of`): no more positional arguments than it has parameters after `self`, and only
+    keywords it names? A method not summarized, or a call spreading `*args`, fits."""
+    if found is None or found[0] != "function" or not isinstance(found[1], dict) or "params" not in found[1]:
+        return True
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return True
+    params = list(found[1]["params"])[1 if found[1].get("self") else 0:]
+    return len(call.args) <= len(params) and all(kw.arg in params for kw in call.keywords)
+
+
+def _binds_every_parameter(found, call: ast.Call) -> bool:
+    """Does `call` hand the summarized method (`found`) an argument for each of its parameters
+    after `self`, two at least (`storage.add(obs, action, log_prob, value, reward)` for
+    `add(self, obs, action, log_prob, value, reward)`): a signature matched, not a name alone?"""
+    if found is None or found[0] != "function" or not isinstance(found[1], dict) or "params" not in found[1]:
+        return False
+    params = list(found[1]["params"])[1 if found[1].get("self") else 0:]
+    bound = len(call.args) + len(call.keywords)
+    return len(params) >= 2 and bound == len(params) and _fits_the_signature(found, call)
 
 
 def _telling(asked: Set[str]) -> Set[str]:
