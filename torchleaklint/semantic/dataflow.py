@@ -319,35 +319,11 @@ class Analyzer:
         v, i, kw)` is no project meter's `update(num)`). More than three candidates, or none:
         untyped."""
         project = self.m.project
-        if project is None:
-            return None
         telling = _telling(attrs)
-        owners = None
-        for attr in sorted(telling):
-            found = set(project.class_owners(attr))
-            owners = found if owners is None else owners & found
-            if not owners:
-                return None
-        if not owners or len(owners) > 3 or any(project.defined_here(q) for q in owners):
-            return None  # (a class of this file: its own question, answered above)
-        first = sorted(telling)[0]
-        candidates = set(owners)
-        for qual in owners:
-            candidates.update(project.owner_descendants(first, qual))
-        if len(candidates) > 3:
+        candidates = _project_classes_defining(project, telling) if project is not None else None
+        kind = _one_kind_of_object(project, candidates, attrs - telling, callable_itself) if candidates else None
+        if kind is None:
             return None
-        kinds = set()
-        for qual in candidates:
-            kind = project.class_kind(qual)
-            if kind not in ("module", "loss"):
-                if any(project.method_of(qual, attr) is None for attr in attrs - telling):
-                    return None  # `.eval()` asked of an object whose class is no module and has none
-                if callable_itself and project.method_of(qual, "__call__") is None:
-                    return None
-            kinds.add({"module": MODULE, "loss": MODULE, "dataset": DATASET, "loader": DATALOADER}.get(kind, INSTANCE))
-        if len(kinds) != 1:
-            return None
-        kind = kinds.pop()
         if len(telling) < 2 and kind != MODULE and not (calls and all(
                 _binds_every_parameter(project.method_of(qual, call.func.attr), call)
                 for qual in candidates for call in calls)):
@@ -3038,6 +3014,41 @@ def _fits_the_signature(found, call: ast.Call) -> bool:
         return True
     params = list(found[1]["params"])[1 if found[1].get("self") else 0:]
     return len(call.args) <= len(params) and all(kw.arg in params for kw in call.keywords)
+
+
+def _project_classes_defining(project, telling: Set[str]) -> Optional[Set[str]]:
+    """The classes of other modules of the project defining every name of `telling`, with the
+    classes inheriting from them; None when there are none, more than three, or one of this
+    module's own (the file answers for those)."""
+    owners = None
+    for attr in sorted(telling):
+        found = set(project.class_owners(attr))
+        owners = found if owners is None else owners & found
+        if not owners:
+            return None
+    if not owners or len(owners) > 3 or any(project.defined_here(q) for q in owners):
+        return None
+    first = sorted(telling)[0]
+    candidates = set(owners)
+    for qual in owners:
+        candidates.update(project.owner_descendants(first, qual))
+    return candidates if len(candidates) <= 3 else None
+
+
+def _one_kind_of_object(project, candidates: Set[str], common: Set[str], callable_itself: bool) -> Optional[str]:
+    """The value kind an object of any of the `candidates` has (MODULE, DATASET, ...), or None
+    when they differ, or when one that is no module lacks a method every module has that is
+    asked of it (`common`: `.eval()`), or cannot be called while the object is."""
+    kinds = set()
+    for qual in candidates:
+        kind = project.class_kind(qual)
+        if kind not in ("module", "loss"):
+            if any(project.method_of(qual, attr) is None for attr in common):
+                return None
+            if callable_itself and project.method_of(qual, "__call__") is None:
+                return None
+        kinds.add({"module": MODULE, "loss": MODULE, "dataset": DATASET, "loader": DATALOADER}.get(kind, INSTANCE))
+    return kinds.pop() if len(kinds) == 1 else None
 
 
 def _binds_every_parameter(found, call: ast.Call) -> bool:
