@@ -20,8 +20,8 @@ from typing import List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, every_parameter, nodes_within, passed_argument,
-                                          positional_parameters, unpacks_arguments)
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, call_parameters, every_parameter, nodes_within, passed_argument,
+                                          unpacks_arguments)
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
 _REMOVERS = frozenset({"pop", "popleft", "clear"})
@@ -502,9 +502,7 @@ def _argument_bound_to(call: ast.Call, callee, param: str) -> Optional[ast.AST]:
     """The expression `call` binds to the callee's parameter `param` (positional or keyword)."""
     if unpacks_arguments(call):
         return None
-    names = [a.arg for a in positional_parameters(callee)]
-    if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
-        names = names[1:]
+    names = call_parameters(call, callee)
     return passed_argument(call, param, names.index(param) if param in names else -1)
 
 

@@ -308,7 +308,7 @@ class Analyzer:
                                   calls: List[ast.Call]) -> Optional[Value]:
         """No class of this file defines what is asked of a parameter (`storage.add(...)`,
         `storage.returns()`, `storage.clear()`): the classes of other modules of the project
-        defining every telling name (`~own:`), with the classes inheriting from them: an object
+        defining every telling name (`Project.owners()`), with the classes inheriting from them: an object
         of one of them (its class named when it is one; `alts` when it may be any of a few:
         `plant.step(u, dt)` on a plant or a subclass that detaches). A module class need not
         define the methods every module has (`eval`, `train`); another class must define every
@@ -1686,7 +1686,7 @@ class Analyzer:
     def _unique_project_method_owner(self, attr: str) -> Value:
         """`policy.act_inference(obs)` on an nn.Module of unknown class that no class of this
         file defines the method of: the one module class of the project's other modules that
-        defines it (`~own:`), whose summary then says what the call returns. Ambiguous or
+        defines it (`Project.owners()`), whose summary then says what the call returns. Ambiguous or
         absent: unknown, never a guess."""
         project = self.m.project
         if project is None or attr.startswith("__") or attr == "forward" or attr in torch_api.MODULE_SELF_METHODS \
@@ -3008,11 +3008,9 @@ def _fits_the_signature(found, call: ast.Call) -> bool:
     """Can `call` bind to the method another module's summary describes (`found`, from
     `method_of`): no more positional arguments than it has parameters after `self`, and only
     keywords it names? A method not summarized, or a call spreading `*args`, fits."""
-    if found is None or found[0] != "function" or not isinstance(found[1], dict) or "params" not in found[1]:
+    params = _summarized_parameters(found)
+    if params is None or unpacks_arguments(call):
         return True
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
-        return True
-    params = list(found[1]["params"])[1 if found[1].get("self") else 0:]
     return len(call.args) <= len(params) and all(kw.arg in params for kw in call.keywords)
 
 
@@ -3051,13 +3049,21 @@ def _one_kind_of_object(project, candidates: Set[str], common: Set[str], callabl
     return kinds.pop() if len(kinds) == 1 else None
 
 
+def _summarized_parameters(found) -> Optional[List[str]]:
+    """The parameter names after `self` of a function another module's summary describes
+    (`found`, from `method_of`); None when it is no summarized function."""
+    if found is None or found[0] != "function" or not isinstance(found[1], dict) or "params" not in found[1]:
+        return None
+    return list(found[1]["params"])[1 if found[1].get("self") else 0:]
+
+
 def _binds_every_parameter(found, call: ast.Call) -> bool:
     """Does `call` hand the summarized method (`found`) an argument for each of its parameters
     after `self`, two at least (`storage.add(obs, action, log_prob, value, reward)` for
     `add(self, obs, action, log_prob, value, reward)`): a signature matched, not a name alone?"""
-    if found is None or found[0] != "function" or not isinstance(found[1], dict) or "params" not in found[1]:
+    params = _summarized_parameters(found)
+    if params is None:
         return False
-    params = list(found[1]["params"])[1 if found[1].get("self") else 0:]
     bound = len(call.args) + len(call.keywords)
     return len(params) >= 2 and bound == len(params) and _fits_the_signature(found, call)
 

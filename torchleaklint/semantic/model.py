@@ -18,7 +18,8 @@ from torchleaklint.semantic.flags import (decode_flags, flag_test as _flag_test,
 from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
-    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, unreachable_lines, every_parameter,
+    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
+    unreachable_lines, every_parameter,
     called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
     positional_parameters, self_name, unpacks_arguments)
 
@@ -690,7 +691,7 @@ class SemanticModel:
     def project_owner_entries(self, call: ast.Call) -> List[dict]:
         """For `obj.method(...)` on a module of unknown class that no class of this file
         defines: the summary entries of `method` in each module class of the project that
-        defines it (`SiteIndex` `~own:`), the object may be of any of them."""
+        defines it (`Project.owners()`), the object may be of any of them."""
         func = call.func
         if self.project is None or not isinstance(func, ast.Attribute) or self.module_classes_defining(func.attr):
             return []
@@ -3066,10 +3067,8 @@ class SemanticModel:
             callee = self._resolve_call_cheap(call)
             if not isinstance(callee, FUNCTION_TYPES) or callee is self.unit_of(loop):
                 continue
-            params = [a.arg for a in positional_parameters(callee)]
-            if params and params[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
-                params = params[1:]
-            bound = [p for p, a in zip(params, call.args) if isinstance(a, ast.Name) and a.id == index]
+            bound = [p for p, a in zip(call_parameters(call, callee), call.args)
+                     if isinstance(a, ast.Name) and a.id == index]
             if bound and _steps_what_it_picks(callee, bound[0]):
                 return True
         return False
@@ -4367,7 +4366,7 @@ class SemanticModel:
         module: its summary's `rbp`)?"""
         from torchleaklint.semantic.dataflow import _inherited_entry
 
-        definitions = [d for d in self.reaching(self.unit_of(read)).definitions(read)]
+        definitions = list(self.reaching(self.unit_of(read)).definitions(read))
         if not definitions:
             return False
         for definition in definitions:

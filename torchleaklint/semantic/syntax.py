@@ -118,6 +118,15 @@ def unpacks_arguments(call: ast.Call) -> bool:
     return any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords)
 
 
+def call_parameters(call: ast.Call, callee: ast.AST) -> List[str]:
+    """The positional parameter names of `callee` that `call`'s positional arguments bind, in
+    order: after `self`/`cls` for a method called on an object (`obj.m(a)` binds `m`'s second)."""
+    names = [a.arg for a in positional_parameters(callee)]
+    if isinstance(call.func, ast.Attribute) and names and names[0] in ("self", "cls"):
+        names = names[1:]
+    return names
+
+
 def passed_argument(call: ast.Call, name: str, position: int) -> Optional[ast.AST]:
     """What `call` passes for the parameter `name` at `position` (counted after self for a
     method), by keyword or by position; None when it is left to its default."""
