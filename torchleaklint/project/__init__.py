@@ -214,14 +214,15 @@ def _index_overrides(index: dict, summaries: Dict[str, dict], children) -> None:
 
 
 def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
-    """`~method` -> [{"n": calls, "ng": under no-grad, "ref": references}]: the calls other
-    modules make of a method name on receivers of unknown class (and the references to it as
-    a value), for each module whose classes define it."""
+    """`~method` -> [{"n": calls, "ng": under no-grad, "ref": references, "po": passed on}]:
+    the calls other modules make of a method name on receivers of unknown class (and the
+    references to it as a value, and the calls a holder's method of that name makes on a
+    part), for each module whose classes define it."""
     totals: Dict[str, Dict[str, List[int]]] = {}
     for path, summary in summaries.items():
         for name, counted in (summary.get("named") or {}).items():
-            counts = totals.setdefault(name, {}).setdefault(path, [0, 0, 0])
-            for i, n in enumerate(counted[:3]):
+            counts = totals.setdefault(name, {}).setdefault(path, [0, 0, 0, 0])
+            for i, n in enumerate(counted[:4]):
                 counts[i] += n
     if not totals:
         return
@@ -232,7 +233,7 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
             if others:
                 index.setdefault(path, {})[f"~{method}"] = [
                     {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others),
-                     "ref": sum(c[2] for c in others)}]
+                     "ref": sum(c[2] for c in others), "po": sum(c[3] for c in others)}]
 
 
 def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:

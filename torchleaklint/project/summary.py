@@ -64,9 +64,9 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name
 
-SUMMARY_VERSION = 44
+SUMMARY_VERSION = 45
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -627,7 +627,7 @@ def _calls(model, module: str, partial: bool = False):
         # (`ep_log_probs.clear()` of a list; `model.train()` of a module runs `nn.Module.train`)
         if not self_call and not submodule and not _may_call_first_party(model, call):
             if named:
-                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
+                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call))), _passes_on(call, unit)])
             continue
         flow = model.flow(unit)
         if flow is None:
@@ -635,7 +635,7 @@ def _calls(model, module: str, partial: bool = False):
         targets = _call_targets(model, flow, call, module, self_call)
         if not targets:
             if named:
-                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call)))])
+                unresolved.append([func.attr, int(bool(model.grad_disabled_at(call))), _passes_on(call, unit)])
             continue
         for target in targets:
             out.append(_site(model, flow, call, target, self_call, loops, module))
@@ -909,17 +909,29 @@ def _handed_out(model, names) -> Dict[str, int]:
 
 def _counted(unresolved: List[list], handed_out: Dict[str, int]) -> Dict[str, list]:
     """Calls of a run's method name on receivers of unknown class (`self.policy.act(obs)`),
-    and references to it as a value: name -> [calls, calls under no-grad, references].
-    Counts, not sites: they can only say that every call of that name anyone makes runs
-    without grad, or that the method is handed out to callers out of view."""
+    and references to it as a value: name -> [calls, calls under no-grad, references, calls
+    passing the method on]. Counts, not sites: they can only say that every call of that name
+    anyone makes runs without grad, that the method is handed out to callers out of view, or
+    that a holder's method of the same name runs it on a part (`self.net.reset()` in an
+    agent's `reset()`)."""
     out: Dict[str, list] = {}
-    for name, no_grad in unresolved:
-        counts = out.setdefault(name, [0, 0, 0])
+    for name, no_grad, passed_on in unresolved:
+        counts = out.setdefault(name, [0, 0, 0, 0])
         counts[0] += 1
         counts[1] += no_grad
+        counts[3] += passed_on
     for name, references in handed_out.items():
-        out.setdefault(name, [0, 0, 0])[2] += references
+        out.setdefault(name, [0, 0, 0, 0])[2] += references
     return out
+
+
+def _passes_on(call: ast.Call, unit) -> int:
+    """1 for `self.<part>.<name>(...)` inside a method called `<name>` itself: a holder passing
+    the call on to a part it holds (`def reset(self): self.memory_network.reset()`)."""
+    func = call.func
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    return int(isinstance(unit, FUNCTION_TYPES) and unit.name == func.attr and isinstance(owner, ast.Attribute)
+               and isinstance(owner.value, ast.Name) and owner.value.id == self_name(unit))
 
 
 _BUILTINS = frozenset(dir(builtins))

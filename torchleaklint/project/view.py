@@ -469,6 +469,12 @@ class ProjectView:
         found = self._sites_under(f"~{method}")
         return (found[0]["n"], found[0]["ng"], found[0].get("ref", 0)) if found else (0, 0, 0)
 
+    def named_calls_passed_on(self, method: str) -> int:
+        """How many of `named_calls(method)` a holder's method of the same name makes on a part
+        it holds (`def reset(self): self.memory_network.reset()`)."""
+        found = self._sites_under(f"~{method}")
+        return found[0].get("po", 0) if found else 0
+
     def definition_label(self, path: str, line: int) -> str:
         return f"{os.path.relpath(path, os.path.dirname(self.path))}:{line}"
 

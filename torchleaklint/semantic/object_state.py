@@ -377,10 +377,40 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
                 source = getattr(statement, "value", None)
                 value = flow.values.get(node)
                 if source is not None and value is not None and not value.carries_graph \
-                        and not reads_own_value(source, attr, receiver):
-                    out.append(method)
+                        and (not reads_own_value(source, attr, receiver)
+                             or _own_reads_only_shape(model, source, attr, receiver)):
+                    out.append(method)  # (`self.h = torch.zeros_like(self.h)`: made afresh, of the old shape)
                     break
     return out
+
+
+# Tensor methods that make a new tensor of the receiver's shape, dtype and device only.
+_NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
+
+
+def _own_reads_only_shape(model, source, attr: str, receiver: Optional[str]) -> bool:
+    """Is every read of `self.attr` in `source` a read of its shape only: the model of a
+    `*_like` factory (`torch.zeros_like(self.h)`), the receiver of `new_zeros(...)`, or
+    `self.h.shape`/`.size()`/`.device`? The value is then made afresh: a restart."""
+    from torchleaklint.semantic import torch_api
+
+    for read in ast.walk(source):
+        if not (is_self_attr(read, attr, receiver) and isinstance(read.ctx, ast.Load)):
+            continue
+        parent = model.parent(read)
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is read:
+            qualname = model.qualname(parent.func) or ""
+            if torch_api.is_factory(qualname) and qualname.endswith("_like"):
+                continue
+        if isinstance(parent, ast.Attribute) and parent.value is read and (
+                parent.attr in _SHAPE_QUERIES or parent.attr in _NEW_TENSOR_METHODS
+                and isinstance(model.parent(parent), ast.Call) and model.parent(parent).func is parent):
+            continue
+        return False
+    return True
+
+
+_SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "numel", "dtype", "device"})
 
 
 def _fresh_entry(model, flow, target: ast.Subscript, attr: str, receiver: str) -> bool:
@@ -428,7 +458,13 @@ def _cuts_between_steps(model, method, func) -> bool:
         return True  # the stepping method restarts it itself (`if t == 0: self.init_attention()`
         # at a sequence's first step); not when it is itself the training step and restarts only
         # every few steps (`if (step + 1) % self.log_interval == 0: self._flush()`)
-    return _restarts_before_steps(model, sites, func)
+    if _restarts_before_steps(model, sites, func):
+        return True
+    # the steps are driven from another module, where a holder passes the method on to a part
+    # of unknown class (an agent's `reset()` calling `self.net.reset()` after each episode):
+    # whether that restarts this state between them is out of view, so it is not proven kept
+    return model.project is not None and method.name not in _CONSTRUCTION_METHODS \
+        and model.project.named_calls_passed_on(method.name) > 0 and not _stepped_here(model, func, model.class_of(method))
 
 
 def _nothing_in_the_program_calls(model, method) -> bool:
@@ -461,10 +497,15 @@ def _local_steps_without_it(model, method, func) -> bool:
     in view calls `method`? Then no restart runs between those iterations, whoever else may
     call it before or after the loop: the state chains across them."""
     info = model.class_of(method)
-    if info is None or not _called_by_nothing_in_view(model, method, info):
-        return False
-    return any(model.is_step_loop(loop) or model.has_backward_within(loop)
-               for site in _calls_on_objects_of(model, func, info) for loop in model.loops_around(site)[:1])
+    return info is not None and _called_by_nothing_in_view(model, method, info) and _stepped_here(model, func, info)
+
+
+def _stepped_here(model, func, info) -> bool:
+    """Does a training loop of this module call `func` on objects of class `info` at every
+    iteration?"""
+    return info is not None and any(model.is_step_loop(loop) or model.has_backward_within(loop)
+                                    for site in _calls_on_objects_of(model, func, info)
+                                    for loop in model.loops_around(site)[:1])
 
 
 def _calls_on_objects_of(model, func, info) -> List[ast.Call]:
