@@ -82,6 +82,7 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
         model.grad_off_decorated(unit) or _framework_runs_without_grad(model, unit)
         or (depth == 0 and _called_only_without_grad(model, unit)) or model.grad_off_at_import()
+        or model.grad_off_by_its_constructor(unit)
     ):
         analyzer.nograd = 1
     if isinstance(unit, ast.Module):
@@ -2554,13 +2555,28 @@ def _subscript_key(expr: Optional[ast.AST]) -> Optional[str]:
 
 def _number_guarded(test: ast.AST) -> Optional[ast.AST]:
     """The expression a test proves to be a Python number when true: `isinstance(x, float)`,
-    `isinstance(x, (int, float))`."""
+    `isinstance(x, (int, float))`, `type(x) == float` (`is`, `in (int, float)`), or several
+    such tests of one expression joined by `or` (`type(x) == float or type(x) == int`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.Or):
+        guarded = [_number_guarded(part) for part in test.values]
+        first = guarded[0]
+        same = first is not None and all(g is not None and ast.dump(g) == ast.dump(first) for g in guarded)
+        return first if same else None
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is, ast.In)) \
+            and isinstance(test.left, ast.Call) and isinstance(test.left.func, ast.Name) \
+            and test.left.func.id == "type" and len(test.left.args) == 1 and not test.left.keywords:
+        kinds = test.comparators[0]
+        kinds = kinds.elts if isinstance(test.ops[0], ast.In) and isinstance(kinds, (ast.Tuple, ast.List, ast.Set)) \
+            else [kinds] if not isinstance(test.ops[0], ast.In) else []
+        return test.left.args[0] if kinds and all(dotted(k) in _NUMERIC_TYPE_NAMES for k in kinds) else None
     if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
             and len(test.args) == 2):
         return None
     kinds = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
-    numeric = ("int", "float", "numbers.Number", "Number", "numbers.Real", "Real")
-    return test.args[0] if kinds and all(dotted(k) in numeric for k in kinds) else None
+    return test.args[0] if kinds and all(dotted(k) in _NUMERIC_TYPE_NAMES for k in kinds) else None
+
+
+_NUMERIC_TYPE_NAMES = frozenset({"int", "float", "numbers.Number", "Number", "numbers.Real", "Real"})
 
 
 def _tensor_guarded(test: ast.AST) -> Optional[ast.AST]:

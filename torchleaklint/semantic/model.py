@@ -655,13 +655,30 @@ class SemanticModel:
         """Does the module switch autograd off for the process when it is imported (a
         top-level `torch.set_grad_enabled(False)` statement, as inference scripts do) and
         never switch it back on anywhere? Then none of its functions records a graph."""
-        def compute() -> bool:
-            switched = any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
-                           and torch_api.grad_context(self.qualname(stmt.value.func) or "") == "set"
-                           and stmt.value.args and isinstance(stmt.value.args[0], ast.Constant)
-                           and stmt.value.args[0].value is False for stmt in self.tree.body)
-            return switched and not self.switches_grad_on(self.tree)
-        return self.cached(("grad_off_at_import",), compute)
+        return self.cached(("grad_off_at_import",),
+                           lambda: self._switches_grad_off(self.tree.body) and self.never_switches_grad_on())
+
+    def never_switches_grad_on(self) -> bool:
+        """Does nothing in the module switch autograd on (see `switches_grad_on`)?"""
+        return self.cached(("never_switches_grad_on",), lambda: not self.switches_grad_on(self.tree))
+
+    def grad_off_by_its_constructor(self, func: ast.AST) -> bool:
+        """Is `func` a method of a class whose `__init__` switches autograd off for the process
+        (a `torch.set_grad_enabled(False)` statement of its own body, as an inference wrapper's
+        constructor does), in a module that never switches it back on? Then the method runs on
+        an object already built, with autograd off."""
+        info = self.class_of(func)
+        init = info.methods.get("__init__") if info is not None else None
+        if init is None or init is func:
+            return False
+        return self._switches_grad_off(init.body) and self.never_switches_grad_on()
+
+    def _switches_grad_off(self, body) -> bool:
+        """A `torch.set_grad_enabled(False)` statement among `body`'s own statements."""
+        return any(isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)
+                   and torch_api.grad_context(self.qualname(stmt.value.func) or "") == "set"
+                   and stmt.value.args and isinstance(stmt.value.args[0], ast.Constant)
+                   and stmt.value.args[0].value is False for stmt in body)
 
     def switches_grad_on(self, func: ast.AST) -> bool:
         """Does `func` (its decorators included) name `torch.enable_grad` or call
@@ -2518,7 +2535,8 @@ class SemanticModel:
             # loop (an inference pass in pieces, not the micro-batches of one update)
             if self.has_backward_within(loop):
                 return False
-        elif _is_range_like(iterable, self) or _is_slicing(iterable) or self._iterates_tensors(iterable):
+        elif _is_range_like(iterable, self) or _is_slicing(iterable) or self._iterates_tensors(iterable) \
+                or self._iterates_bound_slices(iterable):
             return False
         targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
@@ -2574,13 +2592,19 @@ class SemanticModel:
 
     def value_bound_once(self, name: ast.Name) -> Optional[ast.expr]:
         """The value of `name = value` when that plain assignment is the one definition
-        reaching this read (`rng` of `rng = range(n)`, `rnn` of `rnn = nn.LSTM(...)`)."""
+        reaching this read (`rng` of `rng = range(n)`, `rnn` of `rnn = nn.LSTM(...)`), or the
+        matching element of `a, name = x, value`."""
         stmts = {id(s): s for s in map(self.statement_of, self.reaching(self.unit_of(name)).definitions(name))}
         if len(stmts) != 1:
             return None
         stmt = next(iter(stmts.values()))
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-            return stmt.value
+        if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
+            return None
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, ast.Name):
+            return value
+        if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple) and len(target.elts) == len(value.elts):
+            return next((v for t, v in zip(target.elts, value.elts) if isinstance(t, ast.Name) and t.id == name.id), None)
         return None
 
     def _indexes_a_dataset(self, loop: ast.AST) -> bool:
@@ -2823,6 +2847,17 @@ class SemanticModel:
             or isinstance(iterable.func, ast.Attribute) and iterable.func.attr in ("zip_longest", "zip_strict"))
         parts = iterable.args if zipping else [iterable]
         return any(self.value(part).kind in ("graph", "leaf", "tensor") or self._reshaped(part) for part in parts)
+
+    def _iterates_bound_slices(self, iterable: ast.AST) -> bool:
+        """`zip(coord_chunk, feat_chunk)` after `coord_chunk, feat_chunk = torch.split(coord, bs),
+        torch.split(feat, bs)`: names each bound once to slices of one tensor (`_is_slicing`)."""
+        while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) \
+                and iterable.func.id in ("enumerate", "zip") and iterable.args:
+            if iterable.func.id == "zip":
+                parts = iterable.args
+                return all(isinstance(p, ast.Name) and _is_slicing(self.value_bound_once(p)) for p in parts)
+            iterable = iterable.args[0]
+        return isinstance(iterable, ast.Name) and _is_slicing(self.value_bound_once(iterable))
 
     def _reshaped(self, expr: ast.AST) -> bool:
         """Is `expr` a name every definition of which reshapes a tensor (`seq = x.reshape(n,
