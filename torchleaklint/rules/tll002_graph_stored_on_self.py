@@ -14,7 +14,7 @@ from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import TENSORISH
 from torchleaklint.semantic.evaluation import eval_mode_only
 from torchleaklint.semantic.object_state import behind_a_mode_nothing_sets, called_after_store, class_methods, \
-    cut_in_the_rollout, every_instance_steps_once, rollout_call_site, \
+    cut_in_the_rollout, every_instance_steps_once, overwritten_before_it_runs_each_step, rollout_call_site, \
     previous_value_unseen_by_invariant_store, registered_by_a_base, registered_parameter, runs_after_store_each_step, \
     self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, short_source as _short,
@@ -321,7 +321,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
                 or runs_after_store_each_step(model, method, func) or stores_before_reading(model, method, func, attr) \
-                or called_after_store(model, method, stmt):
+                or called_after_store(model, method, stmt) \
+                or overwritten_before_it_runs_each_step(model, method, func, attr, methods):
             continue
         # (a read whose graph reaches that method's backward consumes the stored value in the
         # step it was stored: `actor_loss = -self.log_prob * delta; actor_loss.backward()` in
@@ -412,25 +413,27 @@ def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
 
 
 # ops whose backward needs no saved tensor of their inputs (shapes and devices only)
-_SAVE_NOTHING_CALLS = frozenset({"torch.cat", "torch.stack", "torch.split", "torch.chunk", "torch.flatten"})
+_SAVE_NOTHING_CALLS = frozenset({"torch.cat", "torch.stack", "torch.split", "torch.chunk", "torch.flatten",
+                                 "torch.clone"})
 _SAVE_NOTHING_METHODS = frozenset({"cpu", "cuda", "to", "view", "reshape", "permute", "transpose", "contiguous",
                                    "flatten", "squeeze", "unsqueeze", "clone", "float", "half", "double"})
 
 
 def _copied_from_back_propagated_state(model, stored, func) -> bool:
     """Is `stored` made, by ops that save nothing for their backward (`torch.cat`, `.cpu()`,
-    `.view(...)`), only from graph-free values and `self` attributes that a backward of this
-    module reads (`self.fake_image1`, which `update_G`'s loss back-propagates)? Then the graph
-    it holds is one that backward frees: a copy for display keeps no activations."""
+    `.view(...)`, `torch.clone`), only from graph-free values and `self` state that a backward
+    reads (`self.fake_image1`, which `update_G`'s loss back-propagates; `self.decoder.loss`,
+    which the method also stores as `self.loss` for a training loop of another module to
+    back-propagate)? Then the graph it holds is one that backward frees: a copy for display or
+    logging keeps no activations."""
     receiver = _self_name(func)
-    consumed = model.backpropagated_attributes()
     found = False
     stack = [stored]
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
+        if isinstance(node, ast.Attribute) and _rooted_at(node, receiver):
             if model.carries_graph(node):
-                if node.attr not in consumed:
+                if not _back_propagated_state(model, node, func, receiver):
                     return False
                 found = True
             continue
@@ -452,6 +455,29 @@ def _copied_from_back_propagated_state(model, stored, func) -> bool:
         if model.carries_graph(node):
             return False
     return found
+
+
+def _rooted_at(node: ast.Attribute, receiver: str) -> bool:
+    """`self.x`, `self.decoder.loss`: an attribute chain starting at the receiver."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id == receiver
+
+
+def _back_propagated_state(model, read: ast.Attribute, func, receiver: str) -> bool:
+    """Is the state `read` names back-propagated by a backward: `self.<attr>` that a backward
+    of this module reads, or of another module (`net.model.copula_loss` in the training loop),
+    or a part's attribute (`self.decoder.copula_loss`) that `func` also stores, unchanged, as
+    such an attribute of its own (`self.copula_loss = self.decoder.copula_loss`)?"""
+    def consumed(attr: str) -> bool:
+        return attr in model.backpropagated_attributes() or (
+            model.project is not None and model.project.attribute_back_propagated_elsewhere(attr))
+    if isinstance(read.value, ast.Name):
+        return consumed(read.attr)
+    shape = ast.dump(read)
+    return any(isinstance(node, ast.Assign) and ast.dump(node.value) == shape for node in nodes_within(func)
+               for target in getattr(node, "targets", ()) if isinstance(target, ast.Attribute)
+               and isinstance(target.value, ast.Name) and target.value.id == receiver and consumed(target.attr))
 
 
 def _a_sibling_output_is_used(model, stmt, target, func) -> bool:

@@ -767,6 +767,23 @@ def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
     return True
 
 
+def overwritten_before_it_runs_each_step(model, reader, storer, attr: str, methods) -> bool:
+    """Does another method of the class (not `storer`) rebind `self.<attr>` afresh (a plain
+    store of its body, not computed from the old value) before every call of `reader`, in
+    the same loop iteration? Then `reader` sees that store's value, never what `storer` left
+    from the previous step: a GAN whose `forward_D()` sets `self.d_fake` before `backward_D()`
+    reads it, after the previous iteration's `forward_G()` set it for `backward_G()`."""
+    for other in methods:
+        if other is storer or other is reader or other.name in INIT_METHODS:
+            continue
+        receiver = self_name(other)
+        if any(isinstance(stmt, ast.Assign) and any(is_self_attr(t, attr, receiver) for t in stmt.targets)
+               and not reads_own_value(stmt.value, attr, receiver) for stmt in other.body) \
+                and runs_after_store_each_step(model, reader, other):
+            return True
+    return False
+
+
 def _stored_earlier_in_the_same_run(model, store_site, read_site, unit) -> bool:
     """Is `store_site` a call in `unit` made before `read_site` on every run of it: earlier in
     the source, unconditionally, and in no loop that does not also hold `read_site`?"""
