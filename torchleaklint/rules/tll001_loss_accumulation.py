@@ -108,7 +108,13 @@ class LossAccumulation(Rule):
             stored = model.flow(model.unit_of(stmt))
             if stored is None or not stored.stored.get(stmt, _NO).carries_graph:
                 continue
-            why = model.outlives_step(stmt, key)
+            why, inner = model.outlives_step(stmt, key), None
+            if why is None:
+                # across the batches of one update (gradients accumulated), or across a loop of
+                # forwards nothing back-propagates: the total grows within the update all the same
+                inner = model.kept_over_back_propagated_batches(stmt, key) or \
+                    model.summed_over_forward_iterations(stmt, key, operands[0])
+                why = "loop" if inner is not None else None
             caller_loop = model.grows_across_calls(stmt, key) if why is None else None
             if why is None and caller_loop is None:
                 continue
@@ -118,6 +124,8 @@ class LossAccumulation(Rule):
                 # loop calls over and over: the total outlives every call
                 why = "calls"
                 kept = KeptGraph(model, operands[0], holder, caller_loop, None)
+            elif inner is not None:
+                kept = KeptGraph(model, operands[0], holder, inner, None)
             else:
                 kept = kept_graph(model, stmt, operands[0], holder, why, key)
             if model.feeds_the_step(stmt, key.split("[")[0]):

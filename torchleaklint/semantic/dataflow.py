@@ -424,9 +424,20 @@ class Analyzer:
         book if book is not None else LossBook()`): that call binds the default's value."""
         defaults = _literal_defaults(unit, self.m.classes)
         defaults.update(self._imported_class_defaults(unit, defaults))
+        defaults.update(self._loss_module_defaults(unit, defaults))
         for index, name in enumerate(names):
             if index >= given and name not in passed and name in defaults:
                 out[name] = join(out.get(name), defaults[name])
+
+    def _loss_module_defaults(self, unit, known) -> Dict[str, Value]:
+        """Parameters whose default builds a torch loss module (`loss_fn=nn.MSELoss()`): a call
+        that leaves it binds that loss (built once, when the function is defined)."""
+        out = {}
+        for a in named_parameters(unit):
+            d = default_of(unit, a)
+            if a.arg not in known and isinstance(d, ast.Call) and torch_api.is_loss_class(self.m.qualname(d.func) or ""):
+                out[a.arg] = Value(LOSS_FN, name=self.m.qualname(d.func))
+        return out
 
     def _imported_class_defaults(self, unit, known) -> Dict[str, Value]:
         """Parameters whose default names a class imported from another module of the project
@@ -2210,6 +2221,14 @@ class Analyzer:
         for name, value in kwargs.items():
             if name is not None and value.kind != UNKNOWN:
                 bound[name] = value
+        if isinstance(e, ast.Call) and not unpacks_arguments(e):
+            # the parameters this call leaves to their defaults bind them (`loss_fn=nn.MSELoss()`)
+            given = set(names[:offset + len(args)]) | set(kwargs)
+            defaults = _literal_defaults(func, self.m.classes)
+            defaults.update(self._loss_module_defaults(func, defaults))
+            for name, value in defaults.items():
+                if name not in given and bound.get(name, UNKNOWN_V).kind == UNKNOWN:
+                    bound[name] = value
         constants = _literal_arguments(func, e, offset)
         key = ("summary", func, tuple(sorted(bound.items(), key=lambda kv: kv[0])), self.nograd > 0,
                tuple(sorted(constants.items())))

@@ -3627,6 +3627,47 @@ class SemanticModel:
         return not isinstance(unit, FUNCTION_TYPES) or key in self._globals_of(unit) \
             or self.is_module_global(unit, key) or self.kept_by_the_enclosing_function(unit, key)
 
+    def kept_over_back_propagated_batches(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
+        """Is `key` carried across a loop over batches each iteration of which back-propagates,
+        the update coming only after that loop (gradients accumulated over the windows of an
+        epoch, one `optimizer.step()` per epoch)? The total outlives each batch's backward:
+        `outlives_step` counts those batches as one update step, but a running total of them
+        grows with every batch all the same (TLL001's reading; not a container's, which the
+        specification lets live one update)."""
+        carried = self.carried_loops(stmt, key)
+        kept = bool(carried) and all(self.is_data_loop(loop) and self.has_backward_within(loop) for loop in carried) \
+            and self._within_one_update(stmt, key, carried) and not self._restarted_each_call(stmt, key, carried)
+        return carried[0] if kept else None
+
+    def summed_over_forward_iterations(self, stmt: ast.AST, key: str, operand: ast.AST) -> Optional[ast.AST]:
+        """Is the local `key` a running total, carried across a loop none of whose iterations
+        back-propagates, of `operand`: a name each iteration binds afresh to a graph-carrying
+        value and reads nowhere else (a validation task's loss summed for a log, a test
+        sample's loss summed for the report)? Nothing frees those graphs: every iteration's
+        activations stay alive with the total, until it is dropped. What the function returns
+        of it must reach no backward of its callers either (the caller only reads `.item()`)."""
+        carried = self.carried_loops(stmt, key)
+        unit = self.unit_of(stmt)
+        if not carried or not isinstance(operand, ast.Name) or "." in key or "[" in key \
+                or not isinstance(unit, FUNCTION_TYPES) or any(self.has_backward_within(loop) or self.runs_training_step(loop)
+                                                               for loop in carried) \
+                or self.consumed_by_backward(operand, carried[0]) is not None or self.returned_after_its_backward(operand):
+            return None  # (a backward frees the activations: `errD` back-propagated by `train_Dnet`)
+        if any(isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Load)
+               and not _updates_the_total(self.statement_of(n), key) for n in nodes_within(carried[0])):
+            return None  # the loop computes with it (`x = x + dt * net(x, t)`: a sampler's state)
+        definitions = self.reaching(unit).definitions(operand)
+        if not definitions or not all(self.is_inside(d, carried[0]) for d in definitions):
+            return None  # (bound before the loop: the same graph added over and over)
+        reads = [n for n in nodes_within(carried[0]) if isinstance(n, ast.Name) and n.id == operand.id
+                 and isinstance(n.ctx, ast.Load) and not self.is_inside(n, stmt)]
+        if any(not self.value_killed_at(read) and not _starts_the_total(self.statement_of(read), read, key)
+               for read in reads):
+            return None  # the operand goes on elsewhere too (into a loss a backward may consume)
+        returned = any(isinstance(n, ast.Return) and n.value is not None and key in expression_names(n.value)
+                       for n in nodes_within(unit))
+        return carried[0] if not returned or self.returned_graph_never_differentiated(unit) else None
+
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
         """Why the binding `key` updated at `stmt` outlives one training step, or None:
         it is carried across a step loop (the loops around `stmt` inside the innermost one
@@ -5109,6 +5150,26 @@ def _literal_prefix(name: ast.AST) -> str:
             and isinstance(name.values[0].value, str):
         return name.values[0].value
     return ""
+
+
+def _updates_the_total(stmt: ast.AST, key: str) -> bool:
+    """`total += x`, `total = total + x`, `if total is None:`: a statement that only updates
+    or tests the running total."""
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == key
+    if isinstance(stmt, ast.Assign):
+        return len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == key
+    if isinstance(stmt, ast.If):
+        test = stmt.test
+        return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == key \
+            and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+    return False
+
+
+def _starts_the_total(stmt: ast.AST, read: ast.Name, key: str) -> bool:
+    """`total = loss` (under `if total is None:`): the read starts the running total itself."""
+    return isinstance(stmt, ast.Assign) and stmt.value is read and len(stmt.targets) == 1 \
+        and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == key
 
 
 def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[str]:
