@@ -100,7 +100,8 @@ def _method_runs_forward_with_grad(model, call) -> bool:
 
 def runs_own_forward_with_grad(model, method) -> bool:
     """Is `method` one of a module class of this file, not decorated no-grad, whose body runs
-    the module's own forward (`self.forward(x)`, `self(x)`) outside any no-grad block?"""
+    the module's own forward (`self.forward(x)`, `self(x)`) outside any no-grad block, or the
+    forward of a part it holds that has parameters (a sampler's `self.net(x, t)` per step)?"""
     info = model.class_of(method)
     if info is None or not model.is_module_class(info) or model.grad_off_decorated(method):
         return False
@@ -109,8 +110,15 @@ def runs_own_forward_with_grad(model, method) -> bool:
         return False  # its forward runs under `@torch.no_grad()` itself
     receiver = self_name(method)
     return receiver is not None and any(
-        isinstance(node, ast.Call) and dotted(node.func) in (receiver, f"{receiver}.forward")
-        and not model.grad_disabled_at(node) for node in ast.walk(method))
+        isinstance(node, ast.Call) and not model.grad_disabled_at(node) and (
+            dotted(node.func) in (receiver, f"{receiver}.forward") or _a_part_with_parameters(model, node.func, receiver))
+        for node in ast.walk(method))
+
+
+def _a_part_with_parameters(model, func, receiver: str) -> bool:
+    """`self.net` of `self.net(x, t)`: a module the object holds, with parameters of its own."""
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver \
+        and model.value(func).kind == MODULE and not model.holds_no_parameters(func)
 
 
 def _method_ignoring_its_object(model, call) -> bool:
