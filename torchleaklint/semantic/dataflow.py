@@ -595,6 +595,7 @@ class Analyzer:
         self.expr(value)
         self._note_frozen(value)
         self._note_frozen_by_helper(value)
+        self._proven_by_its_backward(value)
         # torch.set_grad_enabled(False) as a statement switches grad mode until switched back
         if isinstance(value, ast.Call):
             qual = self.m.qualname(value.func) or ""
@@ -604,6 +605,49 @@ class Analyzer:
                     self.nograd += 1
                 elif isinstance(flag, ast.Constant) and flag.value is True and self.nograd:
                     self.nograd -= 1
+
+    def _proven_by_its_backward(self, call: ast.AST) -> None:
+        """`loss_avg.backward()` on a value of unknown kind proves it carries a graph (a tensor
+        without one raises), and so does the value it was made from alone (`loss_avg =
+        loss.mean()`): what the code does with them next (`total += loss.sum()`) is read so."""
+        if self.nograd or not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                               and call.func.attr == "backward" and isinstance(call.func.value, ast.Name)
+                               and not call.args):
+            return  # (not `accelerator.backward(loss)`, nor `y.backward(grad)`: who is differentiated is unclear)
+        name = call.func.value
+        for _ in range(2):  # the back-propagated name, and the one it was computed from
+            kind = self.env.get(name.id, UNKNOWN_V).kind
+            if kind == UNKNOWN:
+                self.env[name.id] = GRAPH_V
+            elif kind != GRAPH:
+                return
+            name = self._sole_source(name)
+            if name is None:
+                return
+
+    def _sole_source(self, name: ast.Name) -> Optional[ast.Name]:
+        """`loss` of `loss_avg = loss.mean()` (`loss.sum()`, `loss / n`, `-loss`): the one name a
+        value was computed from, by its one reaching definition, with nothing else that could
+        carry a graph."""
+        definitions = self.m.reaching(self.unit).definitions(name)
+        if len(definitions) != 1:
+            return None
+        stmt = self.m.parent(next(iter(definitions)))
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+            return None
+        expr = stmt.value
+        while True:
+            if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("mean", "sum") \
+                    and not expr.args and not expr.keywords:
+                expr = expr.func.value
+            elif isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+                expr = expr.operand
+            elif isinstance(expr, ast.BinOp) and isinstance(expr.op, (ast.Mult, ast.Div)) \
+                    and isinstance(expr.right, ast.Constant):
+                expr = expr.left
+            else:
+                break
+        return expr if isinstance(expr, ast.Name) and expr.id != name.id else None
 
     def stmt_Assign(self, s: ast.Assign) -> None:
         value = self.expr(s.value)
