@@ -384,10 +384,6 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
     return out
 
 
-# Tensor methods that make a new tensor of the receiver's shape, dtype and device only.
-_NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
-
-
 def _own_reads_only_shape(model, source, attr: str, receiver: Optional[str]) -> bool:
     """Is every read of `self.attr` in `source` a read of its shape only: the model of a
     `*_like` factory (`torch.zeros_like(self.h)`), the receiver of `new_zeros(...)`, or
@@ -403,14 +399,11 @@ def _own_reads_only_shape(model, source, attr: str, receiver: Optional[str]) -> 
             if torch_api.is_factory(qualname) and qualname.endswith("_like"):
                 continue
         if isinstance(parent, ast.Attribute) and parent.value is read and (
-                parent.attr in _SHAPE_QUERIES or parent.attr in _NEW_TENSOR_METHODS
+                parent.attr in torch_api.SHAPE_QUERIES or parent.attr in torch_api.NEW_TENSOR_METHODS
                 and isinstance(model.parent(parent), ast.Call) and model.parent(parent).func is parent):
             continue
         return False
     return True
-
-
-_SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "numel", "dtype", "device"})
 
 
 def _fresh_entry(model, flow, target: ast.Subscript, attr: str, receiver: str) -> bool:

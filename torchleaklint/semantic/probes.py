@@ -33,7 +33,6 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard, positional_parameters
 
 # Reads of a tensor that use its shape, not its values.
-_SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device"})
 # Transforms whose result holds the same values rearranged (or moved): a shape read after
 # them is still a shape read.
 _VIEW_METHODS = frozenset({"view", "reshape", "flatten", "transpose", "permute", "contiguous", "squeeze",
@@ -501,7 +500,7 @@ def _shown(parent, use) -> bool:
 def _inspects(model, parent, use) -> bool:
     """A use that ends in a check of the value: its shape read, or its values compared or
     asserted (`torch.allclose(a, b)`, `diff < 1e-6`)."""
-    if isinstance(parent, ast.Attribute) and parent.attr in _SHAPE_QUERIES:
+    if isinstance(parent, ast.Attribute) and parent.attr in torch_api.SHAPE_QUERIES:
         return True
     if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
         return True

@@ -112,6 +112,12 @@ def is_parameterless_layer(qualname: str) -> bool:
     return name is not None and name in PARAMETERLESS_NN_CLASSES
 
 
+# Tensor attributes and methods that read only what a tensor is (its shape, type, device).
+SHAPE_QUERIES = frozenset({"shape", "size", "dim", "ndim", "ndimension", "numel", "nelement", "dtype", "device"})
+# Tensor methods that make a new tensor of the receiver's shape, dtype and device only.
+NEW_TENSOR_METHODS = frozenset({"new_zeros", "new_ones", "new_empty", "new_full"})
+
+
 def is_loss_class(qualname: str) -> bool:
     name = nn_class(qualname)
     return name is not None and name in data.NN_LOSS_CLASSES
