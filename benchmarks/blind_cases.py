@@ -130,8 +130,8 @@ def section() -> str:
     first = (CASES / "first_score.md").read_text(encoding="utf-8") if (CASES / "first_score.md").exists() else ""
     blind, previous = [], None
     for index, line in enumerate(first.splitlines()):
-        if line.startswith("# Round"):
-            blind += ["", f"**{line[2:]}**", ""]
+        if re.match(r"#{1,2} Round \d", line):  # (`# Round 2: ...`; from round 32 on, `## Round 32 (...)`)
+            blind += ["", f"**{line.lstrip('#').strip()}**", ""]
             previous = None
         elif line.startswith("|"):
             if previous is not None and index != previous + 1:
