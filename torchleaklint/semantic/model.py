@@ -3664,8 +3664,16 @@ class SemanticModel:
         if any(not self.value_killed_at(read) and not _starts_the_total(self.statement_of(read), read, key)
                for read in reads):
             return None  # the operand goes on elsewhere too (into a loss a backward may consume)
-        returned = any(isinstance(n, ast.Return) and n.value is not None and key in expression_names(n.value)
-                       for n in nodes_within(unit))
+        # after the loop, the total is only read as a number, or returned as it is to callers
+        # that never differentiate it; stored or computed with, it may reach a backward
+        returned = False
+        for read in nodes_within(unit):
+            if not (isinstance(read, ast.Name) and read.id == key and isinstance(read.ctx, ast.Load)) \
+                    or self.is_inside(read, carried[0]) or self.value_killed_at(read):
+                continue
+            if not isinstance(self.statement_of(read), ast.Return):
+                return None
+            returned = True
         return carried[0] if not returned or self.returned_graph_never_differentiated(unit) else None
 
     def outlives_step(self, stmt: ast.AST, key: str) -> Optional[str]:
