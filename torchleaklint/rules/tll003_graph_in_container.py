@@ -154,7 +154,8 @@ class GraphInContainer(Rule):
             where = "across epochs" if kept.epochs else "across training steps" if kept.trains \
                 else "across the loop's iterations"
         elif why == "rollout" and "." not in name:
-            where = f"across the iterations of the rollout at line {kept.loop.lineno} (until the list is dropped)"
+            loop = "loop over the input's chunks" if model.runs_a_forward_on_slices(kept.loop) else "rollout"
+            where = f"across the iterations of the {loop} at line {kept.loop.lineno} (until the list is dropped)"
         elif why == "rollout":
             owner = name.split(".", 1)[0].split("[", 1)[0]
             where = f"on `{owner}` across the iterations of the rollout at line {kept.loop.lineno}"

@@ -425,9 +425,12 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     after `logits, v = model(states)`, with grad on and no backward in the loop), whose every
     other read only cuts them (`torch.cat(values).detach()`) and that no backward of the
     function consumes: each iteration's forward stays alive, unused, until the rollout ends.
-    A list the function returns, or back-propagates after the loop (A2C), is no such list."""
+    A list the function returns, or back-propagates after the loop (A2C), is no such list. The
+    loop may also feed one input's chunks to a model (`for c, f in zip(coord_chunk, feat_chunk):
+    pred.append(model(...))`, then `torch.cat(pred).max(3)[1]`): the chunks' activations stay
+    alive, unused, until the prediction is cut."""
     carried = model.carried_loops(node, key)
-    loop = next((l for l in carried if model.runs_forward_each_iteration(l)), None)
+    loop = next((l for l in carried if model.runs_forward_each_iteration(l) or model.runs_a_forward_on_slices(l)), None)
     if loop is None or model.has_backward_within(loop) or model.grad_disabled_at(node) \
             or model.feeds_backward(unit, key, gradient=True) or _put_value_back_propagated(model, node, unit):
         return None
@@ -440,7 +443,22 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     reads = [n for n in nodes_within(unit) if isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Load)
              and not model.is_inside(n, node) and lists & {id(d) for d in reaching.definitions(n)}
              and not (isinstance(model.parent(n), ast.Attribute) and model.parent(n).attr in _GROWERS)]
-    return loop if reads and all(inert_read(model, r) for r in reads) else None
+    return loop if reads and all(_dies_in_the_function(model, r, unit) for r in reads) else None
+
+
+def _dies_in_the_function(model, read, unit, depth: int = 0) -> bool:
+    """Is `read` inert, or bound (as it is, or through ops that keep its graph: `pred =
+    torch.cat(pred).unsqueeze(0)`) to a name whose every later read is inert in turn
+    (`outputs = pred.max(3)[1]`)? Then the graph goes nowhere out of the function."""
+    if inert_read(model, read):
+        return True
+    stmt = model.statement_of(read)
+    if depth >= 2 or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    target, reaching = stmt.targets[0], model.reaching(unit)
+    later = [n for n in nodes_within(unit) if isinstance(n, ast.Name) and n.id == target.id
+             and isinstance(n.ctx, ast.Load) and any(d is target for d in reaching.definitions(n))]
+    return bool(later) and all(_dies_in_the_function(model, n, unit, depth + 1) for n in later)
 
 
 def _put_value_back_propagated(model, node: ast.AST, unit) -> bool:

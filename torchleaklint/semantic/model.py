@@ -2848,6 +2848,14 @@ class SemanticModel:
         parts = iterable.args if zipping else [iterable]
         return any(self.value(part).kind in ("graph", "leaf", "tensor") or self._reshaped(part) for part in parts)
 
+    def runs_a_forward_on_slices(self, loop: ast.AST) -> bool:
+        """Does `loop` walk slices of one tensor (`x.split(n)`, or names bound to such splits)
+        and feed each to a model, outside loops of its own: one input's chunks, a forward apiece
+        (a whole scene fed to a network `batch_size` points at a time)?"""
+        return isinstance(loop, (ast.For, ast.AsyncFor)) \
+            and (_is_slicing(loop.iter) or self._iterates_bound_slices(loop.iter)) \
+            and any(self._calls_a_module(call) for call in self._calls_within(loop, skip_loops=True))
+
     def _iterates_bound_slices(self, iterable: ast.AST) -> bool:
         """`zip(coord_chunk, feat_chunk)` after `coord_chunk, feat_chunk = torch.split(coord, bs),
         torch.split(feat, bs)`: names each bound once to slices of one tensor (`_is_slicing`)."""
@@ -3659,6 +3667,11 @@ class SemanticModel:
         definitions = self.reaching(unit).definitions(operand)
         if not definitions or not all(self.is_inside(d, carried[0]) for d in definitions):
             return None  # (bound before the loop: the same graph added over and over)
+        siblings = {n.id for d in definitions for target in getattr(self.statement_of(d), "targets", ())
+                    for n in ast.walk(target) if isinstance(n, ast.Name) and n.id != operand.id}
+        if any(self.feeds_backward(unit, sibling) for sibling in siblings):
+            return None  # `loss, loss_no_lamb = loss_fn(...)` with `loss` back-propagated: one forward,
+            # whose activations that backward frees
         reads = [n for n in nodes_within(carried[0]) if isinstance(n, ast.Name) and n.id == operand.id
                  and isinstance(n.ctx, ast.Load) and not self.is_inside(n, stmt)]
         if any(not self.value_killed_at(read) and not _starts_the_total(self.statement_of(read), read, key)
@@ -4914,7 +4927,7 @@ class SemanticModel:
         parent = self.parents.get(expr)
         # climb through method chains that keep the graph: `x.norm().cpu().item()`, and
         # through indexing: `model(x)[:, 0].detach()`
-        while isinstance(parent, ast.Subscript) and parent.value is expr or \
+        while isinstance(parent, ast.Subscript) and parent.value is expr and not _indices_of(expr, parent) or \
                 isinstance(parent, ast.Attribute) and parent.attr not in torch_api.GRAPH_KILLER_METHODS \
                 and parent.attr != "data" and isinstance(self.parents.get(parent), ast.Call) \
                 and self.parents[parent].func is parent:
@@ -4923,6 +4936,8 @@ class SemanticModel:
         if isinstance(parent, ast.Attribute) and (parent.attr in torch_api.GRAPH_KILLER_METHODS
                                                    or parent.attr == "data"):
             return True
+        if isinstance(parent, ast.Subscript) and _indices_of(expr, parent):
+            return True  # `pred.max(3)[1]`: the indices, with no graph
         if isinstance(parent, ast.Attribute) and torch_api.is_nondiff_attribute(parent.attr):
             return True
         if isinstance(parent, ast.Attribute) and parent.attr in ("size", "dim", "numel", "nelement", "element_size"):
@@ -5158,6 +5173,14 @@ def _literal_prefix(name: ast.AST) -> str:
             and isinstance(name.values[0].value, str):
         return name.values[0].value
     return ""
+
+
+def _indices_of(expr: ast.AST, subscript: ast.Subscript) -> bool:
+    """`x.max(3)[1]`, `x.topk(k)[1]`, `x.sort(dim)[1]`: the indices half of a reduction's
+    (values, indices) result."""
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) \
+        and expr.func.attr in ("max", "min", "topk", "sort", "kthvalue", "mode", "median") \
+        and (expr.args or expr.keywords) and isinstance(subscript.slice, ast.Constant) and subscript.slice.value == 1
 
 
 def _updates_the_total(stmt: ast.AST, key: str) -> bool:
