@@ -629,14 +629,8 @@ class Analyzer:
         """`loss` of `loss_avg = loss.mean()` (`loss.sum()`, `loss / n`, `-loss`): the one name a
         value was computed from, by its one reaching definition, with nothing else that could
         carry a graph."""
-        definitions = self.m.reaching(self.unit).definitions(name)
-        if len(definitions) != 1:
-            return None
-        stmt = self.m.parent(next(iter(definitions)))
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
-            return None
-        expr = stmt.value
-        while True:
+        expr = self.m.value_bound_once(name)
+        while expr is not None:
             if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("mean", "sum") \
                     and not expr.args and not expr.keywords:
                 expr = expr.func.value
