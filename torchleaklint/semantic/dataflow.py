@@ -189,6 +189,10 @@ class Analyzer:
                 if own.kind == MODULE and not own.name and value.kind == MODULE and (value.name or value.alts or value.frozen):
                     values[name] = value  # duck-typed a module here; the callers say which class (or
                     # that every module they hand is frozen)
+                elif own.kind == MODULE and not own.name and value.kind == INSTANCE and value.name \
+                        and not value.alts:
+                    values[name] = value  # duck-typed a module (`plugin.parameters()`); every caller
+                    # hands an object of one plain class that defines it (`Trainer(Classifier())`)
                 elif value.carries_graph or own.kind == UNKNOWN:
                     values[name] = join(own if own.kind != UNKNOWN else None, value)
         return values

@@ -719,17 +719,26 @@ def _stepped_after_the_cut_in_a_backward_loop(model, func, unit, cut) -> bool:
     return False
 
 
-def _stepped_in_backward_loop_within(model, func, loop) -> bool:
+def _stepped_in_backward_loop_within(model, func, loop, depth: int = 0) -> bool:
     """Is `func` called in a loop nested in `loop` whose every iteration runs a backward
     (`model.reset_state()` once per epoch, then `pred = model.step(chunk); loss.backward()` per
     chunk)? Each of those backwards walks the state the previous chunks chained: a cut made
-    once per iteration of the outer loop does not cut between them."""
+    once per iteration of the outer loop does not cut between them. The loop may be around a
+    call of a caller (a layer's `forward` run by its model's `forward`), up to three calls up,
+    and around an inner loop of forwards (`for x in window: y, h = model(x, h)`, then one
+    backward per window)."""
     sites = list(model.method_call_sites(func))
     sites += [call for call in model.calls if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
               and call not in sites and model.resolve_call(call) is func]  # `model.step(x)` of a typed parameter
     for site in sites:
         around = model.loops_around(site)
-        if loop in around and around[0] is not loop and model.has_backward_within(around[0]):
+        if loop in around:
+            if any(model.has_backward_within(inner) for inner in around[:around.index(loop)]):
+                return True
+            continue
+        unit = model.unit_of(site)
+        if not around and depth < 3 and isinstance(unit, FUNCTION_TYPES) and unit is not func \
+                and _stepped_in_backward_loop_within(model, unit, loop, depth + 1):
             return True
     return False
 
