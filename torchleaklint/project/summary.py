@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name
 
-SUMMARY_VERSION = 45
+SUMMARY_VERSION = 46
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -639,6 +639,8 @@ def _calls(model, module: str, partial: bool = False):
             continue
         for target in targets:
             out.append(_site(model, flow, call, target, self_call, loops, module))
+            if len(targets) > 1:
+                out[-1]["alt"] = 1  # on an object of one of several classes: this one's method, maybe
         if isinstance(unit, FUNCTION_TYPES) and model.runs_one_step_per_call(unit):
             for site in out[-len(targets):]:
                 site["ps"] = 1  # written only when true: most sites are not in a step function
@@ -778,10 +780,15 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["dr"] = 1  # a statement of its own: the caller drops what it returns
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
+        site["lo"] = loops[-1].lineno  # the outermost loop's line: calls in one loop nest share it
+        site["li"] = loops[0].lineno  # the innermost's: calls in one loop body share it
         if not site["ng"] and any(model.runs_forward_each_iteration(loop) and not model.has_backward_within(loop)
                                   for loop in loops):
             site["ro"] = 1  # ... of a rollout: a forward each iteration on what the last one
             # computed, with autograd on and no backward in the loop
+            if _a_function_of_the_training_loop(model, call):
+                site["rs"] = 1  # ... in a function a training loop calls each iteration (an
+                # episode simulated, then back-propagated): the rollouts follow one another
         if model.receiver_rebuilt_per_step(call):
             site["fr"] = 1  # on an object the step loop builds anew each iteration: it lives one step
         if site.get("md"):
@@ -885,6 +892,14 @@ def _arguments_back_propagated(model, call, loops) -> list:
                 model.consumed_by_backward(arg, scope) is not None or model.returned_after_its_backward(arg)):
             out.append(key)
     return out
+
+
+def _a_function_of_the_training_loop(model, call) -> bool:
+    """Is the call made by a module function that a training loop of this module calls
+    (`loss = _episode(controller, plant)` then `loss.backward()`, per iteration)?"""
+    caller = model.unit_of(call)
+    return isinstance(caller, FUNCTION_TYPES) and model.class_of(caller) is None \
+        and model.training_loop_call_site(caller, other_modules=False) is not None
 
 
 def _in_per_step_function(model, call) -> bool:

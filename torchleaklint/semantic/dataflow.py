@@ -27,6 +27,7 @@ from torchleaklint.semantic.values import (
 )
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, bound_once_in_init, called_on_self, default_of, entered_context, is_classmethod,
+    is_property,
     is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
     passed_through_positions, positional_parameters, self_name, unpacks_arguments)
 
@@ -1155,7 +1156,7 @@ class Analyzer:
                 return owner.items[0]
         if owner.kind in (INSTANCE, MODULE) and owner.name:
             method = self.m.classes.get(owner.name, _NO_CLASS).methods.get(e.attr)
-            if method is not None and _is_property(method):
+            if method is not None and is_property(method):
                 return self.summary(method, e, [], {}, has_self=True)  # `net.loss`: what the getter returns
             if method is not None:
                 return Value(FUNCTION, name=f"{owner.name}.{e.attr}")
@@ -2470,11 +2471,6 @@ def names_grad_off(expr: ast.AST) -> bool:
     return any(word in name.lower() for word in _GRAD_OFF_WORDS)
 
 
-def _is_property(func) -> bool:
-    """`@property` / `@functools.cached_property`: reading the attribute runs the method."""
-    return any((dotted(d) or "").rsplit(".", 1)[-1] in ("property", "cached_property") for d in func.decorator_list)
-
-
 def _literal_arguments(func, call, offset: int) -> Dict[str, object]:
     """Parameter name -> literal (str, bool, int, None) for the arguments a call passes as
     literals: `model(data, mode="inference")`."""
@@ -3211,6 +3207,20 @@ def _flow_without_callers(model, method) -> FlowResult:
     return model.cached(("flow_without_callers", method), lambda: analyze_unit(model, method, None, 1))
 
 
+def _sets_only_parameters(method) -> bool:
+    """A setter: a method (not a construction one) whose body, docstring aside, only binds
+    its parameters to attributes of `self` as they are (`self.u = u`)."""
+    receiver = self_name(method)
+    if receiver is None or method.name in INIT_METHODS or is_property(method):
+        return False
+    params = {a.arg for a in named_parameters(method)} - {receiver}
+    body = [st for st in method.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    return bool(body) and all(
+        isinstance(st, ast.Assign) and isinstance(st.value, ast.Name) and st.value.id in params
+        and all(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == receiver
+                for t in st.targets) for st in body)
+
+
 def _self_attributes_stored(model, method) -> Set[str]:
     """The attributes `self.<attr> = ...` binds in a method (any target, nested ones too)."""
     def stored():
@@ -3222,6 +3232,13 @@ def _self_attributes_stored(model, method) -> Set[str]:
 def _class_attribute_value(model, class_name: str, attr: str) -> Value:
 
     out = _stored_by_methods(model, class_name, attr, lambda name: name in INIT_METHODS)
+    info = model.classes.get(class_name)
+    if out is not None and info is not None:
+        setters = {name for name, method in info.methods.items() if _sets_only_parameters(method)}
+        if setters:
+            # `set_input(self, u): self.u = u`: what the callers hand it is what the other
+            # methods read (a controller's output the plant's `step` integrates)
+            out = join(out, _stored_by_methods(model, class_name, attr, lambda name: name in setters))
     if out is not None and out.kind == "none":
         # a placeholder made in `__init__` and filled in by another method (`self._model = None`
         # then `self._model = Tacotron(...)` in `load()`): what is used is the later value

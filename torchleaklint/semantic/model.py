@@ -20,7 +20,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
     unreachable_lines, every_parameter,
-    called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
+    called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
     positional_parameters, self_name, unpacks_arguments)
 
 
@@ -4425,7 +4425,36 @@ class SemanticModel:
                     sinks |= self._live_keys(arg)
             elif per_call and isinstance(node, ast.Return) and node.value is not None:
                 sinks |= self._live_keys(node.value)
+        sinks |= self._read_through_properties(unit, sinks)
         return key in self._computed_from_keys(unit, sinks, key)
+
+    def _read_through_properties(self, unit: ast.AST, keys: Set[str]) -> Set[str]:
+        """For the keys `self.<name>` where the class (or a base of this file) defines `name` as
+        a property (`return self.x[:self.nq]`): the attributes of `self` its body reads, under
+        the unit's own name for `self`. Reading the property reads them."""
+        receiver = self_name(unit) if isinstance(unit, FUNCTION_TYPES) else None
+        info = self.class_of(unit) if receiver is not None else None
+        out: Set[str] = set()
+        for key in keys if info is not None else ():
+            owner, _, name = key.partition(".")
+            prop = self._defined_by_class_or_base(info, name) if owner == receiver and "." not in name else None
+            if prop is None or not is_property(prop):
+                continue
+            inner = self_name(prop)
+            out |= {f"{receiver}.{n.attr}" for n in ast.walk(prop) if isinstance(n, ast.Attribute)
+                    and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == inner}
+        return out
+
+    def _defined_by_class_or_base(self, info, name: str) -> Optional[ast.AST]:
+        """The method `name` of the class, else of its nearest base defined in this file."""
+        seen = set()
+        while info is not None and info.name not in seen:
+            seen.add(info.name)
+            if name in info.methods:
+                return info.methods[name]
+            info = next((self.classes[b.rsplit(".", 1)[-1]] for b in info.base_names
+                         if b.rsplit(".", 1)[-1] in self.classes), None)
+        return None
 
     def _result_dropped_by_every_caller(self, unit: ast.AST) -> bool:
         """Is every call of `unit` in view (one at least, here or in the project's other

@@ -432,6 +432,8 @@ def _cuts_between_steps(model, method, func) -> bool:
     # does not. They count beside the calls of this module (`o.detach_state()` in a bank of
     # observers here, `observer.detach_state()` in the training loop of another module); not
     # one in an epoch loop that trains in a loop of its own (`meter.reset()` once per epoch)
+    if not sites and _a_training_loop_elsewhere_steps_without_it(model, external, func):
+        return False
     if any((site["st"] or site.get("ps")) and not site.get("cd") and not site.get("nb") for site in external):
         return True
     if not sites:
@@ -460,6 +462,20 @@ def _cuts_between_steps(model, method, func) -> bool:
         and model.project.named_calls_passed_on(method.name) > 0 and not _stepped_here(model, func, model.class_of(method))
 
 
+def _a_training_loop_elsewhere_steps_without_it(model, cuts, func) -> bool:
+    """Is every call of the cut in the project's other modules made in a loop, and does a
+    training loop of another module step `func` (a backward in its iterations) with no call
+    of the cut anywhere in its loop nest? `plant.reset()` per episode in one trainer, and
+    another trainer calling `plant.step()` at every update without it: there the state chains."""
+    if not cuts or not all(cut.get("lo") for cut in cuts):
+        return False  # a cut made outside loops (a helper that a loop may call): unknown
+    nests = {(cut.get("path"), cut["lo"]) for cut in cuts}
+    return any(site["tr"] and not site["ng"] and not site.get("alt") and site.get("lo")
+               and (site.get("path"), site["lo"]) not in nests for site in model.external_sites(func))
+    # (not a call on an object that may be of another class: `model(x)` where `model` has the
+    # `reset` of two classes, only one of which detaches)
+
+
 def _nothing_in_the_program_calls(model, method) -> bool:
     """Is the program that could run `method` in view, and does none of it call it? In view:
     a script that drives itself (an `if __name__ == "__main__":` block), with the project's
@@ -478,9 +494,11 @@ def _project_steps_without_it(model, method, func) -> bool:
     info = model.class_of(method)
     if info is None or model.project is None:
         return False
-    steps = model.external_sites(func)
-    # (in a step loop, or in a method that runs once per step: a Lightning `training_step`)
-    return bool(steps) and all(site["st"] or site["tr"] or site.get("ps") for site in steps) \
+    steps = [site for site in model.external_sites(func) if not site["ng"]]
+    # (in a step loop, or in a method that runs once per step: a Lightning `training_step`; or
+    # in a rollout of a function the training loop calls each iteration: an episode per update;
+    # the calls under no-grad chain no graph, whatever restarts them: a closed-loop test)
+    return bool(steps) and all(site["st"] or site["tr"] or site.get("ps") or site.get("rs") for site in steps) \
         and _called_by_nothing_in_view(model, method, info)
 
 
@@ -751,7 +769,10 @@ def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
     step (`update()` calling `self.backward()` after the loop's `self.forward(batch)`), is too."""
     reader_sites = model.method_call_sites(reader)
     storer_sites = model.method_call_sites(storer)
-    if not reader_sites or not storer_sites:
+    if not reader_sites:  # called from the project's other modules only (`plant.step()` in a trainer)
+        external = [site for site in model.external_sites(reader) if not site["ng"]]
+        return bool(external) and _stored_earlier_in_each_loop_body_elsewhere(external, model.external_sites(storer))
+    if not storer_sites:
         return False
     for site in reader_sites:
         loops = model.loops_around(site)
@@ -767,6 +788,16 @@ def runs_after_store_each_step(model, reader, storer, depth: int = 0) -> bool:
                    for s in storer_sites):
             return False
     return True
+
+
+def _stored_earlier_in_each_loop_body_elsewhere(reader_sites, storer_sites) -> bool:
+    """Is each call of the reader in another module's loop preceded, in the same loop body
+    (the same innermost loop), by an unconditional call of the storer (`plant.set_input(u)`,
+    then `plant.step()`)? A call outside loops: not proven."""
+    def earlier(store, read) -> bool:
+        return store.get("path") == read.get("path") and store.get("li") == read["li"] \
+            and (store["l"], store["c"]) < (read["l"], read["c"]) and not store.get("cd")
+    return all(read.get("li") and any(earlier(store, read) for store in storer_sites) for read in reader_sites)
 
 
 def overwritten_before_it_runs_each_step(model, reader, storer, attr: str, methods) -> bool:

@@ -54,6 +54,13 @@ def is_staticmethod(func: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
 
 
+def is_property(func: ast.AST) -> bool:
+    """`@property` / `@functools.cached_property`: reading the attribute runs the method."""
+    def last_name(d) -> str:
+        return d.attr if isinstance(d, ast.Attribute) else d.id if isinstance(d, ast.Name) else ""
+    return any(last_name(d) in ("property", "cached_property") for d in func.decorator_list)
+
+
 def is_classmethod(func: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list)
 
