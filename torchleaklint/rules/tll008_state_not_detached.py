@@ -52,14 +52,16 @@ class StateNotDetached(Rule):
     The state may travel through locals and expressions: `y = net(torch.cat([x, h]))` then
     `h = y[:, -1]`, or `hidden = (h.detach(), c)` after `out, (h, c) = lstm(x, hidden)`
     (`c` is still carried). What counts is reaching definitions: the value read in one
-    iteration is the one bound in the previous iteration, and the chain passes a call.
+    iteration is the one bound in the previous iteration, and the chain passes a call, or
+    the loop's own backward differentiates the state every iteration whatever the chain is
+    made of (a leaky integrator `v = 0.9 * v + fc(x)` whose spikes make the loss).
 
     Not reported: state detached anywhere in the loop before reuse, state re-initialized
     every iteration (or rebound earlier in the same iteration), loops without a backward
     (inference, sampling), an inner unroll differentiated with
     `autograd.grad(..., create_graph=True)` (kept on purpose: second-order MAML), results
-    of calls whose value is unknown, and running totals (`total += loss`,
-    `torch.cat((preds, out))`), which TLL001 reports.
+    of calls whose value is unknown, and running totals that no backward of the loop
+    differentiates (`total += loss`, `torch.cat((preds, out))`), which TLL001 reports.
 
     ## Fix safety
     Unsafe. The fix inserts `hidden = hidden.detach()` (each element for a tuple state) at
@@ -106,8 +108,10 @@ class StateNotDetached(Rule):
 def _evidence(model, stmt, loop, names) -> list:
     shown = ", ".join(f"`{n}`" for n in names)
     backward = backward_in(model, loop)
-    steps = [(stmt, f"{shown} is computed here from the previous iteration's value through a call "
-                    f"that builds an autograd graph"),
+    through_a_call = any(model.recurrent_through_call(stmt, name, loop) for name in names)
+    how = "through a call that builds an autograd graph" if through_a_call else \
+        "with autograd on, and the loop's backward differentiates what is read from it"
+    steps = [(stmt, f"{shown} is computed here from the previous iteration's value {how}"),
              (loop, "the value bound in one iteration of this loop is the one read in the next "
                     "(no `.detach()` or fresh binding in between)")]
     if backward is not None:

@@ -7,7 +7,7 @@ statement (`value_after`) is what `structure.state_structure` reads first to siz
 from __future__ import annotations
 
 import ast
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name
@@ -214,8 +214,44 @@ def _recurrent_loop(model, stmt, name) -> Optional[ast.AST]:
             continue
         if not _differentiates_every_iteration(model, loop, name):
             return None
-        return loop if model.recurrent_through_call(stmt, name, loop) else None
+        if model.recurrent_through_call(stmt, name, loop) or _integrated_and_back_propagated(model, stmt, loop, name):
+            return loop
+        return None
     return None
+
+
+def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
+    """Is `stmt` an arithmetic update of `name` from its own value (`v = 0.9 * v + fc(x)`, the
+    old value an operand, handed to no call), and does a backward that runs on every iteration
+    of the loop (not under a test) differentiate a value read from it (the spikes of `v` make
+    the loss)? Each backward then walks every earlier iteration's graph: the state of a
+    recurrence (a leaky integrator), not a total summed for one backward later."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == name and _an_operand_of_arithmetic(stmt.value, name)):
+        return False
+    unit = model.unit_of(loop)
+    for call in _calls_in_body(loop):
+        target = model.backward_target(call)
+        if target is not None and not _in_nested_function(model, call, loop) \
+                and not _conditional_in(model, call, loop) and _reads_state(model, unit, target, name):
+            return True
+    return False
+
+
+def _an_operand_of_arithmetic(expr, name: str) -> bool:
+    """Does `expr` read `name` as an operand of its arithmetic (`0.9 * v + x`), and nowhere
+    inside a call, subscript or attribute (where a callee or a view decides what is kept)?"""
+    def walk(node) -> Tuple[bool, bool]:  # (read as an operand, read anywhere else)
+        if isinstance(node, ast.Name):
+            return node.id == name, False
+        if isinstance(node, ast.BinOp):
+            left, right = walk(node.left), walk(node.right)
+            return left[0] or right[0], left[1] or right[1]
+        if isinstance(node, ast.UnaryOp):
+            return walk(node.operand)
+        return False, any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
+    operand, elsewhere = walk(expr)
+    return operand and not elsewhere
 
 
 def _differentiates_every_iteration(model, loop, name: str) -> bool:

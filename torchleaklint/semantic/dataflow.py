@@ -1144,8 +1144,7 @@ class Analyzer:
             return self.env[key]
         if owner.kind == REF:
             return Value(REF, name=f"{owner.name}.{e.attr}")
-        if owner.kind == CLASS and e.attr == "apply" and owner.name in self.m.classes \
-                and self.m.class_is(self.m.classes[owner.name], "autograd.Function", "Function"):
+        if self._custom_op_apply(owner, e.attr):
             return Value(REF, name=AUTOGRAD_FUNCTION_APPLY)  # `SpikeFn.apply`: a custom op
         if e.attr in ("values", "indices") and self._values_and_indices_call(e.value):
             # `torch.max(p, dim=1).indices`: integer positions, never a graph; `.values`: the
@@ -1506,7 +1505,36 @@ class Analyzer:
             for name in callee.alts:
                 out = join(out, self.call(e, Value(callee.kind, name=name), None, args, kwargs))
             return out
-        return self.call(e, callee, receiver, args, kwargs)
+        result = self.call(e, callee, receiver, args, kwargs)
+        if callee.kind == FUNCTION and self.depth == 0:
+            self._take_stores_of_own_method(func, callee)
+        return result
+
+    def _take_stores_of_own_method(self, func: ast.AST, callee: Value) -> None:
+        """`self.backward_D()` in another method of the class: the attributes its body stores
+        unconditionally (top-level statements, the last store of each) hold, after the call,
+        what it stored (`self.loss_D`, a loss with its graph, read next by `optimize_parameters`)."""
+        receiver = self_name(self.unit) if isinstance(self.unit, FUNCTION_TYPES) else None
+        if receiver is None or self.cls is None or not isinstance(func, ast.Attribute) \
+                or not (isinstance(func.value, ast.Name) and func.value.id == receiver) \
+                or callee.name != f"{self.cls.name}.{func.attr}":
+            return
+        method = self.m.method(self.cls.name, func.attr)
+        inner = self_name(method) if method is not None else None
+        if inner is None or method is self.unit or self.m.in_progress(method):
+            return
+        stores = [(target.attr, stmt) for stmt in method.body if isinstance(stmt, (ast.Assign, ast.AugAssign))
+                  for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                  if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == inner]
+        if not stores:
+            return
+        flow = self.m.flow(method)
+        if flow is None:
+            return
+        for attr, stmt in stores:
+            value = flow.stored.get(stmt)
+            if value is not None and value.kind != UNKNOWN:
+                self.env[f"{receiver}.{attr}"] = value
 
     def _module_output(self, e, callee: Value, args, kwargs, all_args) -> Value:
         """What calling a module gives: its forward's summary when its class is known, else
@@ -1710,12 +1738,19 @@ class Analyzer:
         if root is not None and self.env.get(root, UNKNOWN_V).kind == UNKNOWN:
             self.env[root] = Value(GRAPH)
 
+    def _custom_op_apply(self, owner: Value, attr: str) -> bool:
+        """`SpikeFn.apply` of a `torch.autograd.Function` subclass of this file."""
+        return owner.kind == CLASS and attr == "apply" and owner.name in self.m.classes \
+            and self.m.class_is(self.m.classes[owner.name], "autograd.Function", "Function")
+
     def _attribute_callee(self, func: ast.Attribute, receiver: Value) -> Value:
         key = dotted(func)
         if key is not None and key in self.env:
             return self.env[key]
         if receiver.kind == REF:
             return Value(REF, name=f"{receiver.name}.{func.attr}")
+        if self._custom_op_apply(receiver, func.attr):
+            return Value(REF, name=AUTOGRAD_FUNCTION_APPLY)  # `SpikeFn.apply(v, thr)` called directly
         if receiver.kind in (INSTANCE, MODULE) and receiver.name and receiver.name in self.m.classes:
             if self.m.method(receiver.name, func.attr) is not None:
                 return Value(FUNCTION, name=f"{receiver.name}.{func.attr}")
