@@ -5459,8 +5459,9 @@ def _data_items(value: Value) -> bool:
     # and dicts of such tensors (`[{"feats": x, "label": y}, ...]`)
     def data(part: Value) -> bool:
         return part.kind in ("tensor", "data", INSTANCE) or part.kind == "sequence" and bool(part.fields) \
-            and all(f.kind in ("tensor", "data") for _, f in part.fields)
-    # (an index beside them: `enumerate(batches)`)
+            and all(f.kind in ("tensor", "data") for _, f in part.fields) or part.kind == "sequence" \
+            and bool(part.items) and part.fields is None and all(i.kind in ("tensor", "data") for i in part.items)
+    # (an index beside them: `enumerate(batches)`, whose items are the batch tuples themselves)
     return any(data(part) for part in parts) and all(data(part) or part.kind == "scalar" for part in parts)
 
 
