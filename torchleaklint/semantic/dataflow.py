@@ -954,7 +954,7 @@ class Analyzer:
                 self.expr(target)
 
     # ------------------------------------------------------------ binding
-    def bind(self, target: ast.AST, value: Value, stmt: ast.AST) -> None:
+    def bind(self, target: ast.AST, value: Value, stmt: ast.AST, nested: bool = False) -> None:
         if isinstance(target, ast.Name):
             if value.kind == UNKNOWN and target in self.evidence:
                 value = Value(GRAPH, scalar=True)  # `x.backward()` proves x carries a graph
@@ -974,15 +974,17 @@ class Analyzer:
             starred = any(isinstance(e, ast.Starred) for e in elts)
             if value.items is not None and len(value.items) == len(elts) and not starred:
                 for elt, item in zip(elts, value.items):
-                    self.bind(elt, item, stmt)
+                    self.bind(elt, item, stmt, nested=True)
             else:
                 part = _unpacked_part(value)
                 unproven = self._parts_beside_the_loss(elts, value, stmt)
+                if nested and value.kind == GRAPH and value.items is None:
+                    unproven += self._items_of_an_opaque_part(elts, stmt)
                 for elt in elts:
                     if isinstance(elt, ast.Starred):
-                        self.bind(elt.value, sequence_of(part), stmt)
+                        self.bind(elt.value, sequence_of(part), stmt, nested=True)
                     else:
-                        self.bind(elt, UNKNOWN_V if elt in unproven else part, stmt)
+                        self.bind(elt, UNKNOWN_V if elt in unproven else part, stmt, nested=True)
         elif isinstance(target, ast.Attribute):
             if value.kind == UNKNOWN and target in self.evidence:
                 value = Value(GRAPH, scalar=True)  # `self.loss = ...; self.loss.backward()`
@@ -1667,6 +1669,47 @@ class Analyzer:
         if not any(key in operands for key in keys.values()):
             return []
         return [elt for elt, key in keys.items() if key is None or not self.m.feeds_backward(self.unit, key)]
+
+    def _items_of_an_opaque_part(self, elts, stmt: ast.AST) -> List[ast.AST]:
+        """`loss, (entropy, max_prob) = self.train_batch(b)`, the stats a model's `forward`
+        returned beside its outputs: a part of a result whose layout is not known, unpacked in
+        turn, is a container of unknown items (often numbers made with `.item()`); that the
+        whole carried a graph proves nothing of each. Not the state a recurrent call is handed
+        back (`out, (h, c) = model(x, (h, c))`): that is the forward's own output."""
+        producer = stmt.value.func if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) else None
+        if producer is not None and self._a_torch_layer(producer):
+            return []  # `_, (h, c) = self.lstm(x)`: a torch layer's outputs, every one a tensor of its graph
+        handed_back = self._handed_back_to(producer) if producer is not None else set()
+        return [elt for elt in elts if not (isinstance(elt, ast.Name) and elt.id in handed_back)
+                and not isinstance(elt, ast.Starred)]
+
+    def _a_torch_layer(self, func: ast.AST) -> bool:
+        """`self.lstm` built as `nn.LSTM(...)` in `__init__` (or a value the flow names a torch layer)."""
+        callee = self.result.values.get(func)
+        if callee is not None and callee.kind == MODULE and callee.name and torch_api.nn_class(callee.name):
+            return True
+        if self.cls is None or not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                                    and func.value.id == self_name(self.unit)):
+            return False
+        built = bound_once_in_init(self.cls, func.attr)
+        return isinstance(built, ast.Call) and torch_api.nn_class(self.m.qualname(built.func) or "") is not None
+
+    def _handed_back_to(self, producer: ast.AST) -> Set[str]:
+        """The names and `self` attributes the unit hands to calls of `producer` (`model(x,
+        hidden)`), with those they are made from in the unit (`hidden = (h.detach(), c)`,
+        `self.hx = hx`): the state a recurrent call is fed back."""
+        shape = ast.dump(producer)
+        keys = {key for call in nodes_within(self.unit) if isinstance(call, ast.Call) and ast.dump(call.func) == shape
+                for arg in list(call.args) + [kw.value for kw in call.keywords]
+                for n in ast.walk(arg) if isinstance(n, (ast.Name, ast.Attribute))
+                for key in [dotted(n)] if key is not None}
+        assigns = [node for node in nodes_within(self.unit) if isinstance(node, ast.Assign)]
+        for _ in range(2):  # `hidden = (h, c)` then `model(x, hidden)`; `self.hx = hx`
+            keys |= {key for node in assigns if any(dotted(n) in keys for t in node.targets for n in ast.walk(t)
+                                                    if isinstance(n, (ast.Name, ast.Attribute)))
+                     for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))
+                     for key in [dotted(n)] if key is not None}
+        return keys
 
     def _called_parameter_feeding_backward(self, name: str, stmt: ast.AST) -> bool:
         """`d_real = D(real)` in a function that back-propagates a loss computed from
