@@ -252,6 +252,9 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     start, end = context[2], context[3]
     if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
         return True  # every call in view, in any module, runs under no-grad
+    if isinstance(unit, FUNCTION_TYPES) and _only_called_where_the_grad_mode_is_set(model, unit):
+        return True  # every call in view runs inside `with torch.set_grad_enabled(args.train or ...)`
+        # (or no-grad): the author chose the grad mode at the call, and it cannot be told here
     if model.runs_only_without_grad(model.statement_of(call), seen_enabled=True):
         return True  # behind an opt-in flag (`if marginal:`) that only no-grad calls turn on
     if model.default_path_runs_only_without_grad(model.statement_of(call)):
@@ -735,6 +738,24 @@ def _only_called_without_grad(model, func, depth: int = 0) -> bool:
     else:
         answer = all(model.grad_disabled_at(site) or _caller_only_without_grad(model, site, func, depth)
                      for site in sites) and all(site.get("ng") for site in external)
+    model._memo[key] = answer
+    return answer
+
+
+def _only_called_where_the_grad_mode_is_set(model, func, depth: int = 0) -> bool:
+    """Is every call of the function in this module (one at least, none from another module)
+    made under no-grad or inside a block that sets the grad mode (`with
+    torch.set_grad_enabled(args.train or args.fine_tune):` around `inference(sp)`), or by a
+    function itself only called so?"""
+    key = ("only_called_where_grad_mode_set", func)
+    if key in model._memo:
+        return model._memo[key]
+    model._memo[key] = False  # recursion guard
+    sites = [site for site in model.call_sites(func) if model.unit_of(site) is not func]
+    answer = bool(sites) and not model.external_sites(func) and all(
+        model.grad_disabled_at(site) or _grad_mode_set_to_an_unknown_value(model, site)
+        or depth < 3 and isinstance(model.unit_of(site), FUNCTION_TYPES)
+        and _only_called_where_the_grad_mode_is_set(model, model.unit_of(site), depth + 1) for site in sites)
     model._memo[key] = answer
     return answer
 
@@ -1556,6 +1577,31 @@ def _in_grad_mode_block(model, call) -> bool:
                 qual = model.qualname(target) or ""
                 if torch_api.grad_context(qual) in ("set", "on"):
                     return True
+    return False
+
+
+def _grad_mode_set_to_an_unknown_value(model, call) -> bool:
+    """Inside `with torch.set_grad_enabled(E):` where E is no literal and the branches the
+    call is in do not settle it: not under `if args.train:` when E is `args.train or
+    args.fine_tune` (one operand of the `or` holds there, so autograd is on)."""
+    for anc in model.ancestors(call):
+        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
+            return False
+        if not isinstance(anc, (ast.With, ast.AsyncWith)):
+            continue
+        for item in anc.items:
+            expr = item.context_expr
+            if not (isinstance(expr, ast.Call) and torch_api.grad_context(model.qualname(expr.func) or "") == "set"
+                    and expr.args):
+                continue
+            flag = expr.args[0]
+            if isinstance(flag, ast.Constant):
+                return False
+            held = {ast.dump(branch.test) for branch in model.ancestors(call)
+                    if isinstance(branch, ast.If) and model.is_inside(branch, anc)
+                    and any(call is s or model.is_inside(call, s) for s in branch.body)}
+            operands = flag.values if isinstance(flag, ast.BoolOp) and isinstance(flag.op, ast.Or) else [flag]
+            return not any(ast.dump(operand) in held for operand in operands)
     return False
 
 
