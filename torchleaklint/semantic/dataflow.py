@@ -1523,16 +1523,18 @@ class Analyzer:
             return
         method = self.m.method(self.cls.name, func.attr)
         inner = self_name(method) if method is not None else None
-        if inner is None or method is self.unit or self.m.in_progress(method):
-            return
+        if inner is None or method is self.unit or self.m.in_progress(method) \
+                or self.unit.name in INIT_METHODS or method.name in INIT_METHODS:
+            return  # (construction: what it stores is the class's attribute values already)
         stores = [(target.attr, stmt) for stmt in method.body if isinstance(stmt, (ast.Assign, ast.AugAssign))
                   for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
                   if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == inner]
         if not stores:
             return
-        flow = self.m.flow(method)
-        if flow is None:
-            return
+        # its flow without its callers' arguments (those would be analyzed from inside this
+        # flow, the class's attribute values half made): a method without parameters, such
+        # as `backward_D`, comes out the same
+        flow = _flow_without_callers(self.m, method)
         for attr, stmt in stores:
             value = flow.stored.get(stmt)
             if value is not None and value.kind != UNKNOWN:

@@ -366,14 +366,25 @@ def _result_made_numpy(model, call, unit) -> bool:
         return False
     if _ends_in_numpy(model, call):
         return True
-    stmt = model.parent(call)
-    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+    top = _through_graph_keeping_ops(model, call)  # `batch_y = extractor(x).transpose(0, 1)`
+    stmt = model.parent(top)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is top and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name) and isinstance(unit, FUNCTION_TYPES + (ast.Module,))):
         return False
     target = stmt.targets[0]
     reaching = model.reaching(unit)
     return any(reaching.definitions(read) == [target] and _ends_in_numpy(model, read)
                for read in reaching.reads_by_key.get(target.id, ()))
+
+
+def _through_graph_keeping_ops(model, node):
+    """The outermost of `node.transpose(0, 1).float()...`: the calls of methods that keep its graph."""
+    while True:
+        parent = model.parent(node)
+        call = model.parent(parent) if isinstance(parent, ast.Attribute) and parent.value is node else None
+        if not (isinstance(call, ast.Call) and call.func is parent and parent.attr in _GRAPH_KEEPING):
+            return node
+        node = call
 
 
 def _result_differentiated_here(model, call, unit) -> bool:
