@@ -2035,6 +2035,10 @@ class SemanticModel:
         if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and target is not None \
                 and target is not func and getattr(target, "name", "") not in ("forward", "__call__"):
             receiver = None  # `self.get_predicted_antecedents(...)`: what that method does is in view
+        if isinstance(receiver, ast.Name) and receiver.id in ("self", "cls") and target is None \
+                and self._calls_an_object_running_no_forward(call.func, depth):
+            receiver = None  # `self.retokenizer(words)`: an object of a plain class the module holds,
+            # whose `__call__` runs no forward, is called, not the module: what it is handed decides
         inputs = ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]
         for expr in inputs:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls"):
@@ -2045,6 +2049,24 @@ class SemanticModel:
         if target is not None and target is not func:
             return depth >= 3 or self.may_run_forward(target, depth + 1)
         return False
+
+    def _calls_an_object_running_no_forward(self, func: ast.AST, depth: int) -> bool:
+        """`self.retokenizer`, an object of a plain class (here or of another module of the
+        project, or of one of a few) whose `__call__` is in view and runs no forward."""
+        callee = self.value(func)
+        names = [callee.name] if callee.name else list(callee.alts or ())
+        if callee.kind != INSTANCE or not names:
+            return False
+        for name in names:
+            if name in self.classes:
+                method = self.method(name, "__call__")
+                if method is None or depth >= 3 or self.may_run_forward(method, depth + 1):
+                    return False
+                continue
+            found = self.project.method_of(name, "__call__") if self.project is not None and "." in name else None
+            if found is None or not isinstance(found[1], dict) or not found[1].get("nofwd"):
+                return False
+        return True
 
     def method_runs_forward(self, receiver: Value, attr: str, call: Optional[ast.Call] = None) -> Optional[bool]:
         """Does calling method `attr` of the module `receiver` run a forward with autograd
