@@ -10,7 +10,7 @@ import ast
 from typing import Iterator, List, Optional
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name, walk
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -86,7 +86,7 @@ def _one_per_cycle(model, candidates):
 
 def _runs_a_forward(model, stmt) -> bool:
     """Does the statement call a module (`model(inp, hidden)`, `self.cell(x, h)`)?"""
-    return any(isinstance(call, ast.Call) and model.value(call.func).kind == MODULE for call in ast.walk(stmt.value))
+    return any(isinstance(call, ast.Call) and model.value(call.func).kind == MODULE for call in walk(stmt.value))
 
 
 def _target_names(target) -> List[ast.Name]:
@@ -112,7 +112,7 @@ def _carried_names(model, stmt) -> List[str]:
 def _read_carries_graph(model, stmt, name) -> bool:
     """The state as this statement reads it carries a graph: `state = None` just before
     (a fresh start every iteration) makes the read graph-free."""
-    for node in ast.walk(stmt.value):
+    for node in walk(stmt.value):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             value = model.value(node)
             if value.carries_graph or value.kind == UNKNOWN:
@@ -124,7 +124,7 @@ def _names_passed_to_calls(model, expr) -> set:
     """Names passed undetached to a call that keeps their history: not to one that cuts it
     on entry (a `forward` whose first line is `hidden = tuple(h.detach() for h in hidden)`)."""
     out = set()
-    for call in ast.walk(expr):
+    for call in walk(expr):
         if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
             continue
         for arg in list(call.args) + [kw.value for kw in call.keywords]:
@@ -280,7 +280,7 @@ def _passes(call: ast.Call, name: str) -> bool:
     back-propagates something else (`trainer.update(batch_size)` on replayed data) does not
     walk the carried state's history."""
     arguments = list(call.args) + [kw.value for kw in call.keywords]
-    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in ast.walk(arg))
+    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in walk(arg))
 
 
 def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
@@ -359,12 +359,12 @@ def _analysis_unroll(model, loop) -> bool:
     if not backwards or not all(passed_true(call, "retain_graph") for call in backwards):
         return False
     return not any(model.is_optimizer_step(call) or model.is_scaler_step(call)
-                   for unit in [loop] + callees for call in ast.walk(unit) if isinstance(call, ast.Call))
+                   for unit in [loop] + callees for call in walk(unit) if isinstance(call, ast.Call))
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:
     for stmt in loop.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Call):
                 yield node
 
@@ -385,7 +385,7 @@ def _detached_in(model, loop, stmt, name) -> bool:
     flow = model.flow(model.unit_of(stmt))
     if flow is None:
         return True
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, SCOPE_TYPES):
             continue
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
@@ -402,7 +402,7 @@ def _detached_in(model, loop, stmt, name) -> bool:
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == name \
                 and isinstance(node.target, ast.Name) and any(
                     isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "detach_"
-                    and _root_name(c.func.value) == node.target.id for c in ast.walk(node)):
+                    and _root_name(c.func.value) == node.target.id for c in walk(node)):
             return True  # `for s in state: s.detach_()`
     return False
 
@@ -412,7 +412,7 @@ def _reads_own_value(model, store, name) -> bool:
     around it (`if h is not None:`) still cuts it every time it matters."""
     stmt = model.statement_of(store)
     value = getattr(stmt, "value", None)
-    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
@@ -439,12 +439,12 @@ def _branch(model, node_if, node) -> Optional[str]:
 
 def _fixed_across_iterations(test, loop) -> bool:
     """The test reads only names the loop never rebinds, and calls nothing."""
-    if any(isinstance(n, ast.Call) for n in ast.walk(test)):
+    if any(isinstance(n, ast.Call) for n in walk(test)):
         return False
-    rebound = {n.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+    rebound = {n.id for node in walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
                for t in ([node.target] if not isinstance(node, ast.Assign) else node.targets)
-               for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return not ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & rebound)
+               for n in walk(t) if isinstance(n, ast.Name)}
+    return not ({n.id for n in walk(test) if isinstance(n, ast.Name)} & rebound)
 
 
 def _conditional_in(model, node, loop) -> bool:
