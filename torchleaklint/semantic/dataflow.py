@@ -95,7 +95,7 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
         if isinstance(unit, ast.Module):
             model.module_env_so_far = None
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and not unit.decorator_list \
-            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(unit)):
+            and model.yields(unit):
         # a generator function: a call returns the generator, whose items are what it yields
         # (`data = inf_train_gen()` then `real = next(data)`), not what a `return` says
         analyzer.result.returns = sequence_of(analyzer.yielded or UNKNOWN_V)

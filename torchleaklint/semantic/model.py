@@ -19,7 +19,7 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
-    unreachable_lines, every_parameter,
+    unreachable_lines, every_parameter, CHILDREN_KEY,
     called_on_self, default_of, empties, is_full_slice, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
     positional_parameters, self_name, unpacks_arguments, child_nodes, walk)
 
@@ -122,17 +122,20 @@ class SemanticModel:
         while stack:
             node = stack.pop()
             by_type.setdefault(type(node), []).append(node)
-            # ast.iter_child_nodes, inlined: this loop visits every node of every file.
+            # ast.iter_child_nodes, inlined: this loop visits every node of every file. The
+            # children are kept on the node, as `child_nodes` would keep them: the walks
+            # that follow never list a node's children again
+            children = []
             for field in node._fields:
                 child = getattr(node, field, None)
                 if isinstance(child, node_type):
-                    parents[child] = node
-                    stack.append(child)
+                    children.append(child)
                 elif isinstance(child, list):
-                    for item in child:
-                        if isinstance(item, node_type):
-                            parents[item] = node
-                            stack.append(item)
+                    children.extend(item for item in child if isinstance(item, node_type))
+            node.__dict__[CHILDREN_KEY] = children
+            for child in children:
+                parents[child] = node
+            stack.extend(children)
         for node in by_type.get(ast.Import, []) + by_type.get(ast.ImportFrom, []):
             self.imports.add(node)
             if self.project is not None:
@@ -209,6 +212,14 @@ class SemanticModel:
             self._memo[key] = compute()
         return self._memo[key]
 
+    def yields(self, func: ast.AST) -> bool:
+        """Does the body of `func` (nested functions aside) `yield`? Asked at the end of every
+        flow: a file with no `yield` anywhere answers without a walk."""
+        if ast.Yield not in self.by_type and ast.YieldFrom not in self.by_type:
+            return False
+        return self.cached(("yields", func), lambda: any(
+            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(func)))
+
     def nodes(self, *types: type) -> List[ast.AST]:
         out: List[ast.AST] = []
         for t in types:
@@ -243,10 +254,12 @@ class SemanticModel:
         found = self._units.get(node)
         if found is None:
             found = self.tree
-            for anc in self.ancestors(node):
+            anc = self.parents.get(node)  # (`ancestors`, inlined: asked of most nodes of a file)
+            while anc is not None:
                 if isinstance(anc, FUNCTION_TYPES):
                     found = anc
                     break
+                anc = self.parents.get(anc)
             self._units[node] = found
         return found
 
@@ -4666,7 +4679,7 @@ class SemanticModel:
         returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
         if not returns or any(not isinstance(r.value, ast.Tuple) or len(r.value.elts) != size or
                               any(isinstance(e, ast.Starred) for e in r.value.elts) for r in returns) or \
-                any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(func)):
+                self.yields(func):
             return None
         params = {a.arg for a in every_parameter(func)}
         items: List[Set[str]] = [set() for _ in range(size)]

@@ -163,7 +163,7 @@ def child_nodes(node: ast.AST) -> List[ast.AST]:
     """`list(child_nodes(node))`, the same nodes in the same order, kept on the node
     the first time: the rules' questions walk the same subtrees again and again, and the
     analysis never changes a tree it has parsed. The list is shared: never change it."""
-    found = node.__dict__.get(_CHILDREN)
+    found = node.__dict__.get(CHILDREN_KEY)
     if found is None:
         found = []
         for field in node._fields:
@@ -172,7 +172,7 @@ def child_nodes(node: ast.AST) -> List[ast.AST]:
                 found.append(child)
             elif isinstance(child, list):
                 found.extend(item for item in child if isinstance(item, ast.AST))
-        node.__dict__[_CHILDREN] = found
+        node.__dict__[CHILDREN_KEY] = found
     return found
 
 
@@ -180,11 +180,12 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     """`walk(node)` (breadth first, the same order) over the children `child_nodes` keeps."""
     queue = [node]
     for current in queue:  # (the loop reads what it appends: a queue without popping)
-        queue.extend(child_nodes(current))
+        children = current.__dict__.get(CHILDREN_KEY)  # (`child_nodes`, inlined: the common case)
+        queue.extend(children if children is not None else child_nodes(current))
         yield current
 
 
-_CHILDREN = "_tll_children"
+CHILDREN_KEY = "_tll_children"
 
 
 def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
@@ -197,7 +198,7 @@ def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
     key = _WITHIN_NO_LOOPS if skip_loops else _WITHIN
     found = owner.__dict__.get(key)
     if found is None:
-        found = list(_walk_within(owner, skip_loops))
+        found = _walk_within(owner, skip_loops)
         setattr(owner, key, found)
     return iter(found)
 
@@ -205,14 +206,17 @@ def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
 _WITHIN, _WITHIN_NO_LOOPS = "_tll_within", "_tll_within_no_loops"
 
 
-def _walk_within(owner: ast.AST, skip_loops: bool) -> Iterator[ast.AST]:
+def _walk_within(owner: ast.AST, skip_loops: bool) -> List[ast.AST]:
+    skipped = SCOPE_TYPES + LOOP_TYPES if skip_loops else SCOPE_TYPES
+    found = []
     stack = list(body_nodes(owner))
     while stack:
         node = stack.pop()
-        if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
+        if isinstance(node, skipped):
             continue
-        yield node
+        found.append(node)
         stack.extend(child_nodes(node))
+    return found
 
 
 def body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
