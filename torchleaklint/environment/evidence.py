@@ -17,6 +17,7 @@ import re
 from typing import Iterable, List, Optional, Sequence
 
 from torchleaklint.environment.shell_reader import commands
+from torchleaklint.semantic.syntax import walk
 
 _ML_IMAGE_PARTS = ("pytorch/pytorch", "nvcr.io/nvidia/pytorch", "rayproject/ray", "torch")
 _BUILD_IMAGE_PARTS = ("manylinux", "builder")
@@ -280,7 +281,7 @@ def _is_smoke_check(code: str) -> bool:
     except (SyntaxError, ValueError):
         return False
     loops = (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.With, ast.AsyncWith)
-    return not any(isinstance(node, loops) for node in ast.walk(tree))
+    return not any(isinstance(node, loops) for node in walk(tree))
 
 
 def first(reasons: Iterable[Optional[str]]) -> Optional[str]:

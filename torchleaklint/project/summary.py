@@ -64,7 +64,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
 SUMMARY_VERSION = 46
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
@@ -414,7 +414,7 @@ def _returned_weight(model, func) -> Optional[dict]:
     pd.read_parquet(...)`), as TLL005 would say it of the returned expression."""
     from torchleaklint.semantic.tune import weight_of
 
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func:
             found = weight_of(model, node.value)
             if found is not None:
@@ -433,7 +433,7 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
 
     if returns is None or returns.items is None or not any(i.kind in _HEAVY_KINDS for i in returns.items):
         return None
-    tuples = [node.value for node in ast.walk(func) if isinstance(node, ast.Return) and node.value is not None
+    tuples = [node.value for node in walk(func) if isinstance(node, ast.Return) and node.value is not None
               and model.unit_of(node) is func]
     if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
             any(isinstance(e, ast.Starred) for e in tuples[0].elts):
@@ -466,7 +466,7 @@ def _has_unknown_item(value: Value) -> bool:
 
 def _called_parameters(func, params) -> set:
     """The parameters among `params` that the function calls (`policy(obs)`)."""
-    return {node.func.id for node in ast.walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    return {node.func.id for node in walk(func) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
             and node.func.id in params}
 
 
@@ -474,7 +474,7 @@ def _returns_detached_parameter(func, params) -> bool:
     """`return state.detach()` on the tensor path of a helper (`repackage_hidden`-style):
     what it returns for a tensor argument is cut from the graph; its other paths handle
     containers and non-tensors."""
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
             call = node.value.func
             if isinstance(call, ast.Attribute) and call.attr in ("detach", "detach_") \
@@ -488,7 +488,7 @@ def _keeps(func, params) -> Dict[str, str]:
     out: Dict[str, str] = {}
     if not params:
         return out
-    for node in ast.walk(func):
+    for node in walk(func):
         if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Call)):
             continue
         target = value = None
@@ -501,7 +501,7 @@ def _keeps(func, params) -> Dict[str, str]:
             target, value = node.func.value, node
         if target is None or value is None:
             continue
-        for name in ast.walk(value):
+        for name in walk(value):
             if isinstance(name, ast.Name) and name.id in params and name.id not in out:
                 out[name.id] = f"self.{_self_attr(target)}"
     return out
@@ -524,7 +524,7 @@ def _attributes_handed_out(info) -> List[str]:
             continue
         for node in nodes_within(method):
             if isinstance(node, ast.Return) and node.value is not None:
-                found |= {n.attr for n in ast.walk(node.value) if isinstance(n, ast.Attribute)
+                found |= {n.attr for n in walk(node.value) if isinstance(n, ast.Attribute)
                           and isinstance(n.value, ast.Name) and n.value.id == "self" and isinstance(n.ctx, ast.Load)
                           and not _called(n, node.value)}
     return sorted(found)
@@ -532,7 +532,7 @@ def _attributes_handed_out(info) -> List[str]:
 
 def _called(attribute, expr) -> bool:
     """Is `attribute` the function of a call in `expr` (`self.error_term(...)`)?"""
-    return any(isinstance(n, ast.Call) and n.func is attribute for n in ast.walk(expr))
+    return any(isinstance(n, ast.Call) and n.func is attribute for n in walk(expr))
 
 
 def _class(model, info, module: str, partial: bool = False) -> dict:
@@ -548,7 +548,7 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
     attrs = {}
     init = info.methods.get("__init__") if not partial else None
     if init is not None:
-        for node in ast.walk(init):
+        for node in walk(init):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
                     isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr not in attrs:
                 value = class_attribute_value(model, info.name, node.attr)
@@ -855,8 +855,8 @@ def _backward_loop_nested_beside(model, call, loop) -> bool:
     def calls_receiver(node) -> bool:
         # the object itself, or the one holding it (`model.compute_loss(x)` runs `model.encoder`)
         return any(isinstance(c, ast.Call) and (_same_or_holder(dotted(c.func), receiver) or isinstance(
-            c.func, ast.Attribute) and _same_or_holder(dotted(c.func.value), receiver)) for c in ast.walk(node))
-    for node in ast.walk(loop):
+            c.func, ast.Attribute) and _same_or_holder(dotted(c.func.value), receiver)) for c in walk(node))
+    for node in walk(loop):
         if node is not loop and isinstance(node, (ast.For, ast.AsyncFor, ast.While)) \
                 and not model.is_inside(call, node) and model.has_backward_within(node) and calls_receiver(node):
             return True

@@ -21,7 +21,7 @@ import bisect
 import re
 from typing import Dict, Iterator, List, Optional, Tuple
 
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, SCOPE_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, SCOPE_TYPES, child_nodes, walk
 from torchleaklint.semantic.imports import dotted
 
 Position = Tuple[int, int]
@@ -170,7 +170,7 @@ def _scope_walk(node) -> Iterator[ast.AST]:
         yield current
         if current is not node and isinstance(current, SCOPE_TYPES):
             continue
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(child_nodes(current))
 
 
 def _graphy(model, expr) -> bool:
@@ -246,7 +246,7 @@ def _loads_by_name(model, unit) -> Dict[str, List[ast.Name]]:
     """Every read of a name in `unit` (nested scopes included), by name, in walk order."""
     def compute():
         out: Dict[str, List[ast.Name]] = {}
-        for node in ast.walk(unit):
+        for node in walk(unit):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 out.setdefault(node.id, []).append(node)
         return out
@@ -256,7 +256,7 @@ def _loads_by_name(model, unit) -> Dict[str, List[ast.Name]]:
 
 def _loops_at(model, unit, first: Position, last: Position) -> List[ast.AST]:
     """The loops (of `unit`) around the wrapped code."""
-    for node in ast.walk(unit):
+    for node in walk(unit):
         if isinstance(node, ast.stmt) and _pos(node) == first:
             return model.loops_around(node)
     return []
@@ -299,5 +299,5 @@ def _rebound_names(stmt) -> List[str]:
     bound = [leaf.id for t in targets for leaf in _leaves(t) if isinstance(leaf, ast.Name)]
     if not bound:
         return []
-    read = {n.id for n in ast.walk(value) if isinstance(n, ast.Name)}
+    read = {n.id for n in walk(value) if isinstance(n, ast.Name)}
     return [name for name in bound if name not in read]

@@ -11,7 +11,7 @@ from torchleaklint.rules.kept_graph import KeptGraph, detach_at_the_caller, kept
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import registered_by_a_base
 from torchleaklint.semantic.values import SEQUENCE
-from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method
+from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method, child_nodes, walk
 
 # Calls that grow a tensor from its previous value rather than compute something new.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -295,8 +295,8 @@ def _readers(expr, key) -> Set[ast.AST]:
     operand of a long `a + b + c + ...` chain separately was quadratic)."""
     parents: Dict[ast.AST, ast.AST] = {}
     readers: Set[ast.AST] = set()
-    for node in ast.walk(expr):
-        for child in ast.iter_child_nodes(node):
+    for node in walk(expr):
+        for child in child_nodes(node):
             parents[child] = node
         if isinstance(node, (ast.Name, ast.Attribute)) and dotted(node) == key:
             while node is not None and node not in readers:
@@ -332,7 +332,7 @@ def _used_as_tensor(model, stmt, key) -> bool:
     # an entry of a container (`loss_dict["train_loss"]`): the container handed whole to a call
     # (`reduce_loss_dict(loss_dict)`, an all-reduce of each entry) may need every entry a tensor
     root = key.split("[", 1)[0] if "[" in key else None
-    for node in ast.walk(unit):
+    for node in walk(unit):
         if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) and dotted(node) == key \
                 and not model.is_inside(node, stmt) and _needs_tensor(model, node):
             return True
@@ -378,7 +378,7 @@ def _started_as_a_list(model, stmt, key: str) -> bool:
     if "." in key or "[" in key:
         return False
     reaching = model.reaching(model.unit_of(stmt))
-    for read in ast.walk(stmt.value):
+    for read in walk(stmt.value):
         if isinstance(read, ast.Name) and read.id == key and isinstance(read.ctx, ast.Load):
             for definition in reaching.definitions(read):
                 bound = model.statement_of(definition)

@@ -19,6 +19,7 @@ from torchleaklint.semantic.object_state import behind_a_mode_nothing_sets, call
     self_name as _self_name, stores_before_reading
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, nodes_within, short_source as _short,
                                           with_method)
+from torchleaklint.semantic.syntax import child_nodes, walk
 
 
 class GraphStoredOnSelf(Rule):
@@ -285,7 +286,7 @@ def _stored_expr(stmt, target) -> ast.AST:
 
 def _self_reads(method, attr: str) -> List[ast.Attribute]:
     receiver = _self_name(method)
-    return [n for n in ast.walk(method) if isinstance(n, ast.Attribute) and n.attr == attr
+    return [n for n in walk(method) if isinstance(n, ast.Attribute) and n.attr == attr
             and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
 
 
@@ -293,7 +294,7 @@ def _reads_attribute(expr, target) -> bool:
     """Does `expr` read the attribute it is stored into (`0.99 * self.adapt + ...`)?"""
     key = ast.unparse(target)
     return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and ast.unparse(n) == key
-               for n in ast.walk(expr))
+               for n in walk(expr))
 
 
 def _fed_back(model, stmt, target, func, methods) -> bool:
@@ -390,7 +391,7 @@ def _before(node, stmt) -> bool:
 
 def _in_targets(node, stmt) -> bool:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    return any(node is n for t in targets for n in ast.walk(t))
+    return any(node is n for t in targets for n in walk(t))
 
 
 def _reads_elsewhere(model, attr, stmt, func) -> List[ast.Attribute]:
@@ -450,7 +451,7 @@ def _copied_from_back_propagated_state(model, stored, func) -> bool:
             stack.extend(node.args)
             continue
         if isinstance(node, (ast.Tuple, ast.List, ast.Subscript, ast.Starred)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
             continue
         if model.carries_graph(node):
             return False
@@ -534,7 +535,7 @@ def _consumed_in_step(model, stmt, target, func, elsewhere, depth: int = 0) -> b
     if depth < 2 and any(_stored_again_and_consumed(model, read, depth) for read in elsewhere):
         return True  # `self.fake_B = self.fake[:n]`, and the loss of self.fake_B is back-propagated
     stored = _stored_expr(stmt, target)
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func \
                 and (model.feeds(stored, stmt, node.value) or model.side_output_of(stored, node.value)) \
                 and not model.returned_graph_never_differentiated(func):
@@ -580,11 +581,11 @@ def _derived_from_state_stored_before(model, stored, stmt, func, target) -> bool
     # whatever that store was)
     alias = isinstance(stored, (ast.Attribute, ast.Subscript))
     earlier = set()
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, (ast.Assign, ast.AugAssign)) and _before(node, stmt):
             earlier |= {t.attr for t in _self_targets(node, receiver)
                         if alias or isinstance(node, ast.AugAssign) or _reads_attribute(node.value, t)}
-    operands = [n for n in ast.walk(stored) if isinstance(n, (ast.Name, ast.Attribute)) and model.carries_graph(n)
+    operands = [n for n in walk(stored) if isinstance(n, (ast.Name, ast.Attribute)) and model.carries_graph(n)
                 and not (isinstance(model.parent(n), ast.Attribute) and model.carries_graph(model.parent(n)))]
     return bool(operands) and all(
         isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == receiver
@@ -594,7 +595,7 @@ def _derived_from_state_stored_before(model, stored, stmt, func, target) -> bool
 def _returns_attribute(func, attr) -> bool:
     receiver = _self_name(func)
     return any(isinstance(n, ast.Return) and isinstance(n.value, ast.Attribute) and n.value.attr == attr
-               and isinstance(n.value.value, ast.Name) and n.value.value.id == receiver for n in ast.walk(func))
+               and isinstance(n.value.value, ast.Name) and n.value.value.id == receiver for n in walk(func))
 
 
 __all__: Tuple[str, ...] = ("GraphStoredOnSelf",)

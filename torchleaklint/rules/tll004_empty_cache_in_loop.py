@@ -11,7 +11,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.evaluation import is_unit_test
 from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, \
     precedes_memory_reading, under_memory_pressure_check, under_one_off_guard
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters, child_nodes, walk
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
 # and callbacks, trainer classes).
@@ -164,7 +164,7 @@ def _sweeps_input_sizes(model, loop) -> bool:
     size, not training steps over the data."""
     if not isinstance(loop, (ast.For, ast.AsyncFor)) or model.is_data_loop(loop):
         return False
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
     for node in _outside_inner_loops(loop):
         if isinstance(node, ast.Subscript) and _first_rows_up_to(node.slice, names):
             return True
@@ -213,7 +213,7 @@ def _outside_inner_loops(loop):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.FunctionDef, ast.AsyncFunctionDef,
                              ast.ClassDef, ast.Lambda)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
 
 
 def _under_one_off_condition(model, call, loop) -> bool:
@@ -226,7 +226,7 @@ def _under_one_off_condition(model, call, loop) -> bool:
     for anc in model.ancestors(call):
         if anc is loop:
             return False
-        if isinstance(anc, ast.If) and model.is_inside(call, anc) and not any(call is n for n in ast.walk(anc.test)) \
+        if isinstance(anc, ast.If) and model.is_inside(call, anc) and not any(call is n for n in walk(anc.test)) \
                 and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
                 and equality_on_a_counter(anc.test, names_changing_in(loop)):
             return True
@@ -285,7 +285,7 @@ def _once_per_pass(model, call, loop) -> bool:
             return False
         if not isinstance(anc, ast.If):
             continue
-        for node in ast.walk(anc.test):
+        for node in walk(anc.test):
             if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _a_data_length(model, node.right):
                 return True
     return False
@@ -312,7 +312,7 @@ def _cadence(model, call, loop) -> Optional[str]:
         if anc is loop:
             return None
         if isinstance(anc, ast.If) and any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod)
-                                           for n in ast.walk(anc.test)):
+                                           for n in walk(anc.test)):
             text = ast.unparse(anc.test)
             return text if len(text) <= 40 else text[:37] + "..."
     return None
@@ -326,7 +326,7 @@ def _interval(model, call, loop) -> str:
         if anc is loop:
             break
         if isinstance(anc, ast.If):
-            for node in ast.walk(anc.test):
+            for node in walk(anc.test):
                 if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
                     divisor = node.right
                     if isinstance(divisor, ast.Constant) and isinstance(divisor.value, int) and divisor.value > 1:
@@ -399,9 +399,9 @@ def _guard_in(model, call, func) -> Optional[int]:
             break
         if isinstance(anc, (ast.If, ast.IfExp)):
             return anc.lineno
-    for stmt in ast.walk(func):
+    for stmt in walk(func):
         if isinstance(stmt, ast.If) and stmt.lineno < call.lineno and model.unit_of(stmt) is func \
-                and any(isinstance(n, ast.Return) for body in stmt.body for n in ast.walk(body)):
+                and any(isinstance(n, ast.Return) for body in stmt.body for n in walk(body)):
             return stmt.lineno
     return None
 

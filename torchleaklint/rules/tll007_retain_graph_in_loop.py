@@ -10,6 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, passed_argument, positional_parameters, short_source as _short
+from torchleaklint.semantic.syntax import walk
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
 
@@ -198,7 +199,7 @@ def _backward_after(model, site, caller) -> bool:
     """A backward in `caller` after `site`, directly or in a function it calls (one in another
     module or of unknown target counts when it may run one)."""
     here = (site.lineno, site.col_offset)
-    for node in ast.walk(caller):
+    for node in walk(caller):
         if not isinstance(node, ast.Call) or node is site or (node.lineno, node.col_offset) <= here:
             continue
         if model.backward_target(node) is not None or _callee_runs_backward(model, node):
@@ -237,14 +238,14 @@ def _graph_leaves(model, func, retained) -> bool:
 
     def shares(value) -> bool:
         return retained is None or model.graphs_share(value, retained)
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Return) and node.value is not None and model.carries_graph(node.value) \
                 and not model.value_killed_at(node.value) and not model.returned_graph_never_differentiated(func) \
                 and shares(node.value):
             return True
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.value is not None:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            leaves = [leaf for t in targets for leaf in ast.walk(t) if isinstance(leaf, (ast.Attribute, ast.Subscript))
+            leaves = [leaf for t in targets for leaf in walk(t) if isinstance(leaf, (ast.Attribute, ast.Subscript))
                       and isinstance(getattr(leaf, "ctx", None), ast.Store)]
             if leaves and model.carries_graph(node.value) and shares(node.value):
                 return True  # `self.fake = G(z)`, `cache[k] = out`
@@ -284,7 +285,7 @@ def _later_backward_in_iteration(model, call, loops) -> bool:
     retained = model.backward_target(call)
     ends = _iteration_ends_at(model, call, loops[0])
     for loop in loops:
-        for node in ast.walk(loop):
+        for node in walk(loop):
             if not isinstance(node, ast.Call) or node is call or (node.lineno, node.col_offset) <= here:
                 continue
             if ends is not None and (node.lineno, node.col_offset) > ends:
@@ -316,7 +317,7 @@ def _hands_nothing_retained(model, call, retained) -> bool:
             or any(kw.arg is None for kw in call.keywords):
         return False
     modules_used = {dotted(c.func) for d in model.graph_dependencies(retained)
-                    for c in ast.walk(model.statement_of(d)) if isinstance(c, ast.Call)}
+                    for c in walk(model.statement_of(d)) if isinstance(c, ast.Call)}
     for arg in list(call.args) + [kw.value for kw in call.keywords]:
         value = model.value(arg)
         if value.kind == MODULE:
@@ -367,7 +368,7 @@ def _fresh_graph_each_iteration(model, target, loop) -> bool:
     # `loss`, or the names an expression of it reads (`(loss / n).backward(...)`) that carry
     # the graph: each of them made anew in this iteration
     names = [target] if isinstance(target, ast.Name) else [
-        n for n in ast.walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        n for n in walk(target) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         and model.carries_graph(n)]
     if not names:
         return False
@@ -395,7 +396,7 @@ def _calls_an_unknown_callable(model, definition: ast.Name) -> bool:
         return False  # typed (a graph is shares_graph_built_before's to judge), or made without grad
     return value is not None and any(
         isinstance(n, ast.Call) and dotted(n.func) is not None
-        and model.value(n.func).kind == UNKNOWN and not model.qualname(n.func) for n in ast.walk(value))
+        and model.value(n.func).kind == UNKNOWN and not model.qualname(n.func) for n in walk(value))
 
 
 _GRAPH_FREE_KINDS = frozenset({"tensor", "data", "scalar", "none", MODULE, "loss_fn", "dataloader", "dataset"})
@@ -407,7 +408,7 @@ def _builds_graph_each_iteration(model, loop) -> bool:
     must retain that graph between iterations."""
     if model.is_data_loop(loop):
         return True
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if not isinstance(node, ast.Call):
             continue
         if model.is_optimizer_step(node) or model.is_scaler_step(node):

@@ -6,7 +6,7 @@ import ast
 from typing import Iterator, List, Optional
 
 from torchleaklint.rules.base import Rule
-from torchleaklint.semantic.syntax import FUNCTION_TYPES
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, child_nodes
 
 # torch.cuda functions that initialize CUDA (torch.cuda._lazy_init) when called. Not here:
 # is_available/device_count (no context), empty_cache/memory_* (no-ops before init),
@@ -118,7 +118,7 @@ def _starts_processes(model, unit) -> bool:
         node = stack.pop()
         if node is not unit and isinstance(node, _SCOPES):
             continue  # a nested function runs only if called
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
         if isinstance(node, ast.Call):
             qualname = model.qualname(node.func) or ""
             if qualname.startswith(_PROCESS_STARTERS) or (
@@ -173,7 +173,7 @@ def _initializing_call_in_expr(model, root: ast.AST) -> Optional[ast.Call]:
             continue
         if isinstance(node, ast.Call) and _initializes_cuda(model, node):
             found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return min(found, key=lambda n: (n.lineno, n.col_offset)) if found else None
 
 

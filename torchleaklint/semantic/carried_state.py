@@ -10,7 +10,7 @@ import ast
 from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name
+from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name, walk
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -88,7 +88,7 @@ def _one_per_cycle(model, candidates):
 
 def _runs_a_forward(model, stmt) -> bool:
     """Does the statement call a module (`model(inp, hidden)`, `self.cell(x, h)`)?"""
-    return any(isinstance(call, ast.Call) and model.value(call.func).kind == MODULE for call in ast.walk(stmt.value))
+    return any(isinstance(call, ast.Call) and model.value(call.func).kind == MODULE for call in walk(stmt.value))
 
 
 def _target_names(target) -> List[ast.Name]:
@@ -114,7 +114,7 @@ def _carried_names(model, stmt) -> List[str]:
 def _read_carries_graph(model, stmt, name) -> bool:
     """The state as this statement reads it carries a graph: `state = None` just before
     (a fresh start every iteration) makes the read graph-free."""
-    for node in ast.walk(stmt.value):
+    for node in walk(stmt.value):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
             value = model.value(node)
             if value.carries_graph or value.kind == UNKNOWN:
@@ -126,7 +126,7 @@ def _names_passed_to_calls(model, expr) -> set:
     """Names passed undetached to a call that keeps their history: not to one that cuts it
     on entry (a `forward` whose first line is `hidden = tuple(h.detach() for h in hidden)`)."""
     out = set()
-    for call in ast.walk(expr):
+    for call in walk(expr):
         if not isinstance(call, ast.Call) or _is_accumulating_call(model, call):
             continue
         for arg in list(call.args) + [kw.value for kw in call.keywords]:
@@ -243,16 +243,16 @@ def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
 def _an_operand_of_arithmetic(expr, name: str) -> bool:
     """Does `expr` read `name` as an operand of its arithmetic (`0.9 * v + x`), and nowhere
     inside a call, subscript or attribute (where a callee or a view decides what is kept)?"""
-    def walk(node) -> Tuple[bool, bool]:  # (read as an operand, read anywhere else)
+    def reads(node) -> Tuple[bool, bool]:  # (read as an operand, read anywhere else)
         if isinstance(node, ast.Name):
             return node.id == name, False
         if isinstance(node, ast.BinOp):
-            left, right = walk(node.left), walk(node.right)
+            left, right = reads(node.left), reads(node.right)
             return left[0] or right[0], left[1] or right[1]
         if isinstance(node, ast.UnaryOp):
-            return walk(node.operand)
-        return False, any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
-    operand, elsewhere = walk(expr)
+            return reads(node.operand)
+        return False, any(isinstance(n, ast.Name) and n.id == name for n in walk(node))
+    operand, elsewhere = reads(expr)
     return operand and not elsewhere
 
 
@@ -318,7 +318,7 @@ def _passes(call: ast.Call, name: str) -> bool:
     back-propagates something else (`trainer.update(batch_size)` on replayed data) does not
     walk the carried state's history."""
     arguments = list(call.args) + [kw.value for kw in call.keywords]
-    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in ast.walk(arg))
+    return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in walk(arg))
 
 
 def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
@@ -397,12 +397,12 @@ def _analysis_unroll(model, loop) -> bool:
     if not backwards or not all(passed_true(call, "retain_graph") for call in backwards):
         return False
     return not any(model.is_optimizer_step(call) or model.is_scaler_step(call)
-                   for unit in [loop] + callees for call in ast.walk(unit) if isinstance(call, ast.Call))
+                   for unit in [loop] + callees for call in walk(unit) if isinstance(call, ast.Call))
 
 
 def _calls_in_body(loop) -> Iterator[ast.Call]:
     for stmt in loop.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Call):
                 yield node
 
@@ -423,7 +423,7 @@ def _detached_in(model, loop, stmt, name) -> bool:
     flow = model.flow(model.unit_of(stmt))
     if flow is None:
         return True
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if isinstance(node, SCOPE_TYPES):
             continue
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
@@ -440,7 +440,7 @@ def _detached_in(model, loop, stmt, name) -> bool:
         if isinstance(node, ast.For) and isinstance(node.iter, ast.Name) and node.iter.id == name \
                 and isinstance(node.target, ast.Name) and any(
                     isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "detach_"
-                    and _root_name(c.func.value) == node.target.id for c in ast.walk(node)):
+                    and _root_name(c.func.value) == node.target.id for c in walk(node)):
             return True  # `for s in state: s.detach_()`
     return False
 
@@ -450,7 +450,7 @@ def _reads_own_value(model, store, name) -> bool:
     around it (`if h is not None:`) still cuts it every time it matters."""
     stmt = model.statement_of(store)
     value = getattr(stmt, "value", None)
-    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(value))
+    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
@@ -476,20 +476,20 @@ def _bound_first_under_the_same_test(model, loop, stmt, name: str) -> bool:
     `if n_iter < warmup: ... else: segs_aug = interpolate(segs_aug)`: each iteration that
     reads it bound it first, so nothing is carried from the previous one."""
     guard = _enclosing_if_in(model, stmt, loop)
-    if guard is None or any(isinstance(n, ast.Call) for n in ast.walk(guard.test)):
+    if guard is None or any(isinstance(n, ast.Call) for n in walk(guard.test)):
         return False
     branch, shape = _branch(model, guard, stmt), ast.dump(guard.test)
-    for earlier in ast.walk(loop):
+    for earlier in walk(loop):
         if not (isinstance(earlier, ast.If) and earlier is not guard and earlier.lineno < guard.lineno
                 and ast.dump(earlier.test) == shape and model.parent(earlier) is model.parent(guard)
                 and _same_block(model, earlier, guard)):
             continue  # (two statements of one block: the earlier runs whenever the later does)
-        fresh = [node for node in getattr(earlier, branch) for node in ast.walk(node)
+        fresh = [node for node in getattr(earlier, branch) for node in walk(node)
                  if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
                  and not _conditional_in_branch(model, node, earlier) and not _reads_own_value(model, node, name)]
         if not fresh or _test_rebound_between(earlier, guard, loop):
             continue
-        reads = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+        reads = [n for n in walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
         if all(_branch(model, earlier, r) == branch or _branch(model, guard, r) == branch for r in reads):
             return True
     return False
@@ -525,9 +525,9 @@ def _conditional_in_branch(model, node, node_if) -> bool:
 
 def _test_rebound_between(first: ast.If, second: ast.If, loop) -> bool:
     """Does a statement of the loop between the two `if`s (by line) rebind a name the test reads?"""
-    names = {n.id for n in ast.walk(first.test) if isinstance(n, ast.Name)}
+    names = {n.id for n in walk(first.test) if isinstance(n, ast.Name)}
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
-               and first.lineno <= n.lineno < second.lineno for n in ast.walk(loop))
+               and first.lineno <= n.lineno < second.lineno for n in walk(loop))
 
 
 def _branch(model, node_if, node) -> Optional[str]:
@@ -539,12 +539,12 @@ def _branch(model, node_if, node) -> Optional[str]:
 
 def _fixed_across_iterations(test, loop) -> bool:
     """The test reads only names the loop never rebinds, and calls nothing."""
-    if any(isinstance(n, ast.Call) for n in ast.walk(test)):
+    if any(isinstance(n, ast.Call) for n in walk(test)):
         return False
-    rebound = {n.id for node in ast.walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
+    rebound = {n.id for node in walk(loop) if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.For))
                for t in ([node.target] if not isinstance(node, ast.Assign) else node.targets)
-               for n in ast.walk(t) if isinstance(n, ast.Name)}
-    return not ({n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & rebound)
+               for n in walk(t) if isinstance(n, ast.Name)}
+    return not ({n.id for n in walk(test) if isinstance(n, ast.Name)} & rebound)
 
 
 def _conditional_in(model, node, loop) -> bool:

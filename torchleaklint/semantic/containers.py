@@ -22,6 +22,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, call_parameters, every_parameter, nodes_within, passed_argument,
                                           unpacks_arguments)
+from torchleaklint.semantic.syntax import child_nodes, walk
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
 _REMOVERS = frozenset({"pop", "popleft", "clear"})
@@ -70,7 +71,7 @@ _UNSEEN = object()  # a bound the code states but no expression gives (`buf.pop(
 def _bounded(model, scope, key) -> bool:
     rings, lists, dicts, growth, keyed = [], 0, 0, [], []
     for func, name in scope:
-        for node in ast.walk(func):
+        for node in walk(func):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 if any(dotted(t) == name for t in targets):
@@ -180,7 +181,7 @@ def _bound_just_before(model, func, name: str, site, depth: int) -> bool:
         if body is not None:
             before = body[:next(i for i, stmt in enumerate(body) if stmt is node)]
             for stmt in reversed(before):
-                binds = [n for n in ast.walk(stmt) if isinstance(n, (ast.Name, ast.Attribute))
+                binds = [n for n in walk(stmt) if isinstance(n, (ast.Name, ast.Attribute))
                          and isinstance(n.ctx, ast.Store) and dotted(n) == name]
                 if not binds:
                     continue
@@ -191,7 +192,7 @@ def _bound_just_before(model, func, name: str, site, depth: int) -> bool:
             return _fixed_iteration(model, func, parent.iter)
         if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and any(
                 isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Store) and dotted(n) == name
-                for n in ast.walk(parent)):
+                for n in walk(parent)):
             return False  # bound again later in the loop (`step += 1`): the next iteration reads that
         if parent is func:
             return False
@@ -249,7 +250,7 @@ def _is_len(expr, name) -> bool:
 def _trim_bound(func, site, name):
     """The size the same function trims the container to (`del buf[50:]`, `buf.pop(0)` when
     `len(buf) > n`, `buf.popleft()`), _UNSEEN for an unconditional removal; None if none."""
-    for node in ast.walk(func):
+    for node in walk(func):
         if node is site:
             continue
         if isinstance(node, ast.Delete):
@@ -264,7 +265,7 @@ def _trim_bound(func, site, name):
             bound = _length_test(node.test, name, shorter=False)
             if bound is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
                                          n.func.attr in _REMOVERS and dotted(n.func.value) == name
-                                         for n in ast.walk(node)):
+                                         for n in walk(node)):
                 return bound
     return None
 
@@ -295,7 +296,7 @@ def _constant_int(model, func, expr, depth: int) -> Optional[int]:
         values = set()
         for method in class_methods(model, info):
             receiver = self_name(method)
-            for node in ast.walk(method):
+            for node in walk(method):
                 if isinstance(node, ast.Assign) and any(
                         isinstance(t, ast.Attribute) and t.attr == expr.attr and isinstance(t.value, ast.Name)
                         and t.value.id == receiver for t in node.targets):
@@ -311,7 +312,7 @@ def _name_constant(model, func, name: str, depth: int) -> Optional[int]:
     positional = args.posonlyargs + args.args
     defaults = dict(zip([a.arg for a in positional][len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    stores = [n for n in ast.walk(func) if isinstance(n, ast.Assign)
+    stores = [n for n in walk(func) if isinstance(n, ast.Assign)
               and any(isinstance(t, ast.Name) and t.id == name for t in n.targets)]
     if name in defaults and not stores:
         return _constant_int(model, func, defaults[name], depth + 1)
@@ -501,7 +502,7 @@ def _loop_keeping_the_argument(model, site: ast.Call, callee, param: str) -> Opt
     loop = next(iter(model.loops_around(site)), None)
     if loop is None or not (model.is_step_loop(loop) or model.is_epoch_loop(loop)):
         return None
-    for inner in ast.walk(loop):
+    for inner in walk(loop):
         if isinstance(inner, ast.Name) and inner.id == argument.id and not isinstance(inner.ctx, ast.Load):
             return None  # rebound (or deleted) in the loop
         if isinstance(inner, ast.Delete) and any(isinstance(t, ast.Subscript) and dotted(t.value) == argument.id
@@ -534,9 +535,9 @@ def replaces_an_existing_entry(model, stmt: ast.AST) -> bool:
         return False
     target = stmt.targets[0]
     container, key = ast.dump(target.value), ast.dump(target.slice)
-    if any(ast.dump(n) == container for n in ast.walk(stmt.value)):
+    if any(ast.dump(n) == container for n in walk(stmt.value)):
         return False
-    key_names = {n.id for n in ast.walk(target.slice) if isinstance(n, ast.Name)}
+    key_names = {n.id for n in walk(target.slice) if isinstance(n, ast.Name)}
     unit = model.unit_of(stmt)
     child = stmt
     for anc in model.ancestors(stmt):
@@ -563,7 +564,7 @@ def _always_evaluated(expr: ast.AST):
     elif isinstance(expr, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
         children = []
     else:
-        children = list(ast.iter_child_nodes(expr))
+        children = list(child_nodes(expr))
     for child in children:
         yield from _always_evaluated(child)
 
@@ -571,7 +572,7 @@ def _always_evaluated(expr: ast.AST):
 def _rebinds_before(body, stmt, names) -> bool:
     """Does a statement of `body` before `stmt` (or around it) bind one of `names`?"""
     for node in body:
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if sub is stmt:
                 return False
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in names:

@@ -27,9 +27,8 @@ from torchleaklint.semantic.values import (
 )
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, bound_once_in_init, called_on_self, default_of, entered_context, is_classmethod,
-    is_property,
-    is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
-    passed_through_positions, positional_parameters, self_name, unpacks_arguments)
+    is_property, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
+    passed_through_positions, positional_parameters, self_name, unpacks_arguments, child_nodes, walk)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -96,7 +95,7 @@ def analyze_unit(model, unit: ast.AST, params: Optional[Dict[str, Value]] = None
         if isinstance(unit, ast.Module):
             model.module_env_so_far = None
     if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef)) and not unit.decorator_list \
-            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(unit)):
+            and model.yields(unit):
         # a generator function: a call returns the generator, whose items are what it yields
         # (`data = inf_train_gen()` then `real = next(data)`), not what a `return` says
         analyzer.result.returns = sequence_of(analyzer.yielded or UNKNOWN_V)
@@ -591,7 +590,7 @@ class Analyzer:
         if method is not None:
             method(s)
         else:
-            for child in ast.iter_child_nodes(s):
+            for child in child_nodes(s):
                 if isinstance(child, ast.expr):
                     self.expr(child)
 
@@ -1015,7 +1014,7 @@ class Analyzer:
             return NONE_V
         method = getattr(self, "expr_" + type(e).__name__, None)
         if method is None:
-            for child in ast.iter_child_nodes(e):
+            for child in child_nodes(e):
                 if isinstance(child, ast.expr):
                     self.expr(child)
             value = UNKNOWN_V
@@ -1351,7 +1350,7 @@ class Analyzer:
         self.expr(e.test)
         # each branch under what its test proves, as for an `if` statement: `t.item() if
         # hasattr(t, "item") else t[0]` reads `t[0]` only where `t` is no tensor
-        if any(isinstance(n, ast.NamedExpr) for branch in (e.body, e.orelse) for n in ast.walk(branch)):
+        if any(isinstance(n, ast.NamedExpr) for branch in (e.body, e.orelse) for n in walk(branch)):
             body, orelse = self.expr(e.body), self.expr(e.orelse)  # (bindings made in a branch stand)
         else:
             before = dict(self.env)
@@ -1703,13 +1702,13 @@ class Analyzer:
         shape = ast.dump(producer)
         keys = {key for call in nodes_within(self.unit) if isinstance(call, ast.Call) and ast.dump(call.func) == shape
                 for arg in list(call.args) + [kw.value for kw in call.keywords]
-                for n in ast.walk(arg) if isinstance(n, (ast.Name, ast.Attribute))
+                for n in walk(arg) if isinstance(n, (ast.Name, ast.Attribute))
                 for key in [dotted(n)] if key is not None}
         assigns = [node for node in nodes_within(self.unit) if isinstance(node, ast.Assign)]
         for _ in range(2):  # `hidden = (h, c)` then `model(x, hidden)`; `self.hx = hx`
-            keys |= {key for node in assigns if any(dotted(n) in keys for t in node.targets for n in ast.walk(t)
+            keys |= {key for node in assigns if any(dotted(n) in keys for t in node.targets for n in walk(t)
                                                     if isinstance(n, (ast.Name, ast.Attribute)))
-                     for n in ast.walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))
+                     for n in walk(node.value) if isinstance(n, (ast.Name, ast.Attribute))
                      for key in [dotted(n)] if key is not None}
         return keys
 
@@ -1745,7 +1744,7 @@ class Analyzer:
         handed = [a for a in list(call.args) + [k.value for k in call.keywords] if isinstance(a, ast.Name) and a.id == name]
         if not handed:
             return False
-        own = {id(n) for t in stmt.targets for n in ast.walk(t)}
+        own = {id(n) for t in stmt.targets for n in walk(t)}
         others = [d for d in self.m.reaching(self.unit).definitions(handed[0]) if id(d) not in own]
         def container(d) -> bool:  # a dict made fresh (not a tuple of state tensors)
             bound = self.m.parent(d)
@@ -2264,7 +2263,7 @@ class Analyzer:
         if not isinstance(stmt, ast.Assign) or stmt.value is not call:
             return False
         return any(isinstance(n, ast.Name) and self.m.feeds_backward(self.unit, n.id)
-                   for t in stmt.targets for n in ast.walk(t))
+                   for t in stmt.targets for n in walk(t))
 
     def _summarized_instance(self, value: Value):
         """The summary of the `__call__` of the class of another module of the project an
@@ -2572,7 +2571,7 @@ def _literal_arguments(func, call, offset: int) -> Dict[str, object]:
 
 def _unrebound(unit, constants: Dict[str, object]) -> Dict[str, object]:
     """The constants whose parameter the function never rebinds."""
-    rebound = {n.id for n in ast.walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    rebound = {n.id for n in walk(unit) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return {k: v for k, v in constants.items() if k not in rebound}
 
 
@@ -3112,7 +3111,7 @@ def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:
 
 def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
     """The calls inside `unit` of `name(...)` or `name.attr(...)` for a name in `names`
-    (what `ast.walk(unit)` would find, without walking every node of every unit)."""
+    (what `walk(unit)` would find, without walking every node of every unit)."""
     index = model.cached(("calls_by_unit_and_receiver",), lambda: _index_calls_by_unit(model))
     return [call for name in names for call in index.get((unit, name), ())]
 
@@ -3304,7 +3303,7 @@ def _sets_only_parameters(method) -> bool:
 def _self_attributes_stored(model, method) -> Set[str]:
     """The attributes `self.<attr> = ...` binds in a method (any target, nested ones too)."""
     def stored():
-        return {node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute)
+        return {node.attr for node in walk(method) if isinstance(node, ast.Attribute)
                 and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == "self"}
     return model.cached(("self_attributes_stored", method), stored)
 
@@ -3363,7 +3362,7 @@ def construction_freeze(init, methods=None) -> Optional[Tuple[str, int]]:
         if flag is not None:
             found = flag
         elif found is not None and any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
-                                       and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(stmt)):
+                                       and isinstance(n.value, ast.Name) and n.value.id == "self" for n in walk(stmt)):
             found = None  # a submodule made after the freeze is trainable
     if found is None:
         return None
@@ -3434,7 +3433,7 @@ def frozen_self_attributes(method) -> List[str]:
     me = self_name(method)
     owners = []
     for stmt in method.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me \
                     and isinstance(node.ctx, ast.Load) and node.attr not in owners:
                 owners.append(node.attr)
@@ -3578,7 +3577,7 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
         if local not in model.classes or not holds_no_parameters(model, local):
             return False
     for method in info.methods.values():
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Call):
                 name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
                 if name in _PARAMETER_MAKERS or name in ("add_module", "register_module"):
@@ -3613,7 +3612,7 @@ def _construction_methods(info) -> Set[str]:
     while stack:
         method = info.methods[stack.pop()]
         receiver = self_name(method)
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                     isinstance(node.func.value, ast.Name) and node.func.value.id == receiver and \
                     node.func.attr in info.methods and node.func.attr not in found:
@@ -3641,7 +3640,7 @@ def _fills_with_modules(model, info, attr: str) -> bool:
     = v`, `self.cache.append(v)`)? Tensors (`torch.hann_window(n)`) are parameter-free."""
     for method in info.methods.values():
         flow = None
-        for node in ast.walk(method):
+        for node in walk(method):
             added = None
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and dotted(t.value) == f"self.{attr}"
                                                     for t in node.targets):
@@ -3669,7 +3668,7 @@ def _attributes_used_as_objects(info) -> Set[str]:
     for name, method in info.methods.items():
         if name in INIT_METHODS:
             continue
-        for node in ast.walk(method):
+        for node in walk(method):
             holder = None
             if isinstance(node, ast.Call):
                 holder = node.func
@@ -3709,7 +3708,7 @@ def _module_classes_by_attribute(model) -> Dict[str, List[str]]:
         stored = set()
         for method_name, method in info.methods.items():
             if method_name in INIT_METHODS:
-                stored |= {n.attr for n in ast.walk(method) if isinstance(n, ast.Attribute)
+                stored |= {n.attr for n in walk(method) if isinstance(n, ast.Attribute)
                            and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and n.value.id == "self"}
         for attr in stored:
             index.setdefault(attr, []).append(name)
@@ -3953,7 +3952,7 @@ def _differentiated_names(expr) -> List[ast.Name]:
 def _returned_loss_reads(func) -> List[ast.Name]:
     """`return loss` / `return {"loss": loss, ...}`: the read Lightning calls backward on."""
     out: List[ast.Name] = []
-    for node in ast.walk(func):
+    for node in walk(func):
         if not isinstance(node, ast.Return) or node.value is None:
             continue
         value = node.value

@@ -19,7 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, is_stub, nodes_within, passed_argument,
-                                          positional_parameters, self_name)
+                                          positional_parameters, self_name, walk)
 from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
@@ -112,7 +112,7 @@ def runs_own_forward_with_grad(model, method) -> bool:
     return receiver is not None and any(
         isinstance(node, ast.Call) and not model.grad_disabled_at(node) and (
             dotted(node.func) in (receiver, f"{receiver}.forward") or _a_part_with_parameters(model, node.func, receiver))
-        for node in ast.walk(method))
+        for node in walk(method))
 
 
 def _a_part_with_parameters(model, func, receiver: str) -> bool:
@@ -134,7 +134,7 @@ def _method_ignoring_its_object(model, call) -> bool:
     receiver = self_name(method)  # (None for a static or class method)
     if receiver is None:
         return False
-    return all(_reads_no_parameter(model, n) for body in method.body for n in ast.walk(body)
+    return all(_reads_no_parameter(model, n) for body in method.body for n in walk(body)
                if isinstance(n, ast.Name) and n.id == receiver)
 
 
@@ -330,7 +330,7 @@ def _returned_into_a_loss(model, call, unit) -> bool:
         return False
     stmt = model.statement_of(call)
     returned = model.cached(("graph_returns", unit), lambda: [
-        node for node in ast.walk(unit) if isinstance(node, ast.Return) and node.value is not None
+        node for node in walk(unit) if isinstance(node, ast.Return) and node.value is not None
         and model.unit_of(node) is unit and model.carries_graph(node.value)])
     return any(model.is_inside(call, node) or model.feeds(call, stmt, node.value) for node in returned)
 
@@ -453,15 +453,15 @@ def _handed_in_callable_calls(model, unit) -> List[Position]:
     handed -= {name for name in evaluated if name is not None}
     # (an input the function feeds to a model is data, whatever methods it calls on it:
     # `img.view(h, w, 3)` of `do_detect(model, img, ...)` is no attack's `perturb(x, y)`)
-    handed -= {n.id for call in forwards for arg in call.args for n in ast.walk(arg) if isinstance(n, ast.Name)}
-    drawn = {n.id for loop in ast.walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
-             and any(isinstance(r, ast.Name) and r.id in handed for r in ast.walk(loop.iter))
-             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    handed -= {n.id for call in forwards for arg in call.args for n in walk(arg) if isinstance(n, ast.Name)}
+    drawn = {n.id for loop in walk(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
+             and any(isinstance(r, ast.Name) and r.id in handed for r in walk(loop.iter))
+             for n in walk(loop.target) if isinstance(n, ast.Name)}
     # so is an item drawn from what it was handed and fed as it is (`model(data)` for `data`
     # of `for data in loader:`, moved by `data.to(device)` first)
     handed |= drawn - {arg.id for call in forwards for arg in call.args if isinstance(arg, ast.Name)}
     fed = {n.id for call in forwards for arg in list(call.args) + [k.value for k in call.keywords]
-           for n in ast.walk(arg) if isinstance(n, ast.Name)}
+           for n in walk(arg) if isinstance(n, ast.Name)}
     outputs = _forward_outputs(model, unit, forwards)
     return sorted(start_of(node) for node in nodes_within(unit)
                   if isinstance(node, ast.Call) and _calls_handed_in(model, node, handed)
@@ -473,7 +473,7 @@ def _forward_outputs(model, unit, forwards) -> Set[str]:
     """The names bound from the forwards' results in `unit`, and what is computed from them."""
     bound = {n.id for call in forwards for stmt in [model.statement_of(call)]
              if isinstance(stmt, ast.Assign) and (call is stmt.value or model.is_inside(call, stmt.value))
-             for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+             for t in stmt.targets for n in walk(t) if isinstance(n, ast.Name)}
     return model.derived_names(unit, bound) if bound else set()
 
 
@@ -482,7 +482,7 @@ def _scores_outputs(call: ast.Call, outputs: Set[str]) -> bool:
     criterion(output, target)`)? It scores the outputs, as a loss or a metric does; an attack is
     handed the inputs it perturbs, before any forward."""
     return any(isinstance(n, ast.Name) and n.id in outputs
-               for a in list(call.args) + [k.value for k in call.keywords] for n in ast.walk(a))
+               for a in list(call.args) + [k.value for k in call.keywords] for n in walk(a))
 
 
 def _a_source_of_inputs(model, unit, call: ast.Call, fed: Set[str]) -> bool:
@@ -498,14 +498,14 @@ def _a_source_of_inputs(model, unit, call: ast.Call, fed: Set[str]) -> bool:
     stmt = model.statement_of(call)
     if not (isinstance(stmt, ast.Assign) and stmt.value is call):
         return False
-    bound = {n.id for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    bound = {n.id for t in stmt.targets for n in walk(t) if isinstance(n, ast.Name)}
     if not bound:
         return False
     derived = model.derived_names(unit, bound)
     # and the items of a loop over it (`for x, y in enumerate(loader)`)
     items = {n.id for loop in nodes_within(unit) if isinstance(loop, (ast.For, ast.AsyncFor))
-             and any(isinstance(r, ast.Name) and r.id in derived for r in ast.walk(loop.iter))
-             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+             and any(isinstance(r, ast.Name) and r.id in derived for r in walk(loop.iter))
+             for n in walk(loop.target) if isinstance(n, ast.Name)}
     return bool(model.derived_names(unit, derived | items) & fed)
 
 
@@ -555,7 +555,7 @@ def _differentiable_keys(model, scope) -> Set[str]:
     `x.requires_grad = True` (walked once per scope: every forward of an evaluation asks)."""
     def compute() -> Set[str]:
         out: Set[str] = set()
-        for node in ast.walk(scope):
+        for node in walk(scope):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr == "requires_grad_":
                 flag = node.args[0] if node.args else None
@@ -814,7 +814,7 @@ def _feeds_a_loss(model, site) -> bool:
     stmt = model.statement_of(site)
     return any(isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is caller
                and model.carries_graph(node.value)
-               and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in ast.walk(caller))
+               and (model.is_inside(site, node) or model.feeds(site, stmt, node.value)) for node in walk(caller))
 
 
 def _stores_nothing_outside(model, site) -> bool:
@@ -824,7 +824,7 @@ def _stores_nothing_outside(model, site) -> bool:
     if not isinstance(func, FUNCTION_TYPES):
         return False
     return not any(isinstance(n, (ast.Attribute, ast.Subscript)) and isinstance(n.ctx, ast.Store)
-                   or isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(func))
+                   or isinstance(n, (ast.Global, ast.Nonlocal)) for n in walk(func))
 
 
 _REPORTING_METHODS = frozenset({"info", "debug", "warning", "log", "add_scalar", "add_scalars", "write",
@@ -887,7 +887,7 @@ def _result_back_propagated(model, unit, handed_on: bool = True, depth: int = 0)
         if isinstance(stmt, ast.Expr) and model.is_training_backward(stmt.value):
             return True
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [getattr(stmt, "target", None)]
-        names = {n.id for t in targets if t is not None for n in ast.walk(t) if isinstance(n, ast.Name)}
+        names = {n.id for t in targets if t is not None for n in walk(t) if isinstance(n, ast.Name)}
         if any(model.feeds_backward(caller, name) for name in names):
             return True
         if any(model.is_inside(site, model.backward_target(c)) for c in model.backward_calls_in(caller)
@@ -1145,7 +1145,7 @@ def _declared_scalar_result(model, call, unit) -> bool:
 
 def _declared_scalars(unit) -> set:
     """Names the function declares `int`/`float`/`bool`/`str` (one walk per function)."""
-    return {node.target.id for node in ast.walk(unit) if isinstance(node, ast.AnnAssign)
+    return {node.target.id for node in walk(unit) if isinstance(node, ast.AnnAssign)
             and isinstance(node.target, ast.Name) and ast.unparse(node.annotation) in _SCALAR_ANNOTATIONS}
 
 
@@ -1226,7 +1226,7 @@ def _built_from_a_looked_up_class(model, func: ast.AST) -> bool:
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
         info = model.enclosing_class_info(func)
         bindings = [node for method in (info.methods.values() if info is not None else ())
-                    for node in ast.walk(method) if isinstance(node, ast.Assign) and any(
+                    for node in walk(method) if isinstance(node, ast.Assign) and any(
                         isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"
                         and t.attr == func.attr for t in node.targets)]
     else:
@@ -1261,11 +1261,11 @@ def _computes_gradients(model, func, depth: int, eval_mode: bool = False) -> boo
     up to three calls deep) has gradient code (with `eval_mode`: code that runs in eval mode too)."""
     if model.cached(("evaluation_direct_gradient_code", func, eval_mode),
                     lambda: any(_is_gradient_code(model, node) and not (eval_mode and _train_mode_only(model, node, func))
-                                for node in ast.walk(func))):
+                                for node in walk(func))):
         return True
     if depth >= 3:
         return False  # (`generate_mesh` -> `generate_from_latent` -> `extract_mesh` -> `estimate_normals`)
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Call):
             target = model.resolve_call(node)
             # a submodule of one of two classes (`self.implicit_network = Grid(...) if grid else
@@ -1358,7 +1358,7 @@ def _receiver_frozen_before(model, call, unit) -> bool:
 def _freeze_positions(unit) -> Dict[str, Position]:
     """receiver -> the first position in `unit` where all its parameters are frozen (one walk)."""
     out: Dict[str, Position] = {}
-    for node in ast.walk(unit):
+    for node in walk(unit):
         receiver = None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_" \
                 and _false_flag(node):
@@ -1388,7 +1388,7 @@ _PARAMETER_SHARING_COMPILERS = frozenset({"jit.trace", "jit.script"})
 def _compiled_copies(unit) -> Dict[str, str]:
     """name -> the module it was traced or scripted from (`traced = torch.jit.trace(model, x)`)."""
     out: Dict[str, str] = {}
-    for node in ast.walk(unit):
+    for node in walk(unit):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call) \
                 and node.value.args and dotted(node.targets[0]) is not None and dotted(node.value.args[0]) is not None:
             name = dotted(node.value.func) or ""
@@ -1399,7 +1399,7 @@ def _compiled_copies(unit) -> Dict[str, str]:
 
 def _assigned_chain_name(unit, call) -> Optional[str]:
     """`G = copy.deepcopy(g).eval().requires_grad_(False)`: the name the frozen module is bound to."""
-    for node in ast.walk(unit):
+    for node in walk(unit):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and dotted(node.targets[0]) is not None:
             value = node.value
             while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
@@ -1705,7 +1705,7 @@ def _asserted_to_call_without_grad(model, call, unit) -> bool:
     if name is None or not isinstance(unit, FUNCTION_TYPES):
         return False
     asserts = model.cached(("evaluation_isinstance_asserts", unit), lambda: [
-        node for node in ast.walk(unit) if isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
+        node for node in walk(unit) if isinstance(node, ast.Assert) and isinstance(node.test, ast.Call)
         and isinstance(node.test.func, ast.Name) and node.test.func.id == "isinstance" and len(node.test.args) == 2])
     for node in asserts:
         if dotted(node.test.args[0]) != name or (node.lineno, node.col_offset) >= (call.lineno, call.col_offset):
@@ -1751,7 +1751,7 @@ def _gradient_code_positions(model, unit) -> List[Tuple[Position, Optional[ast.C
     body = unit.body if hasattr(unit, "body") else []
     out = []
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if not hasattr(node, "lineno"):
                 continue
             if _is_gradient_code(model, node):
@@ -1824,7 +1824,7 @@ def whole_function_is_eval(model, func, context) -> bool:
 def _whole_function_is_eval_uncached(model, func, context) -> bool:
     body = func.body
     for index, stmt in enumerate(body):
-        if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in ast.walk(stmt)):
+        if any(isinstance(n, ast.Call) and _mode_switch(n) == "train" for n in walk(stmt)):
             rest = body[index + 1:]
             if not (isinstance(stmt, ast.Expr) and all(_plain_return(s) for s in rest)):
                 return False
@@ -1835,4 +1835,4 @@ def _whole_function_is_eval_uncached(model, func, context) -> bool:
 
 
 def _plain_return(stmt) -> bool:
-    return isinstance(stmt, ast.Return) and not any(isinstance(n, ast.Call) for n in ast.walk(stmt))
+    return isinstance(stmt, ast.Return) and not any(isinstance(n, ast.Call) for n in walk(stmt))

@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, LOOP_TYPES, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, LOOP_TYPES, positional_parameters, walk
 
 MAX_FORWARDING = 4
 
@@ -248,11 +248,11 @@ def _tested_flag(test, flags: set) -> Optional[str]:
 
 def names_changing_in(loop) -> set:
     """Names bound by the loop's target or rebound in its body (a step counter)."""
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if hasattr(loop, "target") else set()
-    for node in ast.walk(loop):
+    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)} if hasattr(loop, "target") else set()
+    for node in walk(loop):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
     return names
 
 
@@ -266,16 +266,16 @@ def equality_on_a_counter(test, changing: set) -> bool:
         return all(equality_on_a_counter(value, changing) for value in test.values)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(equality_on_a_counter(value, changing) for value in test.values)
-    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(test)):
+    if any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(test)):
         return False
-    return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in ast.walk(test))
+    return any(isinstance(c, ast.Compare) and _one_off_comparison(c, changing) for c in walk(test))
 
 
 def _one_off_comparison(compare: ast.Compare, changing: set) -> bool:
     """`step == n` (either side the counter), or `step in eval_steps` (the counter listed
     among a few iterations)."""
     if all(isinstance(op, ast.Eq) for op in compare.ops):
-        return bool({dotted(n) for n in ast.walk(compare) if isinstance(n, (ast.Name, ast.Attribute))} & changing)
+        return bool({dotted(n) for n in walk(compare) if isinstance(n, (ast.Name, ast.Attribute))} & changing)
     if len(compare.ops) == 1 and isinstance(compare.ops[0], (ast.GtE, ast.Gt)) and \
             isinstance(compare.left, ast.Name) and compare.left.id in changing and _last_index(compare.comparators[0]):
         return True  # `i_batch >= len(train_loader) - 1`: the last batch of the pass only
@@ -338,9 +338,9 @@ def _stepped_attributes(model) -> set:
     """`self.x` attributes the module steps: bound as a loop's target or incremented."""
     def compute() -> set:
         out = set()
-        for node in ast.walk(model.tree):
+        for node in walk(model.tree):
             if isinstance(node, (ast.For, ast.AsyncFor)):
-                out |= {dotted(t) for t in ast.walk(node.target) if isinstance(t, ast.Attribute)}
+                out |= {dotted(t) for t in walk(node.target) if isinstance(t, ast.Attribute)}
             elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Attribute):
                 out.add(dotted(node.target))
         return {key for key in out if key and key.startswith("self.")}
@@ -410,18 +410,18 @@ def _fixed_for_the_call(func, name: str, a, b) -> bool:
     both nodes (`template = x.size(-1) < 200` at the top of the forward)?"""
     first = min((a.lineno, a.col_offset), (b.lineno, b.col_offset))
     is_param = name in {p.arg for p in positional_parameters(func)} | {p.arg for p in func.args.kwonlyargs}
-    bindings = [n for n in ast.walk(func) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in ast.walk(func)):
+    bindings = [n for n in walk(func) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names for n in walk(func)):
         return False
     if is_param:
         return not bindings
     if not bindings:
         return False
-    loops = [n for n in ast.walk(func) if isinstance(n, LOOP_TYPES)]
+    loops = [n for n in walk(func) if isinstance(n, LOOP_TYPES)]
     for binding in bindings:
         if (binding.lineno, binding.col_offset) >= first:
             return False
-        if any(binding in set(ast.walk(loop)) for loop in loops):
+        if any(binding in set(walk(loop)) for loop in loops):
             return False
     return True
 
@@ -434,18 +434,18 @@ def under_memory_pressure_check(model, node) -> bool:
 
     def queries(expr) -> bool:
         return any(isinstance(n, ast.Call) and torch_api.is_memory_query(model.qualname(n.func) or "")
-                   for n in ast.walk(expr))
+                   for n in walk(expr))
 
     unit = model.unit_of(node)
     # names bound from a memory query (`free, total = torch.cuda.mem_get_info()`)
-    measured = {t.id for n in ast.walk(unit) if isinstance(n, ast.Assign) and queries(n.value)
-                for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)} if unit is not None else set()
+    measured = {t.id for n in walk(unit) if isinstance(n, ast.Assign) and queries(n.value)
+                for target in n.targets for t in walk(target) if isinstance(t, ast.Name)} if unit is not None else set()
     child = node
     for anc in model.ancestors(node):
         if isinstance(anc, FUNCTION_TYPES):
             return False
         if isinstance(anc, ast.If) and child in anc.body and (queries(anc.test) or any(
-                isinstance(n, ast.Name) and n.id in measured for n in ast.walk(anc.test))):
+                isinstance(n, ast.Name) and n.id in measured for n in walk(anc.test))):
             return True
         child = anc
     return False
@@ -468,7 +468,7 @@ def precedes_memory_reading(model, call) -> bool:
             following = block[block.index(stmt) + 1:][:_READING_WINDOW]
             return any(isinstance(n, ast.Call) and torch_api.reads_cache_dependent_memory(
                 model.qualname(n.func) or "", _called_name(n)) and _reading_used(model, n)
-                for later in following for n in ast.walk(later))
+                for later in following for n in walk(later))
     return False
 
 
@@ -489,10 +489,10 @@ def _reading_used(model, reading) -> bool:
     if not isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return False
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-    names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    names = {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
     unit = model.unit_of(stmt)
     return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names
-               and not _in_report(model, n, unit) for n in ast.walk(unit))
+               and not _in_report(model, n, unit) for n in walk(unit))
 
 
 def _in_report(model, node, limit) -> bool:

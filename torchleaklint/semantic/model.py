@@ -19,9 +19,10 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
-    unreachable_lines, every_parameter,
-    called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
-    positional_parameters, self_name, unpacks_arguments)
+    unreachable_lines, every_parameter, CHILDREN_KEY,
+    called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw,
+    named_parameters, nodes_within, passed_argument, positional_parameters, self_name, unpacks_arguments, child_nodes,
+    walk)
 
 
 DEFAULT_PER_STEP_METHODS = ("forward", "__call__", "step", "training_step", "*_step")
@@ -122,17 +123,20 @@ class SemanticModel:
         while stack:
             node = stack.pop()
             by_type.setdefault(type(node), []).append(node)
-            # ast.iter_child_nodes, inlined: this loop visits every node of every file.
+            # ast.iter_child_nodes, inlined: this loop visits every node of every file. The
+            # children are kept on the node, as `child_nodes` would keep them: the walks
+            # that follow never list a node's children again
+            children = []
             for field in node._fields:
                 child = getattr(node, field, None)
                 if isinstance(child, node_type):
-                    parents[child] = node
-                    stack.append(child)
+                    children.append(child)
                 elif isinstance(child, list):
-                    for item in child:
-                        if isinstance(item, node_type):
-                            parents[item] = node
-                            stack.append(item)
+                    children.extend(item for item in child if isinstance(item, node_type))
+            node.__dict__[CHILDREN_KEY] = children
+            for child in children:
+                parents[child] = node
+            stack.extend(children)
         for node in by_type.get(ast.Import, []) + by_type.get(ast.ImportFrom, []):
             self.imports.add(node)
             if self.project is not None:
@@ -209,6 +213,14 @@ class SemanticModel:
             self._memo[key] = compute()
         return self._memo[key]
 
+    def yields(self, func: ast.AST) -> bool:
+        """Does the body of `func` (nested functions aside) `yield`? Asked at the end of every
+        flow: a file with no `yield` anywhere answers without a walk."""
+        if ast.Yield not in self.by_type and ast.YieldFrom not in self.by_type:
+            return False
+        return self.cached(("yields", func), lambda: any(
+            isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(func)))
+
     def nodes(self, *types: type) -> List[ast.AST]:
         out: List[ast.AST] = []
         for t in types:
@@ -243,10 +255,12 @@ class SemanticModel:
         found = self._units.get(node)
         if found is None:
             found = self.tree
-            for anc in self.ancestors(node):
+            anc = self.parents.get(node)  # (`ancestors`, inlined: asked of most nodes of a file)
+            while anc is not None:
                 if isinstance(anc, FUNCTION_TYPES):
                     found = anc
                     break
+                anc = self.parents.get(anc)
             self._units[node] = found
         return found
 
@@ -301,7 +315,7 @@ class SemanticModel:
             if isinstance(anc, ast.If) and self.is_inside(b, anc):
                 a_in_body = any(stmt is child for stmt in anc.body)
                 b_in_body = any(self.is_inside(b, stmt) or b is stmt for stmt in anc.body)
-                if a_in_body != b_in_body and not any(b is n for n in ast.walk(anc.test)):
+                if a_in_body != b_in_body and not any(b is n for n in walk(anc.test)):
                     return True
             child = anc
         return False
@@ -327,7 +341,7 @@ class SemanticModel:
                 if any(isinstance(n, ast.Call) and (
                         isinstance(n.func, ast.Attribute) and n.func.attr == "load_state_dict"
                         or self.qualname(n.func) == "torch.load")
-                       for stmt in block for n in ast.walk(stmt)):
+                       for stmt in block for n in walk(stmt)):
                     return True
             child = anc
         return False
@@ -567,7 +581,7 @@ class SemanticModel:
         decorator = self.module_functions.get(name)
         if decorator is None:
             return False
-        for node in ast.walk(decorator):
+        for node in walk(decorator):
             if self._switches_off(node):
                 return True
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Call) and \
@@ -683,7 +697,7 @@ class SemanticModel:
     def switches_grad_on(self, func: ast.AST) -> bool:
         """Does `func` (its decorators included) name `torch.enable_grad` or call
         `set_grad_enabled` with anything but a literal False?"""
-        for node in ast.walk(func):
+        for node in walk(func):
             target = node.func if isinstance(node, ast.Call) else node
             if not isinstance(target, (ast.Name, ast.Attribute)):
                 continue
@@ -929,7 +943,7 @@ class SemanticModel:
         out = None
         for method in info.methods.values():
             receiver = method.args.args[0].arg if method.args.args else None
-            for node in ast.walk(method):
+            for node in walk(method):
                 added = _item_put_into(node, attr, receiver)
                 if added is None:
                     continue
@@ -1212,7 +1226,7 @@ class SemanticModel:
 
         def reads_version(expr: ast.AST) -> bool:
             return any(isinstance(n, ast.Attribute) and n.attr == "__version__" and isinstance(n.value, ast.Name)
-                       and n.value.id in torch_names for n in ast.walk(expr))
+                       and n.value.id in torch_names for n in walk(expr))
         version_names = {t.id for node in self.by_type.get(ast.Assign, []) if reads_version(node.value)
                          for t in node.targets if isinstance(t, ast.Name)}
         out = set()
@@ -1777,17 +1791,17 @@ class SemanticModel:
         d))`), nor the layers walked inside a module's forward."""
         if not isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) or self._inside_module_forward(loop):
             return False
-        drawn = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} \
+        drawn = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)} \
             if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
         reaching = self.reaching(self.unit_of(loop))
         for call in self._calls_within(loop, skip_loops=True):
             if self.value(call).kind == MODULE or not (self.value(call.func).kind == MODULE or self._module_method_forward(call)):
                 continue  # not a model (nor a method of one that runs its forward), or a constructor
-            if drawn & {n.id for n in ast.walk(call.func) if isinstance(n, ast.Name)}:
+            if drawn & {n.id for n in walk(call.func) if isinstance(n, ast.Name)}:
                 continue
             inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
             if any(isinstance(n, ast.Name) and read_of_earlier_iterations(self, reaching, n, loop)
-                   for a in inputs for n in ast.walk(a)):
+                   for a in inputs for n in walk(a)):
                 return True
         return False
 
@@ -1907,7 +1921,7 @@ class SemanticModel:
             if isinstance(node, LOOP_TYPES):
                 found.append(node)
             elif not isinstance(node, SCOPE_TYPES):
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(child_nodes(node))
         return found
 
     def _runs_training_loop(self, call: ast.Call) -> bool:
@@ -2324,7 +2338,7 @@ class SemanticModel:
         init = info.methods.get("__init__")
         if init is None:
             return False
-        stores = [node for method in info.methods.values() for node in ast.walk(method)
+        stores = [node for method in info.methods.values() for node in walk(method)
                   if isinstance(node, ast.Assign) and any(
                       isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
                       and t.value.id == self_name(method) for t in node.targets)]
@@ -2419,7 +2433,7 @@ class SemanticModel:
             if receiver is None:
                 return False
             grad_on = None  # the forwards it runs with autograd on, found once
-            for node in ast.walk(func):
+            for node in walk(func):
                 if not (isinstance(node, ast.If) and _tests_own_attribute(node.test, receiver)):
                     continue
                 off_body = any(self._switches_off(s) for s in node.body)
@@ -2518,7 +2532,7 @@ class SemanticModel:
             return False
         return self.cached(("batch_generator", func), lambda: any(
             isinstance(node, (ast.For, ast.AsyncFor)) and _strided_batch_loop(node)
-            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in ast.walk(node))
+            and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(node))
             for node in nodes_within(func)))
 
     def _settled(self) -> bool:
@@ -2560,7 +2574,7 @@ class SemanticModel:
         elif _is_range_like(iterable, self) or _is_slicing(iterable) or self._iterates_tensors(iterable) \
                 or self._iterates_bound_slices(iterable):
             return False
-        targets = {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)
+        targets = {n.id for n in walk(_item_target(loop)) if isinstance(n, ast.Name)
                    and self.value(n).kind not in ("scalar", MODULE)}
         if targets and self._hands_item_to_a_step(loop, targets):
             return True  # `loss = self.train_step(batch)`, each call one update on the item
@@ -2575,7 +2589,7 @@ class SemanticModel:
         for call in calls:
             if not self._calls_a_module(call) or not _input_args(call) or _names_in(call.func) & targets:
                 continue  # (`embeddings[feat.name](x)`: the item picks a part of the model, it is no batch)
-            used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
+            used = {n.id for a in _input_args(call) for n in walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
         return any(self._hands_item_to_a_forward(call, targets) for call in calls)
@@ -2660,7 +2674,7 @@ class SemanticModel:
             return False  # `t[i + 1] - t[i]`: neighbouring points of one sequence (time steps), not items
         taken = {n.id for item in items for stmt in [self.statement_of(item)]
                  if isinstance(stmt, ast.Assign) and _item_itself(stmt.value, item)
-                 for t in stmt.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                 for t in stmt.targets for n in walk(t) if isinstance(n, ast.Name)}
         return bool(taken) and self._feeds_a_forward(loop, taken, depth=2)
 
     def _calls_in_repeat_loops(self, loop: ast.AST) -> List[ast.Call]:
@@ -2705,14 +2719,14 @@ class SemanticModel:
         definitions = self.reaching(self.unit_of(expr)).definitions(expr)
         for loop in self.loops_around(expr):
             if isinstance(loop, (ast.For, ast.AsyncFor)) and definitions and all(
-                    any(d is n for n in ast.walk(loop.target)) for d in definitions):
+                    any(d is n for n in walk(loop.target)) for d in definitions):
                 return loop
         return None
 
     def _batch_names(self, loop: ast.AST) -> Set[str]:
         if not self.is_data_loop(loop):
             return set()
-        return _moved_batch_names(loop, {n.id for n in ast.walk(_item_target(loop)) if isinstance(n, ast.Name)})
+        return _moved_batch_names(loop, {n.id for n in walk(_item_target(loop)) if isinstance(n, ast.Name)})
 
     def _hands_item_to_a_forward(self, call: ast.Call, targets: Set[str], depth: int = 0,
                                  modules: Set[str] = frozenset()) -> bool:
@@ -2724,7 +2738,7 @@ class SemanticModel:
         (`modules`: the caller's names that hold one). A method abstract here
         (`self.val_step(epoch, i, batch)` of a trainer base class) hands it on to what its
         overrides feed to a model, in subclasses of this module or of another (`fwdp`)."""
-        if not any(isinstance(n, ast.Name) and n.id in targets for a in call.args for n in ast.walk(a)):
+        if not any(isinstance(n, ast.Name) and n.id in targets for a in call.args for n in walk(a)):
             return False
         func = self.resolve_call(call)
         if not isinstance(func, FUNCTION_TYPES):
@@ -2732,7 +2746,7 @@ class SemanticModel:
         params = positional_parameters(func)
         skip = 1 if isinstance(call.func, ast.Attribute) and params and params[0].arg in ("self", "cls") else 0
         positions = {i for i, a in enumerate(call.args)
-                     if i + skip < len(params) and any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(a))}
+                     if i + skip < len(params) and any(isinstance(n, ast.Name) and n.id in targets for n in walk(a))}
         if not positions:
             return False
         if is_stub(func) and skip:
@@ -2753,7 +2767,7 @@ class SemanticModel:
         for inner in self._calls_within(func, skip_loops=False):
             model = self.value(inner.func).kind == MODULE or isinstance(inner.func, ast.Name) and inner.func.id in given
             if model and _input_args(inner) and \
-                    {n.id for a in _input_args(inner) for n in ast.walk(a) if isinstance(n, ast.Name)} & derived:
+                    {n.id for a in _input_args(inner) for n in walk(a) if isinstance(n, ast.Name)} & derived:
                 return True
         return depth < 2 and any(self._hands_item_to_a_forward(inner, derived, depth + 1, given)
                                  for inner in self._calls_within(func, skip_loops=False))
@@ -2813,13 +2827,13 @@ class SemanticModel:
                     or self._in_model_code(comp) or isinstance(iterable, ast.Subscript) \
                     or self._made_in_each_iteration(iterable, comp):
                 continue
-            targets = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+            targets = {n.id for n in walk(gen.target) if isinstance(n, ast.Name)}
             if isinstance(comp, ast.DictComp) and isinstance(comp.key, ast.Name):
                 # `{name: self.embedder(name) for name in mesh_names}`: an item that is also the
                 # dict's key is a label (a name, an id), not a batch of tensors
                 targets.discard(comp.key.id)
-            drawn = {n.id for g in comp.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-            for call in (n for n in ast.walk(elt) if isinstance(n, ast.Call)):
+            drawn = {n.id for g in comp.generators for n in walk(g.target) if isinstance(n, ast.Name)}
+            for call in (n for n in walk(elt) if isinstance(n, ast.Call)):
                 if _root_name(call.func) in drawn or _names_in(call.func) & drawn:
                     continue  # `[module(f) for module, f in zip(layers, feats)]`, `[emb[feat.name](X[:, ...])
                     # for feat in columns]`: the modules are what the comprehension walks (the parts
@@ -2830,7 +2844,7 @@ class SemanticModel:
                         isinstance(call.func, ast.Attribute) and self.value(call.func.value).kind == MODULE
                         and self.method_runs_forward(self.value(call.func.value), call.func.attr)):
                     continue
-                used = {n.id for a in _input_args(call) for n in ast.walk(a) if isinstance(n, ast.Name)}
+                used = {n.id for a in _input_args(call) for n in walk(a) if isinstance(n, ast.Name)}
                 if used & targets:
                     return True
         return False
@@ -2843,7 +2857,7 @@ class SemanticModel:
             return False
         args = list(call.args) + [kw.value for kw in call.keywords]
         return any(self.value(a).kind == MODULE for a in args) and any(
-            isinstance(n, ast.Name) and n.id in targets for a in args for n in ast.walk(a))
+            isinstance(n, ast.Name) and n.id in targets for a in args for n in walk(a))
 
     def _made_in_each_iteration(self, iterable: ast.AST, comp: ast.AST) -> bool:
         """Is `iterable` a name every definition of which reaching `comp` is made inside a loop
@@ -2922,12 +2936,12 @@ class SemanticModel:
         entry (`{k: v.cuda() for k, v in batch.items()}`)."""
         targets = set(targets) | {n.id for comp in nodes_within(loop, True) if isinstance(comp, COMPREHENSION_TYPES)
                                   for gen in comp.generators
-                                  if {r.id for r in ast.walk(gen.iter) if isinstance(r, ast.Name)} & targets
-                                  for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+                                  if {r.id for r in walk(gen.iter) if isinstance(r, ast.Name)} & targets
+                                  for n in walk(gen.target) if isinstance(n, ast.Name)}
         for call in self._calls_within(loop, skip_loops=True):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
-                    {n.id for n in ast.walk(func.value) if isinstance(n, ast.Name)} & targets:
+                    {n.id for n in walk(func.value) if isinstance(n, ast.Name)} & targets:
                 return True
         return False
 
@@ -2979,8 +2993,8 @@ class SemanticModel:
 
     def data_flows(self, owner: ast.AST) -> List[Tuple[Set[str], Set[str]]]:
         """(what it reads as data, the names it binds) for each assignment in `owner`'s body."""
-        return [(self._data_reads(n.value), {t.id for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)})
-                for stmt in owner.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+        return [(self._data_reads(n.value), {t.id for target in n.targets for t in walk(target) if isinstance(t, ast.Name)})
+                for stmt in owner.body for n in walk(stmt) if isinstance(n, ast.Assign)]
 
     def derived_names(self, owner: ast.AST, names: Set[str], flows=None) -> Set[str]:
         """`names` plus the names the body of `owner` (a loop or function) computes from them as
@@ -2994,17 +3008,17 @@ class SemanticModel:
         the positions of a tile or a time step cut from one tensor (`x[..., i:i + h, j:j + w]`,
         `x[:, t]`): the data is the tensor cut, not the index."""
         skipped = set()
-        for node in ast.walk(expr):
+        for node in walk(expr):
             if isinstance(node, ast.Call):
                 qual = self.qualname(node.func) or ""
                 if torch_api.is_factory(qual) and not qual.endswith(("tensor", "asarray", "_like")):
-                    skipped.update(id(n) for a in _call_args(node) for n in ast.walk(a))
+                    skipped.update(id(n) for a in _call_args(node) for n in walk(a))
             elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
                 parts = node.slice.elts
                 has_ellipsis = any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts)
                 positional = parts if has_ellipsis else parts[1:]
-                skipped.update(id(n) for p in positional for n in ast.walk(p))
-        return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
+                skipped.update(id(n) for p in positional for n in walk(p))
+        return {n.id for n in walk(expr) if isinstance(n, ast.Name) and id(n) not in skipped} \
             & expression_names(expr, receivers=True)
 
     def is_step_loop(self, loop: ast.AST) -> bool:
@@ -3032,7 +3046,7 @@ class SemanticModel:
             for node in nodes_within(loop, True):
                 if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                         and node.targets[0].id in inputs and isinstance(node.value, ast.BinOp) \
-                        and any(isinstance(n, ast.Name) and n.id == node.targets[0].id for n in ast.walk(node.value)):
+                        and any(isinstance(n, ast.Name) and n.id == node.targets[0].id for n in walk(node.value)):
                     return True  # `latents = latents - step_size * grad`
                 if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id in inputs:
                     return True  # `x_adv += alpha * grad.sign()`
@@ -3075,7 +3089,7 @@ class SemanticModel:
                 if self.iterates_optimizers(node) or self.iterates_parts_of_one_graph(node):
                     out.append(node)
                 continue
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
         return out
 
     def iterates_parts_of_one_graph(self, loop: ast.AST) -> bool:
@@ -3184,7 +3198,7 @@ class SemanticModel:
         if flow is None or not flow.number_params:
             return None
         params = {a.arg for a in named_parameters(unit)}
-        given = [n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and n.id in params and n.id in flow.number_params]
+        given = [n.id for n in walk(expr) if isinstance(n, ast.Name) and n.id in params and n.id in flow.number_params]
         # the one other callers hand a graph (`val` of `self.sum += val * n`, not the count `n`)
         return next((name for name in given if flow.params.get(name, UNKNOWN_V).carries_graph), None) \
             or next(iter(given), None)
@@ -3221,7 +3235,7 @@ class SemanticModel:
                     if target is None or not self.is_training_backward(call):
                         continue
                     parts = [target] + [self.statement_of(d) for d in self.graph_dependencies(target)]
-                    out |= {self._read_attribute(n) for part in parts for n in ast.walk(part)
+                    out |= {self._read_attribute(n) for part in parts for n in walk(part)
                             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and not (
                                 other_objects and isinstance(n.value, ast.Name) and n.value.id == "self")}
             return out
@@ -3266,7 +3280,7 @@ class SemanticModel:
             receiver = positional_parameters(unit)[0].arg if self.class_of(unit) is not None and \
                 positional_parameters(unit) else None
             parts = [node.value] + [self.statement_of(d) for d in self.graph_dependencies(node.value)]
-            out |= {n.attr for part in parts for n in ast.walk(part)
+            out |= {n.attr for part in parts for n in walk(part)
                     if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
                     and not (isinstance(n.value, ast.Name) and n.value.id == receiver)}
         return out
@@ -3297,13 +3311,13 @@ class SemanticModel:
         outer gradient to walk back through?"""
         parts = [expr] + [self.statement_of(d) for d in self.graph_dependencies(expr)]
         for part in parts:
-            for node in ast.walk(part):
+            for node in walk(part):
                 if not (isinstance(node, ast.Call) and self.qualname(node.func) == "torch.autograd.grad"):
                     continue
                 flag = _kw(node, "create_graph")
                 inputs = node.args[1] if len(node.args) > 1 else _kw(node, "inputs")
                 if isinstance(flag, ast.Constant) and flag.value is True and inputs is not None and \
-                        any(dotted(n) == key for n in ast.walk(inputs) if isinstance(n, (ast.Name, ast.Attribute))):
+                        any(dotted(n) == key for n in walk(inputs) if isinstance(n, (ast.Name, ast.Attribute))):
                     return True
         return False
 
@@ -3418,7 +3432,7 @@ class SemanticModel:
             return False
         return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "register_buffer"
                    and n.args and isinstance(n.args[0], ast.Constant) and n.args[0].value == read.attr
-                   for method in info.methods.values() for n in ast.walk(method))
+                   for method in info.methods.values() for n in walk(method))
 
     def _bound_earlier_in_unit(self, read: ast.AST) -> Optional[ast.AST]:
         """The value of the one plain assignment that binds what `read` (a name or `self`
@@ -3434,7 +3448,7 @@ class SemanticModel:
                 break
             if isinstance(earlier, ast.Assign) and len(earlier.targets) == 1 and dotted(earlier.targets[0]) == key:
                 found = earlier.value
-            elif any(dotted(t) == key for n in ast.walk(earlier) if isinstance(n, (ast.Assign, ast.AugAssign))
+            elif any(dotted(t) == key for n in walk(earlier) if isinstance(n, (ast.Assign, ast.AugAssign))
                      for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
                 return None  # bound again in a branch or loop: not one binding
         return found
@@ -3690,7 +3704,7 @@ class SemanticModel:
         if not definitions or not all(self.is_inside(d, carried[0]) for d in definitions):
             return None  # (bound before the loop: the same graph added over and over)
         siblings = {n.id for d in definitions for target in getattr(self.statement_of(d), "targets", ())
-                    for n in ast.walk(target) if isinstance(n, ast.Name) and n.id != operand.id}
+                    for n in walk(target) if isinstance(n, ast.Name) and n.id != operand.id}
         if any(self.feeds_backward(unit, sibling) for sibling in siblings):
             return None  # `loss, loss_no_lamb = loss_fn(...)` with `loss` back-propagated: one forward,
             # whose activations that backward frees
@@ -3892,7 +3906,7 @@ class SemanticModel:
 
         def steps(nodes) -> bool:
             return any(isinstance(n, ast.Call) and (self.is_optimizer_step(n) or self.is_scaler_step(n)) for n in nodes)
-        if any(steps(ast.walk(loop)) for loop in carried):
+        if any(steps(walk(loop)) for loop in carried):
             return False
         if len(around) > len(carried):
             # the update in the outer loop's own body, not in another loop of it (an epoch loop's
@@ -4049,7 +4063,7 @@ class SemanticModel:
                     isinstance(n, ast.Name) for target in stmt.targets for n in (
                         target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]))):
                 return False
-            if any(target.id in self._globals_of(self.unit_of(call)) for target in ast.walk(stmt)
+            if any(target.id in self._globals_of(self.unit_of(call)) for target in walk(stmt)
                    if isinstance(target, ast.Name) and isinstance(target.ctx, ast.Store)):
                 return False
         return True
@@ -4306,7 +4320,7 @@ class SemanticModel:
         """Does every name `expr` reads (besides the builtins `str`, `type`, `repr`, `int`, `len`)
         stand for a loop variable over a fixed collection, with at least one such read?"""
         # (`self.prefix + str(i)` reads `self`, no loop variable: not proven fixed)
-        reads = [n for n in ast.walk(expr) if isinstance(n, ast.Name)]
+        reads = [n for n in walk(expr) if isinstance(n, ast.Name)]
         if not reads:
             return False
         reaching = self.reaching(self.unit_of(expr))
@@ -4463,7 +4477,7 @@ class SemanticModel:
             if prop is None or not is_property(prop):
                 continue
             inner = self_name(prop)
-            out |= {f"{receiver}.{n.attr}" for n in ast.walk(prop) if isinstance(n, ast.Attribute)
+            out |= {f"{receiver}.{n.attr}" for n in walk(prop) if isinstance(n, ast.Attribute)
                     and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == inner}
         return out
 
@@ -4565,7 +4579,7 @@ class SemanticModel:
         graph killer such as `.item()`, nor inside a part detached as a whole: `(1 /
         self.ma_et).detach()`)."""
         flowing = _gradient_read_keys(expr)
-        return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
+        return {key for n in walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
                 and isinstance(n.ctx, ast.Load) and not self.value_killed_at(n)
                 for key in [dotted(n)] if key is not None and key in flowing}
 
@@ -4717,7 +4731,7 @@ class SemanticModel:
         returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
         if not returns or any(not isinstance(r.value, ast.Tuple) or len(r.value.elts) != size or
                               any(isinstance(e, ast.Starred) for e in r.value.elts) for r in returns) or \
-                any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in nodes_within(func)):
+                self.yields(func):
             return None
         params = {a.arg for a in every_parameter(func)}
         items: List[Set[str]] = [set() for _ in range(size)]
@@ -5060,7 +5074,7 @@ class SemanticModel:
         stmt = self.statement_of(call)
         targets = [t for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t is not None]
         return sorted({dotted(t) for t in targets if dotted(t)} |
-                      {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)})
+                      {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)})
 
     def returned_into_a_backward(self, node: ast.AST) -> bool:
         """Does the function of `node` return a value computed from it (`emb = torch.cat(support);
@@ -5110,7 +5124,7 @@ class SemanticModel:
             # another module's training loop: a NeRF's chunked render returned to `train.py`)
         if not isinstance(stmt, ast.Assign):
             return self.result_back_propagated(call)  # not bound by a plain assignment: data dependence
-        targets = {leaf for t in getattr(stmt, "targets", []) for leaf in ast.walk(t)
+        targets = {leaf for t in getattr(stmt, "targets", []) for leaf in walk(t)
                    if isinstance(leaf, (ast.Name, ast.Attribute)) and isinstance(getattr(leaf, "ctx", None), ast.Store)}
         for backward in self.backward_calls_in(caller):
             differentiated = self.backward_target(backward)
@@ -5259,18 +5273,18 @@ def expression_names(expr: Optional[ast.AST], receivers: bool = False) -> Set[st
     `receivers`, keeping the object a method is called on: `data` in `data.to(device)`)."""
     if expr is None:
         return set()
-    in_callee = {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
-                 for name in ast.walk(call.func) if isinstance(name, ast.Name)}
+    in_callee = {id(name) for call in walk(expr) if isinstance(call, ast.Call)
+                 for name in walk(call.func) if isinstance(name, ast.Name)}
     if receivers:
         # (the whole receiver: `data` in `data[0].to(device)` too)
-        in_callee -= {id(name) for call in ast.walk(expr) if isinstance(call, ast.Call)
+        in_callee -= {id(name) for call in walk(expr) if isinstance(call, ast.Call)
                       and isinstance(call.func, ast.Attribute)
-                      for name in ast.walk(call.func.value) if isinstance(name, ast.Name)}
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
+                      for name in walk(call.func.value) if isinstance(name, ast.Name)}
+    return {n.id for n in walk(expr) if isinstance(n, ast.Name) and id(n) not in in_callee}
 
 
 def _reads(expr: ast.AST) -> List[ast.AST]:
-    return [n for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)]
+    return [n for n in walk(expr) if isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)]
 
 
 def _item_put_into(node: ast.AST, attr: str, receiver: Optional[str]) -> Optional[ast.AST]:
@@ -5309,7 +5323,7 @@ def _value_reads(expr: ast.AST) -> List[ast.AST]:
         elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
             out.append(node)
         else:
-            for child in ast.iter_child_nodes(node):
+            for child in child_nodes(node):
                 visit(child)
     visit(expr)
     return out
@@ -5357,7 +5371,7 @@ def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
     """Every name and dotted attribute (`self.total`) in an expression."""
     if expr is None:
         return set()
-    return {key for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
+    return {key for n in walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
             for key in [dotted(n)] if key is not None}
 
 
@@ -5388,7 +5402,7 @@ def built_on_earlier_iterations(model, reaching, definition: ast.AST, loop: ast.
         return unknown
     return any(isinstance(n, ast.Name) and (isinstance(n.ctx, ast.Load) or n is definition)
                and read_of_earlier_iterations(model, reaching, n, loop, unknown, depth)
-               for source in sources for n in ast.walk(source))
+               for source in sources for n in walk(source))
 
 
 def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
@@ -5406,7 +5420,7 @@ def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
             key = dotted(node)
             if key is not None:
                 keys.add(key)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return keys
 
 
@@ -5515,16 +5529,16 @@ def _counter_while(loop: ast.AST) -> bool:
     if not isinstance(loop, ast.While):
         return False
     names = set()
-    for node in ast.walk(loop.test):
+    for node in walk(loop.test):
         if isinstance(node, ast.Name):
             names.add(node.id)
         elif not isinstance(node, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.BinOp, ast.Constant, ast.expr_context,
                                    ast.cmpop, ast.boolop, ast.unaryop, ast.operator)):
             return False  # a call, an attribute, an item: not a counter
-    stepped = {n.target.id for n in ast.walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+    stepped = {n.target.id for n in walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
                and isinstance(n.op, (ast.Add, ast.Sub))}
-    rebound = {t.id for n in ast.walk(loop) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.For, ast.With))
-               for t in ast.walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
+    rebound = {t.id for n in walk(loop) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.For, ast.With))
+               for t in walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
     # (the other names of the test are bounds the body never changes)
     return bool(names & stepped) and not names & rebound
 
@@ -5533,7 +5547,7 @@ def _counts(iterable: ast.AST) -> bool:
     """`range(self.epochs)`, `tqdm(range(n))`, `trange(...)`: a counted loop, wrapped or not."""
     return any(isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id in ("range", "trange")
                                             or isinstance(n.func, ast.Attribute) and n.func.attr == "trange")
-               for n in ast.walk(iterable))
+               for n in walk(iterable))
 
 
 _REDUCING_BUILTINS = frozenset({"len", "sum", "min", "max", "any", "all"})
@@ -5585,7 +5599,7 @@ def _rooted_at_self(expr: ast.AST) -> bool:
 
 def _names_in(expr: ast.AST) -> Set[str]:
     """The plain names an expression reads."""
-    return {n.id for n in ast.walk(expr) if isinstance(n, ast.Name)}
+    return {n.id for n in walk(expr) if isinstance(n, ast.Name)}
 
 
 def _input_args(call: ast.Call) -> List[ast.AST]:
@@ -5671,14 +5685,14 @@ def _spread(pairs, start, until=None) -> Set[str]:
 def _bound_from(loop: ast.AST, names: Set[str], follows) -> Set[str]:
     """`names` plus the names the loop body's assignments bind from them, to a fixed point:
     `follows(value, derived)` says whether an assigned value comes from the names so far."""
-    assigns = [n for stmt in loop.body for n in ast.walk(stmt) if isinstance(n, ast.Assign)]
+    assigns = [n for stmt in loop.body for n in walk(stmt) if isinstance(n, ast.Assign)]
     derived = set(names)
     changed = True
     while changed:
         changed = False
         for node in assigns:
             if follows(node.value, derived):
-                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                bound = {n.id for t in node.targets for n in walk(t) if isinstance(n, ast.Name)}
                 if not bound <= derived:
                     derived |= bound
                     changed = True
@@ -5779,9 +5793,9 @@ def _strided_batch_loop(loop: ast.AST) -> bool:
         return False
     name = loop.target.id
     for stmt in loop.body:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and \
-                    any(_strided_slice(part, name) for part in ast.walk(node.slice)):
+                    any(_strided_slice(part, name) for part in walk(node.slice)):
                 return True  # `xs[i:i + bs]`, or through a permutation: `xs[idx[i:i + bs]]`
     return False
 
@@ -5790,7 +5804,7 @@ def _strided_slice(node: ast.AST, name: str) -> bool:
     """`[name:name + size]` (the slice node of a subscript)."""
     return isinstance(node, ast.Slice) and isinstance(node.lower, ast.Name) and node.lower.id == name \
         and isinstance(node.upper, ast.BinOp) and isinstance(node.upper.op, ast.Add) \
-        and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node.upper))
+        and any(isinstance(n, ast.Name) and n.id == name for n in walk(node.upper))
 
 
 def _rows_counted(expr: ast.AST) -> Optional[str]:
@@ -5819,7 +5833,7 @@ def bound_on_an_object(model, call) -> bool:
     stmt = model.statement_of(call)
     targets = getattr(stmt, "targets", [getattr(stmt, "target", None)])
     return any(isinstance(leaf, (ast.Attribute, ast.Subscript)) for t in targets if t is not None
-               for leaf in ast.walk(t))
+               for leaf in walk(t))
 
 
 def _tests_own_attribute(test, receiver: str) -> bool:

@@ -26,6 +26,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (INIT_METHODS, drives_itself, empties, nodes_within, positional_parameters,
                                           self_name)
 from torchleaklint.semantic.values import MODULE
+from torchleaklint.semantic.syntax import walk
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -56,7 +57,7 @@ def _delegated_names(methods) -> set:
     """Method names called on a base from these methods: `super().forward(x)`, `Base.forward(self, x)`."""
     out = set()
     for method in methods:
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 owner = node.func.value
                 if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super" \
@@ -72,7 +73,7 @@ def is_self_attr(node, attr: str, receiver: Optional[str]) -> bool:
 
 
 def reads_own_value(expr, attr: str, receiver: Optional[str]) -> bool:
-    return any(is_self_attr(n, attr, receiver) and isinstance(n.ctx, ast.Load) for n in ast.walk(expr))
+    return any(is_self_attr(n, attr, receiver) and isinstance(n.ctx, ast.Load) for n in walk(expr))
 
 
 def state_cut_between_steps(model, func, attr: str) -> bool:
@@ -121,7 +122,7 @@ def _restarted_by_every_caller(model, func, attr: str) -> bool:
 def _fresh_stores(method, attr: str, receiver: str) -> List[ast.Assign]:
     """The method's plain `self.<attr> = value` statements whose value does not read the
     attribute's old value."""
-    return [node for node in ast.walk(method) if isinstance(node, ast.Assign) and len(node.targets) == 1
+    return [node for node in walk(method) if isinstance(node, ast.Assign) and len(node.targets) == 1
             and is_self_attr(node.targets[0], attr, receiver) and not reads_own_value(node.value, attr, receiver)]
 
 
@@ -155,7 +156,7 @@ def _restarted_from_outside(model, func, attr: str) -> bool:
     for node in model.by_type.get(ast.Assign, ()):
         for target in node.targets:
             if not (isinstance(target, ast.Attribute) and target.attr == attr) or any(
-                    isinstance(n, ast.Attribute) and n.attr == attr for n in ast.walk(node.value)):
+                    isinstance(n, ast.Attribute) and n.attr == attr for n in walk(node.value)):
                 continue  # not this attribute, or computed from its old value (`h = h.detach()` is a detach)
             owner = target.value
             if isinstance(owner, ast.Name) and model.class_of(model.unit_of(node)) is info and owner.id == self_name(
@@ -178,9 +179,9 @@ def cut_attributes(model, method) -> List[str]:
     receiver = self_name(method)
     if receiver is None or method.name in _CONSTRUCTION_METHODS:
         return []
-    stored = {node.attr for node in ast.walk(method) if isinstance(node, ast.Attribute)
+    stored = {node.attr for node in walk(method) if isinstance(node, ast.Attribute)
               and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) and node.value.id == receiver}
-    stored |= {node.value.attr for node in ast.walk(method) if isinstance(node, ast.Subscript)
+    stored |= {node.value.attr for node in walk(method) if isinstance(node, ast.Subscript)
                and isinstance(node.ctx, ast.Store) and is_self_attr(node.value, getattr(node.value, "attr", ""), receiver)}
     cut = sorted(attr for attr in stored
                  if detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
@@ -246,7 +247,7 @@ def _detaches(model, attr: str, method) -> bool:
         # `for name, buf in self.named_buffers(): setattr(self, name, buf.detach())`: which
         # attributes it detaches is decided at run time; it may be this one (not proven kept)
         return True
-    for node in ast.walk(method):
+    for node in walk(method):
         if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store):
             value = flow.values.get(node)
             source = getattr(model.statement_of(node), "value", None)
@@ -285,7 +286,7 @@ def _cut_before_it_returns(model, func, attr: str) -> bool:
     if not cuts:
         return False
     last = (cuts[-1].lineno, cuts[-1].col_offset)
-    for node in ast.walk(func):
+    for node in walk(func):
         position = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
         if is_self_attr(node, attr, receiver) and isinstance(node.ctx, ast.Store) and position > last:
             return False  # stored again after the cut
@@ -300,7 +301,7 @@ def _detaches_by_name(method, receiver: str) -> bool:
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr"
                and len(node.args) == 3 and isinstance(node.args[0], ast.Name) and node.args[0].id == receiver
                and not isinstance(node.args[1], ast.Constant) and _is_detach(node.args[2])
-               for node in ast.walk(method))
+               for node in walk(method))
 
 
 def _own_reads_cut(model, source, attr: str, receiver: Optional[str]) -> bool:
@@ -310,7 +311,7 @@ def _own_reads_cut(model, source, attr: str, receiver: Optional[str]) -> bool:
     `b`) keeps whatever graph another method stored there: it detaches nothing."""
     from torchleaklint.semantic import torch_api
 
-    for read in ast.walk(source):
+    for read in walk(source):
         if not (is_self_attr(read, attr, receiver) and isinstance(read.ctx, ast.Load)):
             continue
         node, cut = read, False
@@ -357,7 +358,7 @@ def restarting_methods(model, attr: str, func, methods) -> List[ast.AST]:
         receiver = self_name(method)
         if flow is None or receiver is None:
             continue
-        for node in ast.walk(method):
+        for node in walk(method):
             emptied = empties(node)
             if emptied is not None and is_self_attr(emptied, attr, receiver):
                 out.append(method)  # `del self.log_probs[:]`, `self.buffer.clear()`: emptied in place
@@ -390,7 +391,7 @@ def _own_reads_only_shape(model, source, attr: str, receiver: Optional[str]) -> 
     `self.h.shape`/`.size()`/`.device`? The value is then made afresh: a restart."""
     from torchleaklint.semantic import torch_api
 
-    for read in ast.walk(source):
+    for read in walk(source):
         if not (is_self_attr(read, attr, receiver) and isinstance(read.ctx, ast.Load)):
             continue
         parent = model.parent(read)
@@ -560,12 +561,12 @@ def conditional_per_call(model, node, func) -> bool:
     reads a parameter or a local of `func` (`if (step + 1) % self.log_interval == 0:`), or is
     not fixed for the object's life (see `_conditional_in`)?"""
     local = {a.arg for a in positional_parameters(func)} | {
-        n.id for n in ast.walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        n.id for n in walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     for anc in model.ancestors(node):
         if anc is func:
             return False
         if isinstance(anc, (ast.If, ast.IfExp)) and not _selects_a_kind(anc.test) and (
-                any(isinstance(n, ast.Name) and n.id in local for n in ast.walk(anc.test))
+                any(isinstance(n, ast.Name) and n.id in local for n in walk(anc.test))
                 or not _fixed_for_the_loop(model, anc.test, func)):
             return True
     return False
@@ -595,14 +596,14 @@ def _stored_in(attribute: ast.Attribute, loop) -> bool:
     """Does `loop` store the attribute (`obj.step += 1`, `obj.step = n`) somewhere in its body?"""
     key = ast.dump(attribute.value), attribute.attr
     return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and (ast.dump(n.value), n.attr) == key
-               for n in ast.walk(loop))
+               for n in walk(loop))
 
 
 def _fixed_for_the_loop(model, test, loop) -> bool:
     """Does `test` read only constants, names bound before `loop` and `self.<attr>` settings
     stored only at construction (no call)?"""
     reaching = model.reaching(model.unit_of(loop))
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call):
             return False
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
@@ -633,7 +634,7 @@ def _under_unset_test(model, node, method, attr: str, receiver: str) -> bool:
         if anc is method:
             return False
         if isinstance(anc, ast.If) and _tests_unset_attribute(anc.test) and isinstance(anc.test, ast.Compare) \
-                and is_self_attr(anc.test.left, attr, receiver) and any(node is n for stmt in anc.body for n in ast.walk(stmt)):
+                and is_self_attr(anc.test.left, attr, receiver) and any(node is n for stmt in anc.body for n in walk(stmt)):
             return True
     return False
 
@@ -843,13 +844,13 @@ def stores_before_reading(model, reader, storer, attr: str) -> bool:
     receiver = self_name(reader)
     if receiver is None:
         return False
-    first_call = next((stmt for stmt in reader.body for node in ast.walk(stmt)
+    first_call = next((stmt for stmt in reader.body for node in walk(stmt)
                        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                        and node.func.attr == storer.name and isinstance(node.func.value, ast.Name)
                        and node.func.value.id == receiver), None)
     if first_call is None or not isinstance(first_call, ast.Expr):
         return False
-    reads = [n for n in ast.walk(reader) if isinstance(n, ast.Attribute) and n.attr == attr
+    reads = [n for n in walk(reader) if isinstance(n, ast.Attribute) and n.attr == attr
              and isinstance(n.ctx, ast.Load) and isinstance(n.value, ast.Name) and n.value.id == receiver]
     return bool(reads) and all(_pos(r) > _pos(first_call) for r in reads)
 
@@ -905,7 +906,7 @@ def _local_single_use(model, reference) -> bool:
             or model.loops_around(statement):
         return False
     name = statement.targets[0].id
-    uses = [node for node in ast.walk(function) if isinstance(node, ast.Name) and node.id == name
+    uses = [node for node in walk(function) if isinstance(node, ast.Name) and node.id == name
             and isinstance(node.ctx, ast.Load)]
     if any(model.loops_around(use) for use in uses):
         return False  # `sim.step(u)` in a loop: it steps many times
@@ -978,7 +979,7 @@ def _attribute_stores(model, info) -> dict:
             receiver = self_name(method)
             if receiver is None:
                 continue
-            for node in ast.walk(method):
+            for node in walk(method):
                 attr = _stored_self_attribute(node, receiver)
                 if attr is not None and method not in out.setdefault(attr, []):
                     out[attr].append(method)
@@ -1029,7 +1030,7 @@ def stores_graph_outside_construction(model, info, attr: str) -> bool:
             if flow is None:
                 continue
             receiver = self_name(method)
-            for node in ast.walk(method):
+            for node in walk(method):
                 if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                         and isinstance(node.value, ast.Name) and node.value.id == receiver:
                     value = flow.values.get(node)
@@ -1068,7 +1069,7 @@ def registered_by_a_base(model, info, attr: str) -> bool:
             receiver = self_name(method)
             if receiver is None or method.name not in INIT_METHODS:
                 continue
-            for node in ast.walk(method):
+            for node in walk(method):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                         and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver \
                         and node.func.attr.startswith("register") and node.func.attr not in _TORCH_REGISTRIES \
@@ -1086,7 +1087,7 @@ def _only_updated_on_a_base_out_of_view(model, info, attr: str) -> bool:
     receiver_stores = []
     for method in class_methods(model, info):
         receiver = self_name(method)
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.value, ast.Name) and node.value.id == receiver:
                 receiver_stores.append(model.parent(node))
@@ -1115,7 +1116,7 @@ def registered_parameter(model, info, attr: str) -> bool:
         receiver = self_name(method)
         if receiver is None or method.name not in INIT_METHODS:
             continue
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
                     (model.qualname(node.value.func) or "") in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") \
                     and any(_stored_self_attribute(t, receiver) == attr for t in node.targets):
@@ -1147,7 +1148,7 @@ def stored_state_differentiated(model, stmt, key: str) -> bool:
     if info is None or receiver is None:
         return False
     attrs = set()
-    for node in ast.walk(unit):
+    for node in walk(unit):
         if isinstance(node, ast.Assign) and node is not stmt:
             for target in node.targets:
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
@@ -1158,15 +1159,15 @@ def stored_state_differentiated(model, stmt, key: str) -> bool:
     for method in class_methods(model, info):
         if method is unit:
             continue
-        for call in ast.walk(method):
+        for call in walk(method):
             if isinstance(call, ast.Call) and _differentiates(model, call) and any(
-                    isinstance(n, ast.Attribute) and n.attr in attrs for arg in call.args for n in ast.walk(arg)):
+                    isinstance(n, ast.Attribute) and n.attr in attrs for arg in call.args for n in walk(arg)):
                 return True
     return False
 
 
 def _reads_key(value, key: str, model, stmt) -> bool:
-    if any(dotted(n) == key for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))):
+    if any(dotted(n) == key for n in walk(value) if isinstance(n, (ast.Name, ast.Attribute))):
         return True
     target = getattr(stmt, "target", None)
     return target is not None and model.feeds(target, stmt, value)
@@ -1212,12 +1213,12 @@ def _invariant_store_tests(model, info, func, attr: str, receiver: str) -> List[
     """(the `if`, the store) for each `if` statement of `func` whose body stores `self.<attr>`
     as one of its own statements and whose test is fixed for the object."""
     out = []
-    for node in ast.walk(func):
+    for node in walk(func):
         if not isinstance(node, ast.If) or not _fixed_for_the_object(model, info, node.test, receiver):
             continue
         for stmt in node.body:
             if isinstance(stmt, ast.Assign) and any(
-                    _stored_self_attribute(n, receiver) == attr for t in stmt.targets for n in ast.walk(t)):
+                    _stored_self_attribute(n, receiver) == attr for t in stmt.targets for n in walk(t)):
                 out.append((node, stmt))
                 break
     return out
@@ -1247,7 +1248,7 @@ def _fixed_for_the_object(model, info, test, receiver: str) -> bool:
     """A test made only of constants and attributes of `self` that only init-like methods
     store (`self.v_feat is not None`, `self.use_attention and self.k > 1`)."""
     saw_attribute = False
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
             if not set_only_at_construction(model, info, node.attr) and \
                     not _bound_at_construction_by_another_module(model, info, node.attr):
@@ -1280,7 +1281,7 @@ def _value_fixed_while_test_false(model, info, attr: str, dumps) -> bool:
     only change a value already there)?"""
     for method in _attribute_stores(model, info).get(attr, ()):
         receiver = self_name(method)
-        for node in ast.walk(method):
+        for node in walk(method):
             if _stored_self_attribute(node, receiver) != attr:
                 continue
             stmt = model.statement_of(node)
@@ -1303,7 +1304,7 @@ def _derived_only_from_itself(model, info, value, attr: str, receiver: str) -> b
     """Does `value` read nothing but `self.<attr>`, constants, attributes fixed at construction
     and torch's functions (`torch.unsqueeze(self.v_rep, 2)`, `self.h.view(1, -1)`)?"""
     reads_itself = False
-    for node in ast.walk(value):
+    for node in walk(value):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver:
             if node.attr == attr:
                 reads_itself = True
@@ -1357,8 +1358,8 @@ def cut_in_the_rollout(model, site, func, attr: str, methods) -> bool:
     the calls)? Then the chain may be cut between them: not proven."""
     loop = model.loops_around(site)[0]
     storing = {m.name for m in methods if m is not func and any(
-        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store) for n in ast.walk(m))}
-    for node in ast.walk(loop):
+        isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Store) for n in walk(m))}
+    for node in walk(loop):
         if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, (ast.Store, ast.Del)):
             return True
         if isinstance(node, ast.Call) and node is not site and isinstance(node.func, ast.Attribute) \
@@ -1408,7 +1409,7 @@ def _mode_never_switched_on(model, info, attr: str, literals) -> bool:
     started = False
     for method in stores:
         receiver = self_name(method)
-        values = [n.value for n in ast.walk(method) if isinstance(n, ast.Assign)
+        values = [n.value for n in walk(method) if isinstance(n, ast.Assign)
                   and any(_stored_self_attribute(t, receiver) == attr for t in n.targets)]
         if method.name in INIT_METHODS:
             if not values or not all(isinstance(v, ast.Constant) and not passes(v.value) for v in values):
@@ -1419,7 +1420,7 @@ def _mode_never_switched_on(model, info, attr: str, literals) -> bool:
     if not started:
         return False
     # nor stored from outside the class: `rnn.mode = "step"`, `setattr(rnn, name, value)`
-    for node in ast.walk(model.tree):
+    for node in walk(model.tree):
         if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
                 and not (isinstance(node.value, ast.Name) and model.class_of(model.unit_of(node)) is info):
             return False

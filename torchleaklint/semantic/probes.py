@@ -30,7 +30,7 @@ from typing import Optional, Set
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard, positional_parameters
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, is_main_guard, positional_parameters, walk
 
 # Reads of a tensor that use its shape, not its values.
 # Transforms whose result holds the same values rearranged (or moved): a shape read after
@@ -240,11 +240,11 @@ def _class_may_load_weights(model, info) -> bool:
         if any(base is None for base in bases):
             return bool(bases)  # `__init__` inherited from a class out of view (not `nn.Module` only)
         return any(_class_may_load_weights(model, base) for base in bases if base is not info)
-    called = {node.func.attr for node in ast.walk(init) if isinstance(node, ast.Call)
+    called = {node.func.attr for node in walk(init) if isinstance(node, ast.Call)
               and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
               and node.func.value.id == "self"}
     for method in [init] + [m for name, m in info.methods.items() if name in called]:
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Call) and (
                     any(w in (dotted(node.func) or "").lower() for w in ("load", "pretrained"))
                     or any(kw.arg and ("pretrain" in kw.arg or "weight" in kw.arg) for kw in node.keywords)):

@@ -19,6 +19,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, short_source
 from torchleaklint.semantic.values import INSTANCE, MODULE, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.syntax import child_nodes, walk
 
 MAX_ORIGIN_HOPS = 6
 
@@ -77,7 +78,7 @@ def consumed_by_backward(model, expr: ast.AST, loop: Optional[ast.AST]) -> Optio
     if loop is None:
         return None
     if not isinstance(expr, ast.Name):
-        names = [n for n in ast.walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+        names = [n for n in walk(expr) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
                  and model.carries_graph(n)]
         found = [consumed_by_backward(model, name, loop) for name in names]
         return found[0] if found and all(found) else None
@@ -89,7 +90,7 @@ def consumed_by_backward(model, expr: ast.AST, loop: Optional[ast.AST]) -> Optio
         target = model.backward_target(call)
         if target is None:
             continue
-        for read in ast.walk(target):
+        for read in walk(target):
             if isinstance(read, ast.Name) and mine & set(_definitions_through_copies(model, reaching, read)):
                 return call
     return None
@@ -111,7 +112,7 @@ def _definitions_through_copies(model, reaching, read: ast.Name) -> List[ast.AST
             stmt = model.statement_of(definition)
             value = getattr(stmt, "value", None)
             if isinstance(stmt, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and value is not None:
-                stack.extend(n for n in ast.walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
+                stack.extend(n for n in walk(value) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load))
     return out
 
 
@@ -219,7 +220,7 @@ def _binding_sources(model, stmt: ast.AST, definition: ast.AST) -> List[ast.AST]
     items = model.result_item_arguments(stmt)
     if items is not None:
         for elt, sources in zip(stmt.targets[0].elts, items):
-            if definition is elt or any(definition is n for n in ast.walk(elt)):
+            if definition is elt or any(definition is n for n in walk(elt)):
                 return sources
     return [stmt.value]
 
@@ -269,7 +270,7 @@ def _operands(expr: ast.AST) -> List[ast.Name]:
             stack.append(node.value)  # `returns[t]`: what is indexed, not the index
             continue
         if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Attribute, ast.Tuple, ast.List, ast.Starred, ast.IfExp)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
     return out
 
 
@@ -302,7 +303,7 @@ def _input_slices(model, reaching, flow, definitions: Set[ast.AST]) -> Set[ast.A
 
 
 def _only_selects(expr: ast.AST) -> bool:
-    for node in ast.walk(expr):
+    for node in walk(expr):
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute)
                                                and node.func.attr in _INPUT_PRESERVING):
             return False
@@ -370,7 +371,7 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
     """Names and attributes (`self.graph0`) read as data in `expr`: not the callee of a
     call, not under a graph killer. An attribute read stands for itself (its reaching
     definition is the store of this call, if any), not for its owner."""
-    callees = {id(call.func) for call in ast.walk(expr) if isinstance(call, ast.Call)}
+    callees = {id(call.func) for call in walk(expr) if isinstance(call, ast.Call)}
     out = []
     stack = [expr]
     while stack:
@@ -395,7 +396,7 @@ def _data_reads(model, expr: ast.AST) -> List[ast.AST]:
             if not model.value_killed_at(node):
                 out.append(node)  # `memory.values`, a list of a local object the unit fills
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return out
 
 
@@ -447,13 +448,13 @@ def _unknown_made_by_a_forward(model, definition: ast.Name, depth: int) -> bool:
     if value is None or bound is None or not _of_unknown_kind(bound) or model.grad_disabled_at(stmt):
         return False  # typed (a graph is shares_graph_built_before's to judge), or made without grad
     if any(isinstance(n, ast.Call) and model.call_may_run_forward(n) and not _parameterless(model, n)
-           for n in ast.walk(value)):
+           for n in walk(value)):
         return True
     if depth >= 2:
         return False
     reaching = model.reaching(model.unit_of(definition))
     return any(isinstance(d, ast.Name) and _unknown_made_by_a_forward(model, d, depth + 1)
-               for read in ast.walk(value) if isinstance(read, ast.Name) and isinstance(read.ctx, ast.Load)
+               for read in walk(value) if isinstance(read, ast.Name) and isinstance(read.ctx, ast.Load)
                for d in reaching.definitions(read))
 
 
@@ -496,11 +497,11 @@ def _iterated_items_have_separate_graphs(model, loop: ast.AST, definition: ast.N
             and isinstance(stmt.value, ast.ListComp) and len(stmt.value.generators) == 1):
         return False
     comp = stmt.value
-    drawn = [n for n in ast.walk(comp.generators[0].target) if isinstance(n, ast.Name)]
+    drawn = [n for n in walk(comp.generators[0].target) if isinstance(n, ast.Name)]
     if any(model.carries_graph(n) or model.value(n).kind == UNKNOWN for n in drawn):
         return False  # items drawn from values that may share a graph (one forward's outputs)
     own = {n.id for n in drawn}
-    for node in ast.walk(comp.elt):
+    for node in walk(comp.elt):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and not _called(model, node) \
                 and isinstance(node.value, ast.Name) and node.value.id not in own:
             return False  # state read from an object (`self.h`): may hold a shared graph
@@ -539,7 +540,7 @@ def reads_graph_held_by_object(model, expr: ast.AST) -> bool:
         return False
     parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
     reads_state = any(isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver
-                      for part in parts for node in ast.walk(part))
+                      for part in parts for node in walk(part))
     return reads_state and any(_holds_setup_graph(model, cls) for cls in _with_subclasses(model, info))
 
 
@@ -567,7 +568,7 @@ def _holds_setup_graph(model, info) -> bool:
         flow = model.flow(method)
         if flow is None:
             continue
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and isinstance(node.value, ast.Name) \
                     and node.value.id == "self":
                 value = flow.values.get(node)
@@ -615,7 +616,7 @@ def graphs_share(model, first: ast.AST, second: ast.AST) -> bool:
     computation: what an opaque call shares between its results cannot be told apart."""
     def computations(expr):
         found = {model.statement_of(d) for d in graph_dependencies(model, expr)}
-        if any(isinstance(n, ast.Call) and model.carries_graph(n) for n in ast.walk(expr)):
+        if any(isinstance(n, ast.Call) and model.carries_graph(n) for n in walk(expr)):
             found.add(model.statement_of(expr))  # `self.preview = self.G(self.fixed_z)`: a forward of its own
         return found
 
@@ -661,7 +662,7 @@ def _own_state_set_apart(model, read: ast.Attribute, other: Set[ast.AST], other_
                 stored_by & storing_methods(model, info, other_read.attr):
             return False  # `self.fake_shape, self.fake_colour = self.netG(...)`: one forward's outputs
     for stmt in other:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
@@ -839,7 +840,7 @@ def _object_state_read(model, expr: ast.AST) -> List[ast.Attribute]:
     reaching = model.reaching(unit) if isinstance(unit, FUNCTION_TYPES) else None
     parts = [expr] + [model.statement_of(d) for d in graph_dependencies(model, expr)]
     for part in parts:
-        for node in ast.walk(part):
+        for node in walk(part):
             if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load):
                 continue
             if _called(model, node):
@@ -951,7 +952,7 @@ def recurrent_through_call(model, stmt: ast.AST, name: str, loop: ast.AST) -> bo
     from `stmt` and stops at graph killers and at values made before the loop."""
     unit = model.unit_of(stmt)
     reaching = model.reaching(unit)
-    mine = {node for target in _targets(stmt) for node in ast.walk(target)
+    mine = {node for target in _targets(stmt) for node in walk(target)
             if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)}
     if not mine or getattr(stmt, "value", None) is None:
         return False
@@ -1060,7 +1061,7 @@ def _names_read(expr: ast.AST) -> Optional[List[ast.Name]]:
     it calls (`self.h`, `args.scale`: object state that may hold what was handed in). A
     tensor's metadata (`x.shape[2]`, `x.device`) is no read of its data: skipped."""
     # every node of a called expression (`torch.nn.functional` in `torch.nn.functional.relu(x)`)
-    called = {id(n) for call in ast.walk(expr) if isinstance(call, ast.Call) for n in ast.walk(call.func)}
+    called = {id(n) for call in walk(expr) if isinstance(call, ast.Call) for n in walk(call.func)}
     out: List[ast.Name] = []
     stack = [expr]
     while stack:
@@ -1071,7 +1072,7 @@ def _names_read(expr: ast.AST) -> Optional[List[ast.Name]]:
             return None
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
             out.append(node)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(child_nodes(node))
     return out
 
 
@@ -1111,7 +1112,7 @@ def graph_carried_across_iterations(model, target: ast.AST, loop: ast.AST) -> bo
         stmt = model.statement_of(definition)
         if not model.is_inside(stmt, loop):
             continue
-        for read in ast.walk(stmt):
+        for read in walk(stmt):
             if not isinstance(read, ast.Name) or not isinstance(read.ctx, ast.Load):
                 continue
             for carried in reaching.carried_definitions(read, loop):

@@ -27,7 +27,7 @@ import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import every_parameter, is_full_slice
+from torchleaklint.semantic.syntax import every_parameter, is_full_slice, child_nodes, walk
 
 ENTRY = "<entry>"  # the definition a key has when the unit starts
 
@@ -225,7 +225,7 @@ class ReachingDefinitions:
             method = getattr(self, "_stmt_" + type(s).__name__, None)
             if method is not None:
                 return method(s, state)
-            for child in ast.iter_child_nodes(s):
+            for child in child_nodes(s):
                 if isinstance(child, ast.expr):
                     state = self._expr(child, state)
             return state
@@ -413,7 +413,7 @@ class ReachingDefinitions:
         outcomes: List[Optional[State]] = [state]  # no case matched
         for case in s.cases:
             entry = dict(state)
-            for node in ast.walk(case.pattern):
+            for node in walk(case.pattern):
                 name = getattr(node, "name", None) if type(node).__name__ in ("MatchAs", "MatchStar") else \
                     getattr(node, "rest", None) if type(node).__name__ == "MatchMapping" else None
                 if name:
@@ -523,7 +523,7 @@ class ReachingDefinitions:
                 continue
             elif isinstance(node, ast.Lambda):
                 continue
-            stack.extend(reversed(_children(node)))
+            stack.extend(reversed(child_nodes(node)))
         return state
 
     def _comprehension(self, node, state: State) -> None:
@@ -537,18 +537,6 @@ class ReachingDefinitions:
         parts = [node.key, node.value] if isinstance(node, ast.DictComp) else [node.elt]
         for part in parts:
             self._expr(part, local)
-
-
-def _children(node: ast.AST) -> List[ast.AST]:
-    """`list(ast.iter_child_nodes(node))`, inlined: this runs for every expression node."""
-    out = []
-    for name in node._fields:
-        child = getattr(node, name, None)
-        if isinstance(child, ast.AST):
-            out.append(child)
-        elif isinstance(child, list):
-            out.extend(item for item in child if isinstance(item, ast.AST))
-    return out
 
 
 def _first_iteration_counter(loop) -> Optional[Tuple[str, int]]:
@@ -570,7 +558,7 @@ def _first_iteration_counter(loop) -> Optional[Tuple[str, int]]:
     if not (isinstance(start, ast.Constant) and type(start.value) is int):
         return None
     tested = False
-    for node in ast.walk(ast.Module(body=loop.body, type_ignores=[])):
+    for node in walk(ast.Module(body=loop.body, type_ignores=[])):
         if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
             return None  # rebound in the body: the test says nothing about the iteration
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and any(

@@ -10,7 +10,7 @@ import ast
 from typing import List, Optional, Set
 
 from torchleaklint.semantic.values import MODULE, UNKNOWN
-from torchleaklint.semantic.syntax import named_parameters, positional_parameters
+from torchleaklint.semantic.syntax import named_parameters, positional_parameters, walk
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 
@@ -27,7 +27,7 @@ def parameters_cut_on_entry(model, func) -> Set[str]:
     for stmt in func.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue  # the docstring
-        reads = {n.id for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        reads = {n.id for n in walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             name = stmt.targets[0].id
             value = flow.values.get(stmt.targets[0])

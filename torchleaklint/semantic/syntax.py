@@ -166,6 +166,35 @@ def every_parameter(func: ast.AST) -> List[ast.arg]:
     return named_parameters(func) + [a for a in (args.vararg, args.kwarg) if a is not None]
 
 
+def child_nodes(node: ast.AST) -> List[ast.AST]:
+    """`list(child_nodes(node))`, the same nodes in the same order, kept on the node
+    the first time: the rules' questions walk the same subtrees again and again, and the
+    analysis never changes a tree it has parsed. The list is shared: never change it."""
+    found = node.__dict__.get(CHILDREN_KEY)
+    if found is None:
+        found = []
+        for field in node._fields:
+            child = getattr(node, field, None)
+            if isinstance(child, ast.AST):
+                found.append(child)
+            elif isinstance(child, list):
+                found.extend(item for item in child if isinstance(item, ast.AST))
+        node.__dict__[CHILDREN_KEY] = found
+    return found
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`walk(node)` (breadth first, the same order) over the children `child_nodes` keeps."""
+    queue = [node]
+    for current in queue:  # (the loop reads what it appends: a queue without popping)
+        children = current.__dict__.get(CHILDREN_KEY)  # (`child_nodes`, inlined: the common case)
+        queue.extend(children if children is not None else child_nodes(current))
+        yield current
+
+
+CHILDREN_KEY = "_tll_children"
+
+
 def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
     """The nodes of a function's, loop's or statement's body, without entering nested
     functions and classes (nor nested loops, with skip_loops).
@@ -176,7 +205,7 @@ def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
     key = _WITHIN_NO_LOOPS if skip_loops else _WITHIN
     found = owner.__dict__.get(key)
     if found is None:
-        found = list(_walk_within(owner, skip_loops))
+        found = _walk_within(owner, skip_loops)
         setattr(owner, key, found)
     return iter(found)
 
@@ -184,14 +213,17 @@ def nodes_within(owner: ast.AST, skip_loops: bool = False) -> Iterator[ast.AST]:
 _WITHIN, _WITHIN_NO_LOOPS = "_tll_within", "_tll_within_no_loops"
 
 
-def _walk_within(owner: ast.AST, skip_loops: bool) -> Iterator[ast.AST]:
+def _walk_within(owner: ast.AST, skip_loops: bool) -> List[ast.AST]:
+    skipped = SCOPE_TYPES + LOOP_TYPES if skip_loops else SCOPE_TYPES
+    found = []
     stack = list(body_nodes(owner))
     while stack:
         node = stack.pop()
-        if isinstance(node, SCOPE_TYPES) or (skip_loops and isinstance(node, LOOP_TYPES)):
+        if isinstance(node, skipped):
             continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
+        found.append(node)
+        stack.extend(child_nodes(node))
+    return found
 
 
 def body_nodes(owner: ast.AST) -> Iterable[ast.AST]:
@@ -268,7 +300,7 @@ def passed_through_positions(func: ast.AST) -> Tuple[int, dict]:
 def _untouched(func: ast.AST, name: str) -> bool:
     """Is parameter `name` never rebound, stored into, changed by a method or handed to a call
     (which may change it) in `func`, nested functions included?"""
-    for node in ast.walk(func):
+    for node in walk(func):
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _READING_BUILTINS) \
                 and any(isinstance(a, ast.Name) and a.id == name for a in list(node.args) + [k.value for k in node.keywords]):
             return False
@@ -291,7 +323,7 @@ def unreachable_lines(tree: ast.AST, blocks=None) -> set:
     the same block. `blocks`: the nodes that may hold statement blocks, when an index of the
     tree already has them (every node of the tree otherwise)."""
     out = set()
-    for node in (blocks if blocks is not None else ast.walk(tree)):
+    for node in (blocks if blocks is not None else walk(tree)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if not isinstance(block, list):
@@ -331,7 +363,7 @@ def bound_once_in_init(info, attr: str) -> Optional[ast.expr]:
     stores = []
     for other in info.methods.values():
         receiver = other.args.args[0].arg if other.args.args else None
-        for node in ast.walk(other):
+        for node in walk(other):
             if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for target in targets:

@@ -14,6 +14,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, INSTANCE, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
 from torchleaklint.semantic.syntax import bound_once_in_init, default_of, keyword_arg as _keyword, named_parameters
+from torchleaklint.semantic.syntax import walk
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
@@ -122,7 +123,7 @@ def _attribute_entries(model, attr: ast.Attribute, depth: int) -> Iterator[Confi
     if info is None:
         return
     for method in info.methods.values():
-        for stmt in ast.walk(method):
+        for stmt in walk(method):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
                 target = stmt.targets[0]
                 if _is_self_attr(target, attr.attr):
@@ -157,7 +158,7 @@ def _call_entries(model, call: ast.Call, depth: int) -> Iterator[ConfigEntry]:
     else:
         helper = _local_helper(model, call)
         if helper is not None:  # config=make_space(): the dicts the helper returns
-            for node in ast.walk(helper):
+            for node in walk(helper):
                 if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is helper:
                     yield from config_entries(model, node.value, depth + 1)
 
@@ -300,7 +301,7 @@ def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]
                 for elt, part in zip(target.elts, stmt.value.elts):
                     yield elt.id, "define", part
             else:
-                for leaf in ast.walk(target):
+                for leaf in walk(target):
                     if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store):
                         yield leaf.id, "define", None
     elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
@@ -317,7 +318,7 @@ def _stmt_bindings(stmt: ast.stmt) -> Iterator[Tuple[str, str, Optional[ast.AST]
         targets = [stmt.target] if isinstance(stmt, (ast.For, ast.AsyncFor)) else \
             [item.optional_vars for item in stmt.items if item.optional_vars is not None]
         for target in targets:
-            for leaf in ast.walk(target):
+            for leaf in walk(target):
                 if isinstance(leaf, ast.Name):
                     yield leaf.id, "define", None
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -342,7 +343,7 @@ def _scope_statements(unit) -> Iterator[ast.stmt]:
 
 
 def _declared_global(unit, name_id: str) -> bool:
-    return any(isinstance(n, ast.Global) and name_id in n.names for n in ast.walk(unit))
+    return any(isinstance(n, ast.Global) and name_id in n.names for n in walk(unit))
 
 
 def _dominates(model, stmt: ast.stmt, use_stmt: ast.stmt) -> bool:
@@ -515,7 +516,7 @@ def _held_data(model, class_name: str, depth: int) -> Optional[Weight]:
     init = model.classes[class_name].methods.get("__init__")
     if init is None:
         return None
-    for node in ast.walk(init):
+    for node in walk(init):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute) \
                 and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self":
             inner = weight_of(model, node.value, depth + 1)
@@ -666,7 +667,7 @@ def _local_returns(model, call: ast.Call) -> Optional[List[ast.expr]]:
     if not (isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None):
         return None
     local = model.module_functions[func.id]
-    return [node.value for node in ast.walk(local)
+    return [node.value for node in walk(local)
             if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is local]
 
 

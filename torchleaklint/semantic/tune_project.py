@@ -29,7 +29,7 @@ from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
     tune_calls, unpacked_sources, _argument, _bindings_before, _unpacking_of, _update_entries,
 )
-from torchleaklint.semantic.syntax import drives_itself, keyword_arg as _keyword, nodes_within
+from torchleaklint.semantic.syntax import drives_itself, keyword_arg as _keyword, nodes_within, walk
 
 # the key of a view's sites under which the Tune uses of this module's names are indexed
 TUNE_SITES = "@tune"
@@ -346,7 +346,7 @@ def external_configs(model) -> Iterator[ExternalConfig]:
 
 
 def _returns(model, func) -> List[ast.Return]:
-    return [node for node in ast.walk(func)
+    return [node for node in walk(func)
             if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is func]
 
 
@@ -453,7 +453,7 @@ def _stored_on_self(model, read: ast.Attribute) -> List[ast.AST]:
         return []
     found = []
     for method in info.methods.values():
-        for node in ast.walk(method):
+        for node in walk(method):
             if isinstance(node, ast.Assign) and any(
                     isinstance(t, ast.Attribute) and t.attr == read.attr and isinstance(t.value, ast.Name)
                     and t.value.id == "self" for t in node.targets):
@@ -485,7 +485,7 @@ def global_captures(model) -> Iterator[GlobalRead]:
             continue
         seen.add(func)
         reads = {}
-        for node in ast.walk(func):
+        for node in walk(func):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in reads and \
                     _reads_global(model, node, func):
                 reads[node.id] = node
@@ -545,12 +545,12 @@ def _reads_global(model, name: ast.Name, func) -> bool:
 def _comprehension_binds(model, name: ast.Name) -> bool:
     node = model.parent(name)
     while node is not None and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
-        if isinstance(node, ast.Lambda) and any(a.arg == name.id for a in ast.walk(node.args)
+        if isinstance(node, ast.Lambda) and any(a.arg == name.id for a in walk(node.args)
                                                   if isinstance(a, ast.arg)):
             return True
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
             for generator in node.generators:
-                if any(isinstance(t, ast.Name) and t.id == name.id for t in ast.walk(generator.target)):
+                if any(isinstance(t, ast.Name) and t.id == name.id for t in walk(generator.target)):
                     return True
         node = model.parent(node)
     return False

@@ -91,6 +91,8 @@ def join(a: Optional[Value], b: Optional[Value]) -> Value:
     entries are both known keep them: an entry is the join of what each path stored under its
     key (a key one path never stores is absent there, so the other path's entry is what a
     read can give); a dict of unknown keys on either path drops the entries."""
+    if a is b:  # the same value on both paths (often: the shared constants), no comparison
+        return a if a is not None else UNKNOWN_V
     out = _join(a, b)
     if a is not None and b is not None and a != b and out.kind in (INSTANCE, MODULE) and out.name \
             and (a.fields or b.fields):
