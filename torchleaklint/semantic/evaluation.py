@@ -1578,16 +1578,10 @@ def _is_test_case(model, info) -> bool:
 def _in_grad_mode_block(model, call) -> bool:
     """Inside `with torch.set_grad_enabled(...)` / `torch.enable_grad()`: the author set the
     grad mode deliberately (`set_grad_enabled(phase == "train")`)."""
-    for anc in model.ancestors(call):
-        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
-            return False
-        if isinstance(anc, (ast.With, ast.AsyncWith)):
-            for item in anc.items:
-                expr = item.context_expr
-                target = expr.func if isinstance(expr, ast.Call) else expr
-                qual = model.qualname(target) or ""
-                if torch_api.grad_context(qual) in ("set", "on"):
-                    return True
+    for _, expr in _enclosing_contexts(model, call):
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        if torch_api.grad_context(model.qualname(target) or "") in ("set", "on"):
+            return True
     return False
 
 
@@ -1595,25 +1589,30 @@ def _grad_mode_set_to_an_unknown_value(model, call) -> bool:
     """Inside `with torch.set_grad_enabled(E):` where E is no literal and the branches the
     call is in do not settle it: not under `if args.train:` when E is `args.train or
     args.fine_tune` (one operand of the `or` holds there, so autograd is on)."""
-    for anc in model.ancestors(call):
-        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
-            return False
-        if not isinstance(anc, (ast.With, ast.AsyncWith)):
+    for block, expr in _enclosing_contexts(model, call):
+        if not (isinstance(expr, ast.Call) and torch_api.grad_context(model.qualname(expr.func) or "") == "set"
+                and expr.args):
             continue
-        for item in anc.items:
-            expr = item.context_expr
-            if not (isinstance(expr, ast.Call) and torch_api.grad_context(model.qualname(expr.func) or "") == "set"
-                    and expr.args):
-                continue
-            flag = expr.args[0]
-            if isinstance(flag, ast.Constant):
-                return False
-            held = {ast.dump(branch.test) for branch in model.ancestors(call)
-                    if isinstance(branch, ast.If) and model.is_inside(branch, anc)
-                    and any(call is s or model.is_inside(call, s) for s in branch.body)}
-            operands = flag.values if isinstance(flag, ast.BoolOp) and isinstance(flag.op, ast.Or) else [flag]
-            return not any(ast.dump(operand) in held for operand in operands)
+        flag = expr.args[0]
+        if isinstance(flag, ast.Constant):
+            return False
+        held = {ast.dump(branch.test) for branch in model.ancestors(call)
+                if isinstance(branch, ast.If) and model.is_inside(branch, block)
+                and any(call is s or model.is_inside(call, s) for s in branch.body)}
+        operands = flag.values if isinstance(flag, ast.BoolOp) and isinstance(flag.op, ast.Or) else [flag]
+        return not any(ast.dump(operand) in held for operand in operands)
     return False
+
+
+def _enclosing_contexts(model, node) -> Iterator[Tuple[ast.AST, ast.AST]]:
+    """(the `with` block, one of its context expressions) around `node`, innermost first, up
+    to the function (or lambda, or class) it is in."""
+    for anc in model.ancestors(node):
+        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
+            return
+        if isinstance(anc, (ast.With, ast.AsyncWith)):
+            for item in anc.items:
+                yield anc, item.context_expr
 
 
 # Context managers whose effect on autograd is known to be none (or is read elsewhere).
@@ -1630,23 +1629,17 @@ def _inside_unknown_context_of(model, call) -> bool:
     modules.discard(None)
     if not modules:
         return False
-    for anc in model.ancestors(call):
-        if isinstance(anc, FUNCTION_TYPES + (ast.Lambda, ast.ClassDef)):
-            return False
-        if not isinstance(anc, (ast.With, ast.AsyncWith)):
+    for block, expr in _enclosing_contexts(model, call):
+        if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Subscript, ast.Name)) \
+                and _grad_contexts_chosen_in(model, model.unit_of(block)):
+            return True  # `with contexts[mode]():` of `{EVAL: torch.no_grad, TRAIN: nullcontext}`
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
             continue
-        for item in anc.items:
-            expr = item.context_expr
-            if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Subscript, ast.Name)) \
-                    and _grad_contexts_chosen_in(model, model.unit_of(anc)):
-                return True  # `with contexts[mode]():` of `{EVAL: torch.no_grad, TRAIN: nullcontext}`
-            if not isinstance(expr, ast.Call) or not isinstance(expr.func, (ast.Name, ast.Attribute)):
-                continue
-            qual = model.qualname(expr.func) or ""
-            if qual.startswith(_KNOWN_CONTEXT_ROOTS) or model.resolve_call(expr) is not None:
-                continue  # torch's own contexts are read by the data flow; a local one by its body
-            if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
-                return True
+        qual = model.qualname(expr.func) or ""
+        if qual.startswith(_KNOWN_CONTEXT_ROOTS) or model.resolve_call(expr) is not None:
+            continue  # torch's own contexts are read by the data flow; a local one by its body
+        if any(dotted(arg) in modules for arg in list(expr.args) + [kw.value for kw in expr.keywords]):
+            return True
     return False
 
 
