@@ -10,7 +10,8 @@ import ast
 from typing import Iterator, List, Optional, Tuple
 
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import SCOPE_TYPES, keyword_arg, passed_true, positional_parameters, self_name, walk
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, SCOPE_TYPES, every_parameter, keyword_arg, nodes_within,
+                                          passed_true, positional_parameters, self_name, walk)
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -232,12 +233,25 @@ def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
             and stmt.targets[0].id == name and _an_operand_of_arithmetic(stmt.value, name)):
         return False
     unit = model.unit_of(loop)
+    if not _bound_before(model, unit, loop, name):
+        return False  # no start value: the first iteration must bind it before this update
+        # (`if args.loss_type == 0: losses = loss_fn(pos, neg)` then `losses = losses + reg`), so
+        # each iteration's update reads that iteration's binding
     for call in _calls_in_body(loop):
         target = model.backward_target(call)
         if target is not None and not _in_nested_function(model, call, loop) \
                 and not _conditional_in(model, call, loop) and _reads_state(model, unit, target, name):
             return True
     return False
+
+
+def _bound_before(model, unit, loop, name: str) -> bool:
+    """Is `name` a parameter of `unit`, or bound by a statement of it before `loop` and
+    outside it (the start value of a recurrence)?"""
+    if isinstance(unit, FUNCTION_TYPES) and name in {a.arg for a in every_parameter(unit)}:
+        return True
+    return any(isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+               and node.lineno < loop.lineno and not model.is_inside(node, loop) for node in nodes_within(unit))
 
 
 def _an_operand_of_arithmetic(expr, name: str) -> bool:
