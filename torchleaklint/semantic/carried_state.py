@@ -233,6 +233,12 @@ def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
             and stmt.targets[0].id == name and _an_operand_of_arithmetic(stmt.value, name)):
         return False
     unit = model.unit_of(loop)
+    reaching = model.reaching(unit)
+    own = stmt.targets[0]
+    if not any(own in reaching.definitions(read) for read in walk(stmt.value)
+               if isinstance(read, ast.Name) and read.id == name):
+        return False  # the update reads a value this iteration bound just before (`g_eik, g_surf =
+        # eikonal_loss(...)`, then `g_eik = lam * g_eik`), not the one it left last time
     if not _bound_before(model, unit, loop, name):
         return False  # no start value: the first iteration must bind it before this update
         # (`if args.loss_type == 0: losses = loss_fn(pos, neg)` then `losses = losses + reg`), so
