@@ -1525,9 +1525,11 @@ class Analyzer:
         if inner is None or method is self.unit or self.m.in_progress(method) \
                 or self.unit.name in INIT_METHODS or method.name in INIT_METHODS:
             return  # (construction: what it stores is the class's attribute values already)
-        stores = [(target.attr, stmt) for stmt in method.body if isinstance(stmt, (ast.Assign, ast.AugAssign))
-                  for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
-                  if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == inner]
+        stores = self.m.cached(("unconditional_self_stores", method), lambda: [
+            (target.attr, stmt) for stmt in method.body if isinstance(stmt, (ast.Assign, ast.AugAssign))
+            for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == inner])
+        # (asked again at each pass of the loops around the call: the list is read once per method)
         if not stores:
             return
         # its flow without its callers' arguments (those would be analyzed from inside this
