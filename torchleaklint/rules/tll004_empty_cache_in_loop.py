@@ -9,8 +9,8 @@ from torchleaklint.diagnostics import SAFE, WARNING, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.evaluation import is_unit_test
-from torchleaklint.semantic.gating import equality_on_a_counter, in_branch_leaving_the_loop, names_changing_in, \
-    precedes_memory_reading, under_memory_pressure_check, under_one_off_guard
+from torchleaklint.semantic.gating import in_branch_leaving_the_loop, names_changing_in, precedes_memory_reading, \
+    under_equality_on_a_counter, under_memory_pressure_check, under_one_off_guard
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, named_parameters, positional_parameters, child_nodes, walk
 
 # Framework hooks that run once per batch, whatever class defines them (Lightning modules
@@ -223,14 +223,7 @@ def _under_one_off_condition(model, call, loop) -> bool:
     cadence (`if step % 100 == 0:`) still runs every N steps: not one-off."""
     if in_branch_leaving_the_loop(model, call, loop):
         return True
-    for anc in model.ancestors(call):
-        if anc is loop:
-            return False
-        if isinstance(anc, ast.If) and model.is_inside(call, anc) and not any(call is n for n in walk(anc.test)) \
-                and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
-                and equality_on_a_counter(anc.test, names_changing_in(loop)):
-            return True
-    return False
+    return under_equality_on_a_counter(model, call, loop, names_changing_in(loop))
 
 
 def _guarded_by_passed_counter(model, call, func, sites) -> bool:
@@ -244,13 +237,7 @@ def _guarded_by_passed_counter(model, call, func, sites) -> bool:
             counters.add(name)
     if not counters:
         return False
-    for anc in model.ancestors(call):
-        if anc is func:
-            return False
-        if isinstance(anc, ast.If) and any(model.is_inside(call, stmt) or call is stmt for stmt in anc.body) \
-                and equality_on_a_counter(anc.test, counters):
-            return True
-    return False
+    return under_equality_on_a_counter(model, call, func, counters)
 
 
 def _passes_a_loop_counter(model, site: ast.Call, argument: Optional[ast.AST]) -> bool:

@@ -308,6 +308,12 @@ def under_one_off_guard(model, node) -> bool:
     counters = names_changing_in(loops[0]) if loops else _stepped_attributes(model)
     if not counters:
         return False
+    return under_equality_on_a_counter(model, node, stop, counters)
+
+
+def under_equality_on_a_counter(model, node, stop, counters: set) -> bool:
+    """Is `node` in the body of an `if` inside `stop` whose test holds on one value of the
+    `counters` (`if step == warmup_steps:`): it runs on that iteration only?"""
     for anc in model.ancestors(node):
         if anc is stop:
             return False
