@@ -17,6 +17,8 @@ from torchleaklint.semantic.values import MODULE, UNKNOWN
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
                             "torch.vstack", "torch.dstack", "torch.add", "torch.column_stack", "torch.row_stack"})
+# Tensor arithmetic written as a call (`v.add(x, alpha=dt)`, `torch.mul(v, decay)`): not in place.
+_ARITHMETIC_METHODS = frozenset({"add", "sub", "subtract", "mul", "multiply", "div", "divide"})
 _BUILTINS = frozenset({"max", "min", "sum", "abs", "len", "list", "tuple", "dict", "set", "sorted", "round",
                        "float", "int", "print", "isinstance", "getattr", "str", "repr", "zip", "enumerate"})
 
@@ -230,7 +232,7 @@ def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
     the loss)? Each backward then walks every earlier iteration's graph: the state of a
     recurrence (a leaky integrator), not a total summed for one backward later."""
     if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)
-            and stmt.targets[0].id == name and _an_operand_of_arithmetic(stmt.value, name)):
+            and stmt.targets[0].id == name and _an_operand_of_arithmetic(model, stmt.value, name)):
         return False
     unit = model.unit_of(loop)
     reaching = model.reaching(unit)
@@ -260,9 +262,10 @@ def _bound_before(model, unit, loop, name: str) -> bool:
                and node.lineno < loop.lineno and not model.is_inside(node, loop) for node in nodes_within(unit))
 
 
-def _an_operand_of_arithmetic(expr, name: str) -> bool:
-    """Does `expr` read `name` as an operand of its arithmetic (`0.9 * v + x`), and nowhere
-    inside a call, subscript or attribute (where a callee or a view decides what is kept)?"""
+def _an_operand_of_arithmetic(model, expr, name: str) -> bool:
+    """Does `expr` read `name` as an operand of its arithmetic (`0.9 * v + x`, `v.add(x,
+    alpha=dt)`, `torch.add(v, x, alpha=dt)`), and nowhere inside another call, subscript or
+    attribute (where a callee or a view decides what is kept)?"""
     def reads(node) -> Tuple[bool, bool]:  # (read as an operand, read anywhere else)
         if isinstance(node, ast.Name):
             return node.id == name, False
@@ -271,9 +274,27 @@ def _an_operand_of_arithmetic(expr, name: str) -> bool:
             return left[0] or right[0], left[1] or right[1]
         if isinstance(node, ast.UnaryOp):
             return reads(node.operand)
+        operands = _arithmetic_operands(model, node)
+        if operands is not None:
+            found = [reads(operand) for operand in operands]
+            return any(f[0] for f in found), any(f[1] for f in found)
         return False, any(isinstance(n, ast.Name) and n.id == name for n in walk(node))
     operand, elsewhere = reads(expr)
     return operand and not elsewhere
+
+
+def _arithmetic_operands(model, node) -> Optional[list]:
+    """The operands of a call that is arithmetic written as a call, `a.add(b, alpha=dt)` or
+    `torch.add(a, b, alpha=dt)` (a scale in `alpha`, never an operand); None for any other."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
+            or node.func.attr not in _ARITHMETIC_METHODS:
+        return None
+    scales = [k.value for k in node.keywords if k.arg != "alpha"]
+    if model.qualname(node.func) == f"torch.{node.func.attr}":
+        return list(node.args) + scales
+    if isinstance(node.func.value, (ast.Name, ast.BinOp, ast.UnaryOp, ast.Call)):
+        return [node.func.value] + list(node.args) + scales
+    return None
 
 
 def _differentiates_every_iteration(model, loop, name: str) -> bool:

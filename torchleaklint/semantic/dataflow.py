@@ -405,6 +405,8 @@ class Analyzer:
                 continue
             for i, arg in enumerate(site.args):
                 if isinstance(arg, ast.Starred):
+                    if i == len(site.args) - 1:
+                        self._passed_on_extra_arguments(unit, names[i + offset:], flow.values.get(arg.value), out)
                     break
                 if i + offset < len(names):
                     name = names[i + offset]
@@ -422,6 +424,19 @@ class Analyzer:
             if not any(isinstance(a, ast.Starred) for a in site.args) and None not in passed:
                 self._left_to_defaults(unit, names, offset + len(site.args), passed, out)
         return out
+
+    def _passed_on_extra_arguments(self, unit, names, extra: Optional[Value], out) -> None:
+        """`self.simulation_step(dt, *args)` in a `forward(self, dt, *args)`: the parameters
+        left take the extra arguments the caller gathered (each what some call site passed
+        there, joined: which position is which is not followed)."""
+        if extra is None or extra.kind != SEQUENCE or extra.items is not None or extra.elem is None \
+                or extra.elem.kind == UNKNOWN:
+            return
+        for name in names:
+            self._note_site_value(name, extra.elem)
+            out[name] = join(out.get(name), extra.elem)
+        if unit.args.vararg is not None:
+            _collect(out, unit.args.vararg.arg, extra.elem)
 
     def _left_to_defaults(self, unit, names, given: int, passed, out) -> None:
         """The parameters a call leaves to their literal defaults (`book=None`, then `book =

@@ -1111,8 +1111,26 @@ class SemanticModel:
                 for target in self._instance_call_targets(call) or self._parameter_object_call_targets(call) \
                         or self._parameter_callable_targets(call):
                     sites.setdefault(target, []).append(call)
+            self._add_dispatched_self_calls(sites)
             self._memo[key] = sites
         return self._memo[key].get(func, [])
+
+    def _add_dispatched_self_calls(self, sites: Dict[ast.AST, List[ast.Call]]) -> None:
+        """`self.simulation_step(dt, *args)` in a base class's `forward`: on an object of a
+        subclass that overrides `simulation_step`, the call runs the override. Such a self call
+        is a call site of every override in this module too."""
+        for target, calls in list(sites.items()):
+            info = self.method_class.get(target)
+            if info is None:
+                continue
+            dispatched = [c for c in calls if isinstance(c.func, ast.Attribute) and called_on_self(c.func)
+                          and self.method_class.get(self.unit_of(c)) is not None]
+            if not dispatched:
+                continue
+            for other in self.classes.values():
+                override = other.methods.get(target.name) if other is not info else None
+                if override is not None and override is not target and info.name in self.class_bases(other):
+                    sites.setdefault(override, []).extend(dispatched)
 
     def _resolve_call_cheap(self, call: ast.Call) -> Optional[ast.AST]:
         """Call resolution without data flow (module functions, self.method, Class(...),
@@ -3411,6 +3429,9 @@ class SemanticModel:
                 continue  # `self.register_buffer("eps_w", ...)`: a tensor without grad
             if value.kind == "unknown":
                 return False
+            if value.kind != "leaf" and self._stored_again_by_its_function(node):
+                return False  # `nxt = torch.add(self.state, self.velocity, alpha=dt)`, then
+                # `self.state = nxt`: the next call reads the graph this one stores
             if value.kind == "leaf":
                 leaves = True
             elif value.carries_graph:
@@ -3421,6 +3442,17 @@ class SemanticModel:
                     return False
                 leaves = True
         return leaves
+
+    def _stored_again_by_its_function(self, read: ast.AST) -> bool:
+        """Is `read` a `self` attribute that its own function stores (`self.state`)?"""
+        if not (isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name)):
+            return False
+        unit = self.unit_of(read)
+        if not isinstance(unit, FUNCTION_TYPES):
+            return False
+        key = dotted(read)
+        return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and dotted(n) == key
+                   for n in nodes_within(unit))
 
     def _registered_buffer(self, read: ast.AST) -> bool:
         """`self.eps_w` where the class registers a buffer of that name."""
