@@ -9,7 +9,8 @@ from torchleaklint.diagnostics import ERROR, WARNING
 from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, passed_argument, positional_parameters, short_source as _short
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, called_on_self, passed_argument, positional_parameters, \
+    short_source as _short
 from torchleaklint.semantic.syntax import walk
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
@@ -313,9 +314,14 @@ def _hands_nothing_retained(model, call, retained) -> bool:
     attack's `fgsm(model, x, y, self.eps)` runs a forward of its own on the batch, with a
     setting fixed at construction): its backward walks graphs of its own. A method (it may read state its
     object keeps) or an argument of unknown kind may reach it."""
-    if isinstance(call.func, ast.Attribute) or any(isinstance(a, ast.Starred) for a in call.args) \
-            or any(kw.arg is None for kw in call.keywords):
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         return False
+    if isinstance(call.func, ast.Attribute):
+        # a method may read state its object keeps; not one that builds every graph afresh
+        # (`self.optimize_params_er_()` re-running its own forward before its backward)
+        callee = model.resolve_call(call)
+        if callee is None or not called_on_self(call.func) or not model.builds_its_graphs_afresh(callee):
+            return False
     modules_used = {dotted(c.func) for d in model.graph_dependencies(retained)
                     for c in walk(model.statement_of(d)) if isinstance(c, ast.Call)}
     for arg in list(call.args) + [kw.value for kw in call.keywords]:

@@ -4260,6 +4260,13 @@ class SemanticModel:
             return found is not None and found[0] == "class" and bool((found[1] or {}).get("nostate"))
         return holds_no_graph_state(self, value.name)
 
+    def builds_its_graphs_afresh(self, method: ast.AST) -> bool:
+        """Does every call of `method` compute its graphs from values made in that call
+        (object_state.builds_its_graphs_afresh)?"""
+        from torchleaklint.semantic.object_state import builds_its_graphs_afresh
+
+        return builds_its_graphs_afresh(self, method)
+
     def set_only_at_construction(self, expr: ast.AST) -> bool:
         """`self.eps` read in a method of a class whose init-like methods alone store it: it
         holds what existed before any step (object_state.set_only_at_construction)."""

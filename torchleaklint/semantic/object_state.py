@@ -1427,3 +1427,88 @@ def _mode_never_switched_on(model, info, attr: str, literals) -> bool:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "setattr":
             return False
     return model.project is None or not model.project.attribute_stored_from_outside(attr)
+
+
+def builds_its_graphs_afresh(model, method) -> bool:
+    """Does every call of `method` (a method of a class of this file, taking nothing but
+    `self`) compute its graphs only from values made in the same call? Each `self` attribute
+    it reads, or the methods of the object it calls read, that a step may leave a graph in is
+    stored earlier in the call by a straight-line statement (`optimize_params_er_` running
+    `self.forward_er()`, which stores `self.H`, before it reads `self.H`), and the modules it
+    calls keep nothing between calls. A backward it runs then walks no graph its caller built
+    (TLL007: the caller's retained graph is not walked again)."""
+    info = model.method_class.get(method)
+    if info is None or len(positional_parameters(method)) != 1 or method.args.vararg is not None \
+            or method.args.kwarg is not None or method.args.kwonlyargs:
+        return False
+    return model.cached(("builds_its_graphs_afresh", method),
+                        lambda: _fresh_after(model, info, method, frozenset(), 0) is not None)
+
+
+def _fresh_after(model, info, method, stored: frozenset, depth: int) -> Optional[frozenset]:
+    """The attributes stored for sure once `method` has run, given `stored` before it; None
+    when it reads one that may hold an earlier graph, or calls what cannot be followed."""
+    receiver = self_name(method)
+    if receiver is None or depth > 3:
+        return None
+    for stmt in method.body:
+        for node in walk(stmt):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver \
+                    and isinstance(node.ctx, ast.Load) and node.attr not in stored \
+                    and node.attr not in info.methods and _may_hold_an_earlier_graph(model, info, node.attr):
+                return None
+            if isinstance(node, ast.Call) and not _a_call_made_afresh(model, node, receiver):
+                return None
+        for call in (n for n in walk(stmt) if isinstance(n, ast.Call)):
+            callee = _own_method_called(model, info, call, receiver)
+            if callee is not None:
+                after = _fresh_after(model, info, callee, stored, depth + 1)
+                if after is None:
+                    return None
+                if call is getattr(stmt, "value", None) or not _compound(stmt):
+                    stored = after
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            stored = stored | {t.attr for target in targets for t in walk(target)
+                               if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                               and t.value.id == receiver and isinstance(t.ctx, ast.Store)}
+    return stored
+
+
+def _compound(stmt) -> bool:
+    return isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith))
+
+
+def _own_method_called(model, info, call, receiver: str):
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver:
+        return model.method(info.name, func.attr)
+    return None
+
+
+def _a_call_made_afresh(model, call, receiver: str) -> bool:
+    """A call that builds nothing from state kept between steps: an own method (followed by
+    the caller), a module attribute proven to keep nothing between calls, or any call on
+    something other than `self`'s submodules (a torch op, an optimizer, a loss)."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == receiver:
+        value = model.value(func)
+        if value.kind != MODULE:
+            return True  # an own method (followed) or a method of an optimizer...
+        return model.holds_no_graph_state(func)
+    return True
+
+
+def _may_hold_an_earlier_graph(model, info, attr: str) -> bool:
+    """May `self.<attr>` hold a graph a step made: a method other than the init-like ones
+    stores a graph there, or fills it in place (`self.outputs.append(y)`)?"""
+    if stores_graph_outside_construction(model, info, attr):
+        return True
+    for method in _attribute_stores(model, info).get(attr, ()):
+        if method.name in INIT_METHODS:
+            continue
+        receiver = self_name(method)
+        if any(_stored_self_attribute(node, receiver) == attr and not (
+                isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)) for node in walk(method)):
+            return True
+    return False
