@@ -418,11 +418,18 @@ def _fresh_entry(model, flow, target: ast.Subscript, attr: str, receiver: str) -
         and not reads_own_value(statement.value, attr, receiver)
 
 
-def _cuts_between_steps(model, method, func) -> bool:
+def _cuts_between_steps(model, method, func, depth: int = 0) -> bool:
     """Does a method that detaches or restarts the state run between the steps `func` runs?
     Yes when the code driving the steps calls it (or its callers are out of view: unknown, so
     the state is not proven to survive)."""
     sites = _restart_sites(model, method)
+    later = [site for site in sites if getattr(model.unit_of(site), "name", None) not in _CONSTRUCTION_METHODS]
+    holders = [model.unit_of(site) for site in later if _passed_on_by_a_holder(model, site, method)]
+    if later and len(holders) == len(later) and depth < 3:
+        # `def reset_state(self): self.pnca_attn.reset_state()` alone calls it after the object
+        # is built: the restart runs whenever a holder's own restart runs, so those callers
+        # are the ones that count
+        return any(_cuts_between_steps(model, holder, func, depth + 1) for holder in holders)
     # (not the override of the same name in a subclass elsewhere that delegates to it,
     # `BasicMAC.init_hidden(self, b)` in `LowRankMAC.init_hidden`: that runs when its own
     # callers run it, and they are the callers that count)
@@ -463,6 +470,22 @@ def _cuts_between_steps(model, method, func) -> bool:
         and model.project.named_calls_passed_on(method.name) > 0 and not _stepped_here(model, func, model.class_of(method))
 
 
+def _passed_on_by_a_holder(model, site, method) -> bool:
+    """Is `site` a holder's method of the same name passing the call on to a part it holds
+    (`def reset_state(self): self.pnca_attn.reset_state()`)?"""
+    unit = model.unit_of(site)
+    owner = site.func.value if isinstance(site.func, ast.Attribute) else None
+    if not (isinstance(unit, FUNCTION_TYPES) and unit is not method and unit.name == method.name
+            and isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name)
+            and owner.value.id == self_name(unit)):
+        return False
+    holder, own = model.class_of(unit), model.class_of(method)
+    # (a base class's method of the same name is no holder: `BasicMAC.init_hidden` calling
+    # `self.agent.init_hidden()` is what a subclass overrides, not a caller of the override)
+    return holder is not None and own is not None and holder is not own \
+        and holder.name not in model.class_bases(own) and own.name not in model.class_bases(holder)
+
+
 def _a_training_loop_elsewhere_steps_without_it(model, cuts, func) -> bool:
     """Is every call of the cut in the project's other modules made in a loop, and does a
     training loop of another module step `func` (a backward in its iterations) with no call
@@ -495,12 +518,26 @@ def _project_steps_without_it(model, method, func) -> bool:
     info = model.class_of(method)
     if info is None or model.project is None:
         return False
-    steps = [site for site in model.external_sites(func) if not site["ng"]]
+    steps = [site for site in _external_sites_of_it_or_its_callers(model, func) if not site["ng"]]
     # (in a step loop, or in a method that runs once per step: a Lightning `training_step`; or
     # in a rollout of a function the training loop calls each iteration: an episode per update;
     # the calls under no-grad chain no graph, whatever restarts them: a closed-loop test)
     return bool(steps) and all(site["st"] or site["tr"] or site.get("ps") or site.get("rs") for site in steps) \
         and _called_by_nothing_in_view(model, method, info)
+
+
+def _external_sites_of_it_or_its_callers(model, func) -> list:
+    """The calls other modules make of `func`; when there are none, those they make of the
+    functions of this module that call it (`block(x)` in the training loop of another module
+    runs `GrowingBlock.forward`, which runs its attention's `forward`)."""
+    sites = list(model.external_sites(func))
+    if sites:
+        return sites
+    for call in model.call_sites(func):
+        caller = model.unit_of(call)
+        if isinstance(caller, FUNCTION_TYPES) and caller is not func:
+            sites.extend(model.external_sites(caller))
+    return sites
 
 
 def _local_steps_without_it(model, method, func) -> bool:
@@ -543,7 +580,18 @@ def _called_by_nothing_in_view(model, method, info) -> bool:
     if model.project is not None and model.project.named_calls(method.name)[0]:
         return False
     return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name
-                   and not model.receiver_of_another_kind(call) for call in model.calls)  # (not `self.states.clear()`)
+                   and not model.receiver_of_another_kind(call)  # (not `self.states.clear()`)
+                   and not _on_an_object_of_an_unrelated_class(model, call, info) for call in model.calls)
+
+
+def _on_an_object_of_an_unrelated_class(model, call, info) -> bool:
+    """Is the call made on an object the data flow types as another class of this file, no
+    base nor subclass of `info` (a holder's `self.attn.clear_cache()` passing the call on to
+    its part)? It cannot run `info`'s method."""
+    value = model.value(call.func.value)
+    other = model.classes.get(value.name) if value.kind in (MODULE, "instance") and value.name else None
+    return other is not None and other is not info and info.name not in model.class_bases(other) \
+        and other.name not in model.class_bases(info)
 
 
 def runs_conditionally(model, node) -> bool:
@@ -652,14 +700,25 @@ def _tests_unset_attribute(test) -> bool:
 def _restart_sites(model, method) -> List[ast.Call]:
     """Calls that may run `method`: its resolved call sites and every `<x>.<name>(...)` of the
     module on a receiver of unknown class (`model.reset(bs)` with `model` a parameter)."""
-    sites = list(model.method_call_sites(method))
+    info = model.class_of(method)
+    sites = [c for c in model.method_call_sites(method) if not _own_call_of_another_class(model, c, info)]
     seen = set(map(id, sites))
     by_name = model.cached(("calls_by_attribute",), lambda: _calls_by_attribute(model))
     # not a call in the method itself: `init_hidden` delegating to `self.agent.init_hidden()`
     # (a part's method of the same name) runs when the method does, it is no caller of it
-    info = model.class_of(method)
     return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen and model.unit_of(c) is not method
-                    and _may_be_of(model, model.value(c.func.value), info)]
+                    and _may_be_of(model, model.value(c.func.value), info) and not _own_call_of_another_class(model, c, info)]
+
+
+def _own_call_of_another_class(model, call, info) -> bool:
+    """`self.reset_state()` in a method of another class of this file, no base nor subclass of
+    `info`: it runs that class's own method."""
+    if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+            and call.func.value.id == "self") or info is None:
+        return False
+    other = model.enclosing_class_info(call)
+    return other is not None and other is not info and info.name not in model.class_bases(other) \
+        and other.name not in model.class_bases(info)
 
 
 def _may_be_of(model, value, info) -> bool:
