@@ -252,7 +252,8 @@ def records_no_graph_or_is_wanted(model, call, unit, context) -> bool:
     start, end = context[2], context[3]
     if isinstance(unit, FUNCTION_TYPES) and _only_called_without_grad(model, unit):
         return True  # every call in view, in any module, runs under no-grad
-    if isinstance(unit, FUNCTION_TYPES) and _only_called_where_the_grad_mode_is_set(model, unit):
+    if isinstance(unit, FUNCTION_TYPES) and _only_called_where_the_grad_mode_is_set(
+            model, unit, guards=_flags_guarding(model, call, unit)):
         return True  # every call in view runs inside `with torch.set_grad_enabled(args.train or ...)`
         # (or no-grad): the author chose the grad mode at the call, and it cannot be told here
     if model.runs_only_without_grad(model.statement_of(call), seen_enabled=True):
@@ -753,22 +754,41 @@ def _only_called_without_grad(model, func, depth: int = 0) -> bool:
     return answer
 
 
-def _only_called_where_the_grad_mode_is_set(model, func, depth: int = 0) -> bool:
+def _only_called_where_the_grad_mode_is_set(model, func, depth: int = 0, guards: frozenset = frozenset()) -> bool:
     """Is every call of the function in this module (one at least, none from another module)
     made under no-grad or inside a block that sets the grad mode (`with
     torch.set_grad_enabled(args.train or args.fine_tune):` around `inference(sp)`), or by a
-    function itself only called so?"""
-    key = ("only_called_where_grad_mode_set", func)
+    function itself only called so? `guards` are the flags the forward asked about runs
+    under inside the function (`if args.compute_map:`)."""
+    key = ("only_called_where_grad_mode_set", func, guards)
     if key in model._memo:
         return model._memo[key]
     model._memo[key] = False  # recursion guard
     sites = [site for site in model.call_sites(func) if model.unit_of(site) is not func]
     answer = bool(sites) and not model.external_sites(func) and all(
-        model.grad_disabled_at(site) or _grad_mode_set_to_an_unknown_value(model, site)
+        model.grad_disabled_at(site) or _grad_mode_set_to_an_unknown_value(model, site, guards)
         or depth < 3 and isinstance(model.unit_of(site), FUNCTION_TYPES)
-        and _only_called_where_the_grad_mode_is_set(model, model.unit_of(site), depth + 1) for site in sites)
+        and _only_called_where_the_grad_mode_is_set(model, model.unit_of(site), depth + 1, guards) for site in sites)
     model._memo[key] = answer
     return answer
+
+
+def _flags_guarding(model, node, func) -> frozenset:
+    """The flags read as attributes of a name (`args.compute_map`) that `node` runs under in
+    `func`: the tests of the `if` bodies (not `else`) it is in, each one such an attribute,
+    as (the name, the test dumped)."""
+    flags = set()
+    for anc in model.ancestors(node):
+        if anc is func:
+            break
+        if isinstance(anc, ast.If) and any(node is s or model.is_inside(node, s) for s in anc.body) \
+                and _a_flag(anc.test):
+            flags.add((anc.test.value.id, ast.dump(anc.test)))
+    return frozenset(flags)
+
+
+def _a_flag(expr) -> bool:
+    return isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)
 
 
 def _closure_only_without_grad(model, func, depth: int) -> bool:
@@ -1585,10 +1605,13 @@ def _in_grad_mode_block(model, call) -> bool:
     return False
 
 
-def _grad_mode_set_to_an_unknown_value(model, call) -> bool:
+def _grad_mode_set_to_an_unknown_value(model, call, guards: frozenset = frozenset()) -> bool:
     """Inside `with torch.set_grad_enabled(E):` where E is no literal and the branches the
     call is in do not settle it: not under `if args.train:` when E is `args.train or
-    args.fine_tune` (one operand of the `or` holds there, so autograd is on)."""
+    args.fine_tune` (one operand of the `or` holds there, so autograd is on). Unknown too
+    when the forward in the callee runs only under other flags of the same object (`if
+    args.compute_map:` in `inference`, called under `if args.search_random_seed:`): whether
+    one run sets both cannot be told."""
     for block, expr in _enclosing_contexts(model, call):
         if not (isinstance(expr, ast.Call) and torch_api.grad_context(model.qualname(expr.func) or "") == "set"
                 and expr.args):
@@ -1600,7 +1623,13 @@ def _grad_mode_set_to_an_unknown_value(model, call) -> bool:
                 if isinstance(branch, ast.If) and model.is_inside(branch, block)
                 and any(call is s or model.is_inside(call, s) for s in branch.body)}
         operands = flag.values if isinstance(flag, ast.BoolOp) and isinstance(flag.op, ast.Or) else [flag]
-        return not any(ast.dump(operand) in held for operand in operands)
+        settled = [operand for operand in operands if ast.dump(operand) in held]
+        if not settled:
+            return True
+        roots = {o.value.id for o in settled if _a_flag(o)}
+        return bool(guards) and len(roots) == len(settled) \
+            and not {test for _, test in guards} & {ast.dump(o) for o in operands} \
+            and all(root in roots for root, _ in guards)
     return False
 
 
