@@ -994,6 +994,12 @@ class Analyzer:
                 unproven = self._parts_beside_the_loss(elts, value, stmt)
                 if nested and value.kind == GRAPH and value.items is None:
                     unproven += self._items_of_an_opaque_part(elts, stmt)
+                if value.kind == GRAPH and value.items is None:
+                    # `loss_pi, loss_v, pi_info, ent = model(...)` and then `pi_info["logp_old"]`:
+                    # an item the unit reads by string keys is a dict (a tensor takes no string
+                    # key) of entries whose kinds the graph of the whole proves nothing of
+                    keyed = self._names_read_by_string_keys()
+                    unproven += [elt for elt in elts if isinstance(elt, ast.Name) and elt.id in keyed]
                 for elt in elts:
                     if isinstance(elt, ast.Starred):
                         self.bind(elt.value, sequence_of(part), stmt, nested=True)
@@ -1687,6 +1693,14 @@ class Analyzer:
         if not any(key in operands for key in keys.values()):
             return []
         return [elt for elt, key in keys.items() if key is None or not self.m.feeds_backward(self.unit, key)]
+
+    def _names_read_by_string_keys(self) -> Set[str]:
+        """The names the unit reads with a string key (`pi_info["kl"]`)."""
+        def compute() -> Set[str]:
+            return {node.value.id for node in nodes_within(self.unit)
+                    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str)}
+        return self.m.cached(("names_read_by_string_keys", self.unit), compute)
 
     def _items_of_an_opaque_part(self, elts, stmt: ast.AST) -> List[ast.AST]:
         """`loss, (entropy, max_prob) = self.train_batch(b)`, the stats a model's `forward`
