@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 46
+SUMMARY_VERSION = 47
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -285,6 +285,11 @@ def _function(model, func, module: str, info) -> dict:
     params = [a.arg for a in named_parameters(func)]
     has_self = info is not None and not is_staticmethod(func) and bool(params)
     out: Dict[str, object] = {"line": func.lineno, "params": params, "self": has_self}
+    from torchleaklint.semantic.syntax import required_positional_count
+
+    required = required_positional_count(func) - (1 if has_self else 0)
+    if required > 0:
+        out["req"] = required  # positional parameters (after `self`) without a default
     # the function's own data flow (shared with the rules' questions, computed once): its
     # parameters take what the module's call sites pass, as they would for a local caller
     flow = model.flow(func)

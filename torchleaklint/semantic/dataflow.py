@@ -28,7 +28,8 @@ from torchleaklint.semantic.values import (
 from torchleaklint.semantic.syntax import (
     FUNCTION_TYPES, INIT_METHODS, bound_once_in_init, called_on_self, default_of, entered_context, is_classmethod,
     is_property, is_staticmethod as _is_static, is_stub, keyword_arg as _kw, named_parameters, nodes_within, passed_argument,
-    passed_through_positions, positional_parameters, self_name, unpacks_arguments, child_nodes, walk)
+    leaves_a_required_argument, passed_through_positions, positional_parameters, required_positional_count, self_name,
+    unpacks_arguments, child_nodes, walk)
 
 MAX_SUMMARY_DEPTH = 3
 SCHEDULER = "lr_scheduler"
@@ -2227,6 +2228,9 @@ class Analyzer:
                     "loader": Value(DATALOADER, name=name)}.get(entry["kind"], Value(INSTANCE, name=name))
         if kind != "function":
             return UNKNOWN_V
+        if entry.get("req") and isinstance(call, ast.Call) and leaves_a_required_argument(
+                call, list(entry.get("params", []))[1 if entry.get("self") else 0:], entry["req"]):
+            return UNKNOWN_V  # the call raises TypeError before the function runs
         graph_in = any(a.carries_graph or a.kind == LEAF for a in list(args) + list(kwargs.values()))
         # `logits, state = lm_step(model, x, state)` with `model` of unknown kind and the logits
         # back-propagated: what it calls was a model, as `ret_m` assumes
@@ -2364,6 +2368,9 @@ class Analyzer:
         names = [p.arg for p in positional_parameters(func)]
         bound: Dict[str, Value] = {}
         offset = 1 if has_self and names and not _is_static(func) else 0
+        if isinstance(e, ast.Call) and leaves_a_required_argument(e, names[offset:],
+                                                                   required_positional_count(func) - offset):
+            return UNKNOWN_V  # `grad_cam_loss(a, b, c, d)` of a five-parameter function raises TypeError
         base = Analyzer(self.m, func, self.depth + 1).parameter_values()
         bound.update(base)
         for i, value in enumerate(args):

@@ -380,3 +380,20 @@ def bound_once_in_init(info, attr: str) -> Optional[ast.expr]:
         return None
     other, node, value = stores[0]
     return value if other.name == "__init__" and isinstance(node, ast.Assign) else None
+
+
+def required_positional_count(func) -> int:
+    """How many positional parameters of `func` (after `self` of a method, which the caller
+    gives implicitly) have no default."""
+    params = list(func.args.posonlyargs) + list(func.args.args)
+    return max(0, len(params) - len(func.args.defaults))
+
+
+def leaves_a_required_argument(call: ast.Call, params: List[str], required: int) -> bool:
+    """Does `call` bind none of the first `required` of `params` (positional, after any
+    `self`) by position or keyword? Such a call raises TypeError before the function runs: what
+    it would return proves nothing. A call spreading `*args`/`**kwargs` may bind any."""
+    if unpacks_arguments(call):
+        return False
+    bound = set(params[:len(call.args)]) | {kw.arg for kw in call.keywords}
+    return any(name not in bound for name in params[:required])
