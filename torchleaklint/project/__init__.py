@@ -102,6 +102,7 @@ class Project:
             self._owners = _method_owners(self.summaries, children)
         _index_backpropagated_attributes(index, self.summaries)
         _index_differentiating_forwards(index, self.summaries)
+        _index_training_steps(index, self.summaries)
         from torchleaklint.semantic.tune_project import index_tune_uses
 
         index_tune_uses(index, self.summaries)  # dicts of a module that others pass to Ray Tune
@@ -288,6 +289,18 @@ def _index_differentiating_forwards(index: dict, summaries: Dict[str, dict]) -> 
     if found:
         for path in summaries:
             index.setdefault(path, {})["~gfw"] = [{"path": "", "l": 0, "c": 0, "classes": sorted(found)}]
+
+
+def _index_training_steps(index: dict, summaries: Dict[str, dict]) -> None:
+    """`~stp` -> the names of the project's functions and methods that run one training step
+    per call (`step`: an agent's `train_step`), for every module: a loop of another module
+    that calls one back-propagates every iteration, whatever its own text mentions."""
+    found = sorted({name.rsplit(".", 1)[-1] for summary in summaries.values()
+                    for name, entry in (summary.get("functions") or {}).items()
+                    if isinstance(entry, dict) and entry.get("step")})
+    if found:
+        for path in summaries:
+            index.setdefault(path, {})["~stp"] = [{"path": "", "l": 0, "c": 0, "names": found}]
 
 
 def _index_attributes_used_elsewhere(index: dict, summaries: Dict[str, dict], field: str, key: str) -> None:

@@ -408,6 +408,12 @@ class ProjectView:
                                           for name, qual in summary.get("aliases", {}).items() if predicate(qual)}
         return found
 
+    def training_step_names(self) -> Set[str]:
+        """The names of the project's functions and methods that run one training step per call
+        (their summaries' `step`: an agent's `train_step`): a module that calls one of them in
+        a loop back-propagates every iteration, whatever its own text mentions."""
+        return {name for site in self._sites_under("~stp") for name in site.get("names", ())}
+
     def has_external_callers(self) -> bool:
         """Do other modules of the project call into this one? Then its functions may be
         handed graphs by them, whatever its own text mentions (a meter that never imports

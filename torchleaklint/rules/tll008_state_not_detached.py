@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Iterator, Tuple
 
 from torchleaklint.diagnostics import ERROR, UNSAFE, FixSpec, Span
@@ -80,6 +81,12 @@ class StateNotDetached(Rule):
     fix_safety = UNSAFE
     tokens = ("backward", "autograd.grad")
 
+    def applies_to_project(self, project, source: str = "") -> bool:
+        # `agent.train_step(state, logp, reward)` in a loop: a step function of another module
+        # back-propagates there
+        return project is not None and any(f"{name}(" in source and _calls(source, name)
+                                           for name in project.training_step_names())
+
     def check(self, model) -> Iterator:
         for stmt, loop, reported in carried_states(model):
             yield self.finding(stmt, self._message(reported, loop), self._fix(model, stmt, loop, reported),
@@ -118,6 +125,11 @@ def _evidence(model, stmt, loop, names) -> list:
         steps.append((backward, "this backward runs in the loop and walks back through every earlier "
                                 "iteration's graph"))
     return steps
+
+
+def _calls(source: str, name: str) -> bool:
+    """Does the text call `name` (`agent.train_step(`, `train_step(`), not only define it?"""
+    return re.search(rf"(?<!def )(?<![\w]){re.escape(name)}\(|\.{re.escape(name)}\(", source) is not None
 
 
 __all__ = ("StateNotDetached",)

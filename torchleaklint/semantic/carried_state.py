@@ -12,7 +12,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, SCOPE_TYPES, every_parameter, keyword_arg, nodes_within,
                                           passed_true, positional_parameters, self_name, walk)
-from torchleaklint.semantic.values import MODULE, UNKNOWN
+from torchleaklint.semantic.values import MODULE, REF, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
 _GROWING_CALLS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.hstack",
@@ -314,6 +314,8 @@ def _differentiates_every_iteration(model, loop, name: str) -> bool:
                     and (_passes(call, name) or _hands_on_values_of(model, call, callee, unit, name)
                          or _hands_on_through_its_object(model, loop, call, callee, name)):
                 return True  # `loss, h = self._step(x, h)`, whose body back-propagates the state it is handed
+            if callee is None and _step_of_another_module_handed_the_state(model, call, unit, name):
+                return True  # `agent.train_step(state, logp, reward)` with `logp` made from `hidden`
             continue
         if model.qualname(call.func) == "torch.autograd.grad" and (
                 passed_true(call, "create_graph") or _differentiates_with_respect_to(call, name)):
@@ -360,6 +362,25 @@ def _passes(call: ast.Call, name: str) -> bool:
     walk the carried state's history."""
     arguments = list(call.args) + [kw.value for kw in call.keywords]
     return any(isinstance(n, ast.Name) and n.id == name for arg in arguments for n in walk(arg))
+
+
+def _step_of_another_module_handed_the_state(model, call: ast.Call, unit, name: str) -> bool:
+    """Is `call` a function or method of another module that runs one training step per call
+    (its summary's `step`), handed `name` or a value computed from it for a parameter its
+    backward may read (`bwr`, `bwp`)? (`agent.train_step(state, logp, reward)` where `logp`
+    came from `agent.select_action(state, hidden)`.)"""
+    if model.project is None:
+        return False
+    callee = model.value(call.func)
+    found = model.project.imported_summary(callee.name) if callee.kind == REF and callee.name else None
+    if not found or found[0] != "function" or not isinstance(found[1], dict) or not found[1].get("step"):
+        return False
+    entry = found[1]
+    params = list(entry.get("params", []))[1 if entry.get("self") else 0:]
+    reaching = set(entry.get("bwr", ())) | set(entry.get("bwp", ()))
+    bound = list(zip(params, call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg in params]
+    return any(param in reaching and isinstance(arg, ast.Name)
+               and (arg.id == name or model.computed_from(unit, name, arg)) for param, arg in bound)
 
 
 def _hands_on_values_of(model, call: ast.Call, callee, unit, name: str) -> bool:
