@@ -396,6 +396,9 @@ def _function(model, func, module: str, info) -> dict:
     keeps = _keeps(func, set(params[1:])) if has_self else None
     if keeps:
         out["keeps"] = keeps
+        derived = _stored_from(func, set(params[1:]))
+        if derived:
+            out["kst"] = derived  # param -> the self attributes plain stores compute from it
     return out
 
 
@@ -509,6 +512,30 @@ def _keeps(func, params) -> Dict[str, str]:
         for name in walk(value):
             if isinstance(name, ast.Name) and name.id in params and name.id not in out:
                 out[name.id] = f"self.{_self_attr(target)}"
+    return out
+
+
+def _stored_from(func, params) -> Dict[str, List[str]]:
+    """The `self` attributes each parameter's value reaches by plain stores of the method,
+    in statement order: `self.sum += val * n` then `self.avg = self.sum / self.count` gives
+    `val` -> [sum, avg] (a meter's average of the losses it is handed)."""
+    out: Dict[str, List[str]] = {}
+    rebound = {n.id for n in walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    for param in sorted(params - rebound):  # (not `val = float(val)` first: a number is stored)
+        reached: List[str] = []
+        for node in walk(func):
+            if not isinstance(node, (ast.Assign, ast.AugAssign)):
+                continue
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            attrs = [t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                     and t.value.id == self_name(func)]
+            reads = {n.id for n in walk(node.value) if isinstance(n, ast.Name)} | \
+                {n.attr for n in walk(node.value) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                 and n.value.id == self_name(func)}
+            if attrs and (param in reads or reads & set(reached)):
+                reached += [a for a in attrs if a not in reached]
+        if reached:
+            out[param] = reached
     return out
 
 

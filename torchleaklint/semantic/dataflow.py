@@ -2280,6 +2280,20 @@ class Analyzer:
             before = holder.field(attr) if holder.fields is not None else None
             grown_list = Value(SEQUENCE, elem=join(before.elem if before is not None else None, value))
             holder = replace(holder, fields=with_field(replace(holder, fields=holder.fields or ()), attr, grown_list))
+        for param, attrs in (entry.get("kst") or {}).items():
+            # `meter.update(loss)` whose `self.sum += val * n; self.avg = self.sum / self.count`:
+            # from here on `meter.avg` may hold a graph of what was passed
+            value = kwargs.get(param)
+            if value is None and param in params and params.index(param) < len(args):
+                value = args[params.index(param)]
+            if value is None or not value.carries_graph:
+                continue
+            for attr in attrs:
+                if self.m_attribute(holder.name, attr).kind == SEQUENCE:
+                    continue  # (a list: what the appends above say)
+                before = holder.field(attr) if holder.fields is not None else None
+                holder = replace(holder, fields=with_field(replace(holder, fields=holder.fields or ()), attr,
+                                                           join(before, GRAPH_V)))
         self.env[key] = holder
 
     def _autograd_grad_value(self, e: ast.Call) -> Value:
