@@ -10,7 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.semantic.values import MODULE, UNKNOWN
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, called_on_self, passed_argument, positional_parameters, \
-    short_source as _short
+    self_name, short_source as _short
 from torchleaklint.semantic.syntax import walk
 
 _AUTOGRAD_BACKWARD_POSITION = 2  # torch.autograd.backward(tensors, grad_tensors=None, retain_graph=None)
@@ -248,9 +248,28 @@ def _graph_leaves(model, func, retained) -> bool:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             leaves = [leaf for t in targets for leaf in walk(t) if isinstance(leaf, (ast.Attribute, ast.Subscript))
                       and isinstance(getattr(leaf, "ctx", None), ast.Store)]
-            if leaves and model.carries_graph(node.value) and shares(node.value):
+            if leaves and model.carries_graph(node.value) and shares(node.value) \
+                    and not _state_fed_back_to_itself(model, func, node, leaves):
                 return True  # `self.fake = G(z)`, `cache[k] = out`
     return False
+
+
+def _state_fed_back_to_itself(model, func, store, leaves) -> bool:
+    """Is every graph `store` leaves on `self` the function's own recurrent state (`p,
+    self.critic_h = self.ac(state, self.critic_h)`), read by the function before the store
+    and cut by nothing between steps? Then what needs the retained graph later is only the
+    next call's backward through that undetached state: the chain TLL008 and TLL002 report,
+    which `retain_graph=True` keeps alive instead of fixing."""
+    receiver = self_name(func)
+    for leaf in leaves:
+        if not (isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name) and leaf.value.id == receiver):
+            return False
+        read_before = any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == leaf.attr
+                          and isinstance(n.value, ast.Name) and n.value.id == receiver
+                          and model.is_inside(n, store.value) for n in walk(func))
+        if not read_before or model.state_cut_between_steps(func, leaf.attr):
+            return False
+    return True
 
 
 def _retains_graph(model, call) -> bool:
