@@ -19,7 +19,7 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
-    unreachable_lines, every_parameter, CHILDREN_KEY,
+    unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
     called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw,
     named_parameters, nodes_within, passed_argument, positional_parameters, self_name, unpacks_arguments, child_nodes,
     walk)
@@ -120,19 +120,28 @@ class SemanticModel:
         by_type = self.by_type
         stack = [self.tree]
         node_type = ast.AST
+        fields_of = NODE_FIELDS
         while stack:
             node = stack.pop()
-            by_type.setdefault(type(node), []).append(node)
-            # ast.iter_child_nodes, inlined: this loop visits every node of every file. The
+            kind = type(node)
+            same_kind = by_type.get(kind)
+            if same_kind is None:
+                by_type[kind] = [node]
+            else:
+                same_kind.append(node)
+            # `child_nodes`, inlined: this loop visits every node of every file. The
             # children are kept on the node, as `child_nodes` would keep them: the walks
             # that follow never list a node's children again
             children = []
-            for field in node._fields:
+            fields = fields_of.get(kind)
+            for field in fields if fields is not None else node_fields(kind):
                 child = getattr(node, field, None)
                 if isinstance(child, node_type):
                     children.append(child)
                 elif isinstance(child, list):
-                    children.extend(item for item in child if isinstance(item, node_type))
+                    for item in child:  # (a loop, not a generator: most lists are short)
+                        if isinstance(item, node_type):
+                            children.append(item)
             node.__dict__[CHILDREN_KEY] = children
             for child in children:
                 parents[child] = node
