@@ -586,9 +586,11 @@ class Analyzer:
     def stmt(self, s: ast.stmt) -> None:
         if self.nograd:
             self.result.nograd_nodes.add(s)
-        method = getattr(self, "stmt_" + type(s).__name__, None)
+        method = _STMT_METHODS.get(type(s), _UNSET)
+        if method is _UNSET:
+            method = _handler(_STMT_METHODS, "stmt_", type(s))
         if method is not None:
-            method(s)
+            method(self, s)
         else:
             for child in child_nodes(s):
                 if isinstance(child, ast.expr):
@@ -1012,14 +1014,16 @@ class Analyzer:
     def expr(self, e: Optional[ast.AST], record: Optional[ast.AST] = None) -> Value:
         if e is None:
             return NONE_V
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        method = _EXPR_METHODS.get(type(e), _UNSET)
+        if method is _UNSET:
+            method = _handler(_EXPR_METHODS, "expr_", type(e))
         if method is None:
             for child in child_nodes(e):
                 if isinstance(child, ast.expr):
                     self.expr(child)
             value = UNKNOWN_V
         else:
-            value = method(e)
+            value = method(self, e)
         self.result.values[record if record is not None else e] = value
         if self.nograd:
             self.result.nograd_nodes.add(record if record is not None else e)
@@ -2522,6 +2526,18 @@ def _to_integer_dtype(method: str, call: ast.Call, qualname) -> bool:
 def _tensor_expression(expr) -> bool:
     """`x.reshape(1, -1)`, `t.clone()`: a call of a method only tensors have."""
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_ONLY_METHODS
+
+
+# The Analyzer's method for each kind of statement and expression (`stmt_If`, `expr_Call`,
+# or None), found once per node type: the flow dispatches on every node it visits
+_STMT_METHODS: Dict[type, Optional[object]] = {}
+_EXPR_METHODS: Dict[type, Optional[object]] = {}
+_UNSET = object()
+
+
+def _handler(table: Dict[type, Optional[object]], prefix: str, node_type: type):
+    found = table[node_type] = getattr(Analyzer, prefix + node_type.__name__, None)
+    return found
 
 
 class _NoClass:

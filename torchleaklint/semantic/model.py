@@ -816,11 +816,21 @@ class SemanticModel:
         if self.class_of(func) is None:
             return []
         return self.cached(("calls_of_method_name", func), lambda: [
-            call for call in self.calls
-            if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
-            and not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
+            call for call in self.calls_of_attribute(func.name)
+            if not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
             and self.resolve_call(call) is None and not self.receiver_of_another_kind(call)
             and self._receiver_may_be_of(call, self.class_of(func))])
+
+    def calls_of_attribute(self, name: str) -> List[ast.Call]:
+        """The module's calls `<receiver>.<name>(...)`, in the order of `calls` (indexed once:
+        asked for every method's name, a scan of every call each time was quadratic)."""
+        def index() -> Dict[str, List[ast.Call]]:
+            out: Dict[str, List[ast.Call]] = {}
+            for call in self.calls:
+                if isinstance(call.func, ast.Attribute):
+                    out.setdefault(call.func.attr, []).append(call)
+            return out
+        return self.cached(("calls_by_attribute", None), index).get(name, [])
 
     def _receiver_may_be_of(self, call: ast.Call, info) -> bool:
         """May the receiver of `x.m(...)` be an object of class `info` (or of a subclass)? Not
@@ -1084,7 +1094,7 @@ class SemanticModel:
 
     def calls_of_method_name_anywhere(self, name: str) -> bool:
         """Is `<receiver>.<name>(...)` called anywhere in this module, on any receiver?"""
-        return any(isinstance(call.func, ast.Attribute) and call.func.attr == name for call in self.calls)
+        return bool(self.calls_of_attribute(name))
 
     def self_calls(self, name: str) -> List[ast.Call]:
         """Every `self.<name>(...)` call of the module (indexed once)."""
