@@ -3164,13 +3164,16 @@ def _index_calls_by_unit(model, receiver=_direct_receiver) -> Dict[tuple, List[a
     """(unit, receiver name) -> calls, each call filed under every function (and the
     module) that contains it: linear in the calls times the nesting depth."""
     index: Dict[tuple, List[ast.Call]] = {}
+    parents = model.parents
     for call in model.calls:
         name = receiver(call)
         if name is None:
             continue
-        for unit in model.ancestors(call):
+        unit = parents.get(call)  # (`model.ancestors`, inlined: every call of the module)
+        while unit is not None:
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
                 index.setdefault((unit, name), []).append(call)
+            unit = parents.get(unit)
     return index
 
 

@@ -247,7 +247,8 @@ def _walk_within(owner: ast.AST, skip_loops: bool) -> List[ast.AST]:
         if isinstance(node, skipped):
             continue
         found.append(node)
-        stack.extend(child_nodes(node))
+        children = node.__dict__.get(CHILDREN_KEY)  # (`child_nodes`, inlined: the common case)
+        stack.extend(children if children is not None else child_nodes(node))
     return found
 
 
