@@ -60,6 +60,8 @@ class FlowResult:
         self.params: Dict[str, Value] = {}
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
+        # attribute -> the `self.<attr>` store targets with their values, built on demand (`_self_stores`)
+        self.self_stores: Optional[Dict[str, List[Tuple[ast.Attribute, Value]]]] = None
         self.module_params: Set[str] = set()  # parameters some call site in view passes a module for
         # parameters some call site in view passes a Python value (number, None) for: a fix that
         # calls a tensor method on them (`x.detach()`) would fail for that caller
@@ -3284,18 +3286,30 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
                 flow = _flow_without_callers(model, method)
             if flow is None:
                 continue
-            for node, value in flow.values.items():
-                if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
-                        and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    if value.kind in (MODULE, UNKNOWN) and _frozen_after(flow, node):
-                        # frozen by a later statement of the method (what a library call returned,
-                        # `self.model, preprocess = clip.load(name)`, is proven a module by it)
-                        value = Value(MODULE, name=value.name, frozen=True)
-                    out = join(out, value)
+            for node, value in _self_stores(flow, attr):
+                if value.kind in (MODULE, UNKNOWN) and _frozen_after(flow, node):
+                    # frozen by a later statement of the method (what a library call returned,
+                    # `self.model, preprocess = clip.load(name)`, is proven a module by it)
+                    value = Value(MODULE, name=value.name, frozen=True)
+                out = join(out, value)
         parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     return out
+
+
+def _self_stores(flow: FlowResult, attr: str) -> List[Tuple[ast.Attribute, Value]]:
+    """The `self.<attr>` store targets of a finished flow with their values, in the order of
+    `flow.values` (indexed once per flow: a class's attributes are asked one by one, and a
+    scan of every value of its `__init__` per attribute grew with their product)."""
+    if flow.self_stores is None:
+        index: Dict[str, List[Tuple[ast.Attribute, Value]]] = {}
+        for node, value in flow.values.items():
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name) and node.value.id == "self":
+                index.setdefault(node.attr, []).append((node, value))
+        flow.self_stores = index
+    return flow.self_stores.get(attr, [])
 
 
 def _flow_without_callers(model, method) -> FlowResult:
