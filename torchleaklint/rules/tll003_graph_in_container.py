@@ -95,6 +95,8 @@ class GraphInContainer(Rule):
 
     # ------------------------------------------------------------ stores
     def _store(self, model, node):
+        if not _spelled_as_a_store(node):
+            return None  # (most calls and assignments: nothing asked of the model)
         key = _written_container(node)
         if key is not None and not model.may_outlive_step(node, key):
             return None  # a local container filled outside any loop: it lives one call
@@ -269,6 +271,17 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None
         return _keyed(node.target, list(node.value.elts))
     return None
+
+
+def _spelled_as_a_store(node) -> bool:
+    """May `_stored_values` read `node` as a store into a container? What the syntax alone
+    says (`c.append(v)`, `c[k] = v`, `c += [v]`), before any question to the model."""
+    if isinstance(node, ast.Call):
+        return container_addition(node) is not None
+    if isinstance(node, ast.Assign):
+        return len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript)
+    return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and \
+        isinstance(node.value, (ast.List, ast.Tuple))
 
 
 def _written_container(node) -> Optional[str]:

@@ -61,6 +61,8 @@ class FlowResult:
         self.params: Dict[str, Value] = {}
         self.stored: Dict[ast.AST, Value] = {}  # assignment/augassign statement -> value bound
         self.bound_names: Optional[Dict[str, Value]] = None  # name -> join of its bindings, built on demand
+        # attribute -> the `self.<attr>` store targets with their values, built on demand (`_self_stores`)
+        self.self_stores: Optional[Dict[str, List[Tuple[ast.Attribute, Value]]]] = None
         self.module_params: Set[str] = set()  # parameters some call site in view passes a module for
         # parameters some call site in view passes a Python value (number, None) for: a fix that
         # calls a tensor method on them (`x.detach()`) would fail for that caller
@@ -602,9 +604,11 @@ class Analyzer:
     def stmt(self, s: ast.stmt) -> None:
         if self.nograd:
             self.result.nograd_nodes.add(s)
-        method = getattr(self, "stmt_" + type(s).__name__, None)
+        method = _STMT_METHODS.get(type(s), _UNSET)
+        if method is _UNSET:
+            method = _handler(_STMT_METHODS, "stmt_", type(s))
         if method is not None:
-            method(s)
+            method(self, s)
         else:
             for child in child_nodes(s):
                 if isinstance(child, ast.expr):
@@ -1034,14 +1038,16 @@ class Analyzer:
     def expr(self, e: Optional[ast.AST], record: Optional[ast.AST] = None) -> Value:
         if e is None:
             return NONE_V
-        method = getattr(self, "expr_" + type(e).__name__, None)
+        method = _EXPR_METHODS.get(type(e), _UNSET)
+        if method is _UNSET:
+            method = _handler(_EXPR_METHODS, "expr_", type(e))
         if method is None:
             for child in child_nodes(e):
                 if isinstance(child, ast.expr):
                     self.expr(child)
             value = UNKNOWN_V
         else:
-            value = method(e)
+            value = method(self, e)
         self.result.values[record if record is not None else e] = value
         if self.nograd:
             self.result.nograd_nodes.add(record if record is not None else e)
@@ -2574,6 +2580,18 @@ def _tensor_expression(expr) -> bool:
     return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _TENSOR_ONLY_METHODS
 
 
+# The Analyzer's method for each kind of statement and expression (`stmt_If`, `expr_Call`,
+# or None), found once per node type: the flow dispatches on every node it visits
+_STMT_METHODS: Dict[type, Optional[object]] = {}
+_EXPR_METHODS: Dict[type, Optional[object]] = {}
+_UNSET = object()
+
+
+def _handler(table: Dict[type, Optional[object]], prefix: str, node_type: type):
+    found = table[node_type] = getattr(Analyzer, prefix + node_type.__name__, None)
+    return found
+
+
 class _NoClass:
     methods: Dict[str, ast.AST] = {}
 
@@ -3198,13 +3216,16 @@ def _index_calls_by_unit(model, receiver=_direct_receiver) -> Dict[tuple, List[a
     """(unit, receiver name) -> calls, each call filed under every function (and the
     module) that contains it: linear in the calls times the nesting depth."""
     index: Dict[tuple, List[ast.Call]] = {}
+    parents = model.parents
     for call in model.calls:
         name = receiver(call)
         if name is None:
             continue
-        for unit in model.ancestors(call):
+        unit = parents.get(call)  # (`model.ancestors`, inlined: every call of the module)
+        while unit is not None:
             if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module)):
                 index.setdefault((unit, name), []).append(call)
+            unit = parents.get(unit)
     return index
 
 
@@ -3315,18 +3336,30 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
                 flow = _flow_without_callers(model, method)
             if flow is None:
                 continue
-            for node, value in flow.values.items():
-                if isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.ctx, ast.Store) \
-                        and isinstance(node.value, ast.Name) and node.value.id == "self":
-                    if value.kind in (MODULE, UNKNOWN) and _frozen_after(flow, node):
-                        # frozen by a later statement of the method (what a library call returned,
-                        # `self.model, preprocess = clip.load(name)`, is proven a module by it)
-                        value = Value(MODULE, name=value.name, frozen=True)
-                    out = join(out, value)
+            for node, value in _self_stores(flow, attr):
+                if value.kind in (MODULE, UNKNOWN) and _frozen_after(flow, node):
+                    # frozen by a later statement of the method (what a library call returned,
+                    # `self.model, preprocess = clip.load(name)`, is proven a module by it)
+                    value = Value(MODULE, name=value.name, frozen=True)
+                out = join(out, value)
         parent = next((b.rsplit(".", 1)[-1] for b in info.base_names if b.rsplit(".", 1)[-1] in model.classes), None)
         info = model.classes.get(parent) if parent and parent != info.name else None
         seen += 1
     return out
+
+
+def _self_stores(flow: FlowResult, attr: str) -> List[Tuple[ast.Attribute, Value]]:
+    """The `self.<attr>` store targets of a finished flow with their values, in the order of
+    `flow.values` (indexed once per flow: a class's attributes are asked one by one, and a
+    scan of every value of its `__init__` per attribute grew with their product)."""
+    if flow.self_stores is None:
+        index: Dict[str, List[Tuple[ast.Attribute, Value]]] = {}
+        for node, value in flow.values.items():
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.value, ast.Name) and node.value.id == "self":
+                index.setdefault(node.attr, []).append((node, value))
+        flow.self_stores = index
+    return flow.self_stores.get(attr, [])
 
 
 def _flow_without_callers(model, method) -> FlowResult:

@@ -19,7 +19,7 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
-    unreachable_lines, every_parameter, CHILDREN_KEY,
+    unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
     called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw,
     named_parameters, nodes_within, passed_argument, positional_parameters, self_name, unpacks_arguments, child_nodes,
     walk)
@@ -120,19 +120,28 @@ class SemanticModel:
         by_type = self.by_type
         stack = [self.tree]
         node_type = ast.AST
+        fields_of = NODE_FIELDS
         while stack:
             node = stack.pop()
-            by_type.setdefault(type(node), []).append(node)
-            # ast.iter_child_nodes, inlined: this loop visits every node of every file. The
+            kind = type(node)
+            same_kind = by_type.get(kind)
+            if same_kind is None:
+                by_type[kind] = [node]
+            else:
+                same_kind.append(node)
+            # `child_nodes`, inlined: this loop visits every node of every file. The
             # children are kept on the node, as `child_nodes` would keep them: the walks
             # that follow never list a node's children again
             children = []
-            for field in node._fields:
+            fields = fields_of.get(kind)
+            for field in fields if fields is not None else node_fields(kind):
                 child = getattr(node, field, None)
                 if isinstance(child, node_type):
                     children.append(child)
                 elif isinstance(child, list):
-                    children.extend(item for item in child if isinstance(item, node_type))
+                    for item in child:  # (a loop, not a generator: most lists are short)
+                        if isinstance(item, node_type):
+                            children.append(item)
             node.__dict__[CHILDREN_KEY] = children
             for child in children:
                 parents[child] = node
@@ -807,11 +816,21 @@ class SemanticModel:
         if self.class_of(func) is None:
             return []
         return self.cached(("calls_of_method_name", func), lambda: [
-            call for call in self.calls
-            if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
-            and not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
+            call for call in self.calls_of_attribute(func.name)
+            if not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self")
             and self.resolve_call(call) is None and not self.receiver_of_another_kind(call)
             and self._receiver_may_be_of(call, self.class_of(func))])
+
+    def calls_of_attribute(self, name: str) -> List[ast.Call]:
+        """The module's calls `<receiver>.<name>(...)`, in the order of `calls` (indexed once:
+        asked for every method's name, a scan of every call each time was quadratic)."""
+        def index() -> Dict[str, List[ast.Call]]:
+            out: Dict[str, List[ast.Call]] = {}
+            for call in self.calls:
+                if isinstance(call.func, ast.Attribute):
+                    out.setdefault(call.func.attr, []).append(call)
+            return out
+        return self.cached(("calls_by_attribute", None), index).get(name, [])
 
     def _receiver_may_be_of(self, call: ast.Call, info) -> bool:
         """May the receiver of `x.m(...)` be an object of class `info` (or of a subclass)? Not
@@ -1075,7 +1094,7 @@ class SemanticModel:
 
     def calls_of_method_name_anywhere(self, name: str) -> bool:
         """Is `<receiver>.<name>(...)` called anywhere in this module, on any receiver?"""
-        return any(isinstance(call.func, ast.Attribute) and call.func.attr == name for call in self.calls)
+        return bool(self.calls_of_attribute(name))
 
     def self_calls(self, name: str) -> List[ast.Call]:
         """Every `self.<name>(...)` call of the module (indexed once)."""

@@ -579,9 +579,9 @@ def _called_by_nothing_in_view(model, method, info) -> bool:
             return False
     if model.project is not None and model.project.named_calls(method.name)[0]:
         return False
-    return not any(isinstance(call.func, ast.Attribute) and call.func.attr == method.name
-                   and not model.receiver_of_another_kind(call)  # (not `self.states.clear()`)
-                   and not _on_an_object_of_an_unrelated_class(model, call, info) for call in model.calls)
+    return not any(not model.receiver_of_another_kind(call)  # (not `self.states.clear()`)
+                   and not _on_an_object_of_an_unrelated_class(model, call, info)
+                   for call in model.calls_of_attribute(method.name))
 
 
 def _on_an_object_of_an_unrelated_class(model, call, info) -> bool:
@@ -703,10 +703,9 @@ def _restart_sites(model, method) -> List[ast.Call]:
     info = model.class_of(method)
     sites = [c for c in model.method_call_sites(method) if not _own_call_of_another_class(model, c, info)]
     seen = set(map(id, sites))
-    by_name = model.cached(("calls_by_attribute",), lambda: _calls_by_attribute(model))
     # not a call in the method itself: `init_hidden` delegating to `self.agent.init_hidden()`
     # (a part's method of the same name) runs when the method does, it is no caller of it
-    return sites + [c for c in by_name.get(method.name, ()) if id(c) not in seen and model.unit_of(c) is not method
+    return sites + [c for c in model.calls_of_attribute(method.name) if id(c) not in seen and model.unit_of(c) is not method
                     and _may_be_of(model, model.value(c.func.value), info) and not _own_call_of_another_class(model, c, info)]
 
 
@@ -726,14 +725,6 @@ def _may_be_of(model, value, info) -> bool:
     of another class of this module (`self.agent.init_hidden()` on the agent network, beside
     the controller's own `init_hidden`)."""
     return value.kind in ("unknown", "module", "instance") and model.may_be_an_object_of(value, info)
-
-
-def _calls_by_attribute(model):
-    out = {}
-    for call in model.calls:
-        if isinstance(call.func, ast.Attribute):
-            out.setdefault(call.func.attr, []).append(call)
-    return out
 
 
 # Methods that run once, when the object is built: their start value restarts nothing.
@@ -806,8 +797,8 @@ def _stepped_in_backward_loop_within(model, func, loop, depth: int = 0) -> bool:
     and around an inner loop of forwards (`for x in window: y, h = model(x, h)`, then one
     backward per window)."""
     sites = list(model.method_call_sites(func))
-    sites += [call for call in model.calls if isinstance(call.func, ast.Attribute) and call.func.attr == func.name
-              and call not in sites and model.resolve_call(call) is func]  # `model.step(x)` of a typed parameter
+    sites += [call for call in model.calls_of_attribute(func.name)
+              if call not in sites and model.resolve_call(call) is func]  # `model.step(x)` of a typed parameter
     for site in sites:
         around = model.loops_around(site)
         if loop in around:

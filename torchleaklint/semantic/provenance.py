@@ -736,8 +736,8 @@ def made_of_back_propagated_results(model, stored: ast.AST, func: ast.AST) -> bo
                     return False
             return True
         if isinstance(node, ast.Subscript) and _own_attribute(node.value, receiver):
-            appended = [c.args[0] for c in model.calls if model.unit_of(c) is func and isinstance(c.func, ast.Attribute)
-                        and c.func.attr == "append" and len(c.args) == 1 and dotted(c.func.value) == dotted(node.value)]
+            appended = [c.args[0] for c in model.calls_of_attribute("append") if model.unit_of(c) is func
+                        and len(c.args) == 1 and dotted(c.func.value) == dotted(node.value)]
             return bool(appended) and all(isinstance(a, ast.Call) and _callee_back_propagates(model, a)
                                           for a in appended)
         if isinstance(node, ast.BinOp):

@@ -45,6 +45,11 @@ _MUTATING_METHODS = frozenset({"append", "appendleft", "extend", "extendleft", "
                                "setdefault", "__setitem__", "put", "push"})
 
 
+# ReachingDefinitions' method for each kind of statement (`_stmt_If`, or None)
+_STMT_METHODS: Dict[type, object] = {}
+_UNSET = object()
+
+
 class ReachingDefinitions:
     """`reaching(read)`: the (definition, crossed loops) pairs that reach a read node."""
 
@@ -222,9 +227,11 @@ class ReachingDefinitions:
     def _stmt(self, s: ast.stmt, state: State) -> Optional[State]:
         self._stmt_stack.append(s)
         try:
-            method = getattr(self, "_stmt_" + type(s).__name__, None)
+            method = _STMT_METHODS.get(type(s), _UNSET)
+            if method is _UNSET:  # (found once per statement type)
+                method = _STMT_METHODS[type(s)] = getattr(ReachingDefinitions, "_stmt_" + type(s).__name__, None)
             if method is not None:
-                return method(s, state)
+                return method(self, s, state)
             for child in child_nodes(s):
                 if isinstance(child, ast.expr):
                     state = self._expr(child, state)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-from typing import Iterable, Iterator, List, Optional, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 LOOP_TYPES = (ast.For, ast.AsyncFor, ast.While)
@@ -167,13 +167,14 @@ def every_parameter(func: ast.AST) -> List[ast.arg]:
 
 
 def child_nodes(node: ast.AST) -> List[ast.AST]:
-    """`list(child_nodes(node))`, the same nodes in the same order, kept on the node
-    the first time: the rules' questions walk the same subtrees again and again, and the
-    analysis never changes a tree it has parsed. The list is shared: never change it."""
+    """The children `ast.iter_child_nodes` lists, in the same order, but for the shared
+    context and operator markers (`SINGLETON_FIELDS`), kept on the node the first time: the
+    rules' questions walk the same subtrees again and again, and the analysis never changes
+    a tree it has parsed. The list is shared: never change it."""
     found = node.__dict__.get(CHILDREN_KEY)
     if found is None:
         found = []
-        for field in node._fields:
+        for field in node_fields(type(node)):
             child = getattr(node, field, None)
             if isinstance(child, ast.AST):
                 found.append(child)
@@ -183,8 +184,32 @@ def child_nodes(node: ast.AST) -> List[ast.AST]:
     return found
 
 
+# The fields holding `Load`/`Store`/`Del` and the operators (`ctx`, `op`, `ops`): CPython's
+# parser hands out one shared instance of each (every `Load` of a file is the same object),
+# so they have no position and no parent of their own, and no question asks about them as
+# nodes (a rule reads `name.ctx`, `binop.op`). A third of a file's nodes: no walk visits them.
+SINGLETON_FIELDS = frozenset({"ctx", "op", "ops"})
+# Fields that hold names, numbers and flags, never a node (`Name.id`, `Constant.value`, ...)
+_SCALAR_FIELDS = frozenset({"id", "attr", "name", "arg", "asname", "module", "level", "kind", "type_comment",
+                            "conversion", "is_async", "simple", "tag"})
+NODE_FIELDS: Dict[type, Tuple[str, ...]] = {}  # node type -> `node_fields(type)`, filled as types are met
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)
+
+
+def node_fields(node_type: type) -> Tuple[str, ...]:
+    """The fields of `node_type` that may hold child nodes (or lists of them), in order."""
+    found = NODE_FIELDS.get(node_type)
+    if found is None:
+        found = tuple(f for f in node_type._fields if f not in SINGLETON_FIELDS and
+                      (f not in _SCALAR_FIELDS or node_type is _TYPE_ALIAS)  # (3.12: `type X = ...`, a Name)
+                      and not (node_type is ast.Constant and f == "value"))
+        NODE_FIELDS[node_type] = found
+    return found
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """`walk(node)` (breadth first, the same order) over the children `child_nodes` keeps."""
+    """`ast.walk(node)` (breadth first, the same order) over the children `child_nodes` keeps
+    (no `Load`, `Store` or operator markers)."""
     queue = [node]
     for current in queue:  # (the loop reads what it appends: a queue without popping)
         children = current.__dict__.get(CHILDREN_KEY)  # (`child_nodes`, inlined: the common case)
@@ -222,7 +247,8 @@ def _walk_within(owner: ast.AST, skip_loops: bool) -> List[ast.AST]:
         if isinstance(node, skipped):
             continue
         found.append(node)
-        stack.extend(child_nodes(node))
+        children = node.__dict__.get(CHILDREN_KEY)  # (`child_nodes`, inlined: the common case)
+        stack.extend(children if children is not None else child_nodes(node))
     return found
 
 
