@@ -256,18 +256,18 @@ def _graph_leaves(model, func, retained) -> bool:
 
 def _state_fed_back_to_itself(model, func, store, leaves) -> bool:
     """Is every graph `store` leaves on `self` the function's own recurrent state (`p,
-    self.critic_h = self.ac(state, self.critic_h)`), read by the function before the store
-    and cut by nothing between steps? Then what needs the retained graph later is only the
+    self.critic_h = self.ac(state, self.critic_h)`): read into the value stored, and cut by
+    nothing between steps? Then what needs the retained graph later is only the
     next call's backward through that undetached state: the chain TLL008 and TLL002 report,
     which `retain_graph=True` keeps alive instead of fixing."""
     receiver = self_name(func)
     for leaf in leaves:
         if not (isinstance(leaf, ast.Attribute) and isinstance(leaf.value, ast.Name) and leaf.value.id == receiver):
             return False
-        read_before = any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == leaf.attr
+        read_in = any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load) and n.attr == leaf.attr
                           and isinstance(n.value, ast.Name) and n.value.id == receiver
                           and model.is_inside(n, store.value) for n in walk(func))
-        if not read_before or model.state_cut_between_steps(func, leaf.attr):
+        if not read_in or model.state_cut_between_steps(func, leaf.attr):
             return False
     return True
 

@@ -285,15 +285,16 @@ def _an_operand_of_arithmetic(model, expr, name: str) -> bool:
 
 def _arithmetic_operands(model, node) -> Optional[list]:
     """The operands of a call that is arithmetic written as a call, `a.add(b, alpha=dt)` or
-    `torch.add(a, b, alpha=dt)` (a scale in `alpha`, never an operand); None for any other."""
+    `torch.add(a, b, alpha=dt)` (its keywords, a scale, count as operands too); None for any
+    other call."""
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) \
             or node.func.attr not in _ARITHMETIC_METHODS:
         return None
-    scales = [k.value for k in node.keywords if k.arg != "alpha"]
+    keywords = [k.value for k in node.keywords]
     if model.qualname(node.func) == f"torch.{node.func.attr}":
-        return list(node.args) + scales
+        return list(node.args) + keywords
     if isinstance(node.func.value, (ast.Name, ast.BinOp, ast.UnaryOp, ast.Call)):
-        return [node.func.value] + list(node.args) + scales
+        return [node.func.value] + list(node.args) + keywords
     return None
 
 

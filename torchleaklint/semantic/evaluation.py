@@ -1627,7 +1627,7 @@ def _grad_mode_set_to_an_unknown_value(model, call, guards: frozenset = frozense
         if not settled:
             return True
         roots = {o.value.id for o in settled if _a_flag(o)}
-        return bool(guards) and len(roots) == len(settled) \
+        return bool(guards) and all(_a_flag(o) for o in settled) \
             and not {test for _, test in guards} & {ast.dump(o) for o in operands} \
             and all(root in roots for root, _ in guards)
     return False
