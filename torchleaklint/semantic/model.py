@@ -1148,8 +1148,12 @@ class SemanticModel:
                 continue
             for other in self.classes.values():
                 override = other.methods.get(target.name) if other is not info else None
-                if override is not None and override is not target and info.name in self.class_bases(other):
-                    sites.setdefault(override, []).extend(dispatched)
+                if override is None or override is target or info.name not in self.class_bases(other):
+                    continue
+                bases = self.class_bases(other)
+                # (a self call in a class `other` inherits from: not one in a sibling subclass)
+                sites.setdefault(override, []).extend(
+                    c for c in dispatched if self.method_class[self.unit_of(c)].name in bases)
 
     def _resolve_call_cheap(self, call: ast.Call) -> Optional[ast.AST]:
         """Call resolution without data flow (module functions, self.method, Class(...),
