@@ -520,19 +520,23 @@ def _stored_from(func, params) -> Dict[str, List[str]]:
     in statement order: `self.sum += val * n` then `self.avg = self.sum / self.count` gives
     `val` -> [sum, avg] (a meter's average of the losses it is handed)."""
     out: Dict[str, List[str]] = {}
+    receiver = self_name(func)
     rebound = {n.id for n in walk(func) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    for param in sorted(params - rebound):  # (not `val = float(val)` first: a number is stored)
-        reached: List[str] = []
-        for node in walk(func):
-            if not isinstance(node, (ast.Assign, ast.AugAssign)):
-                continue
+    stores = []  # (the attributes a plain store binds, what its value reads), in walk order
+    for node in walk(func):
+        if isinstance(node, (ast.Assign, ast.AugAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             attrs = [t.attr for t in targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                     and t.value.id == self_name(func)]
-            reads = {n.id for n in walk(node.value) if isinstance(n, ast.Name)} | \
-                {n.attr for n in walk(node.value) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
-                 and n.value.id == self_name(func)}
-            if attrs and (param in reads or reads & set(reached)):
+                     and t.value.id == receiver]
+            if attrs:
+                reads = {n.id for n in walk(node.value) if isinstance(n, ast.Name)} | \
+                    {n.attr for n in walk(node.value) if isinstance(n, ast.Attribute)
+                     and isinstance(n.value, ast.Name) and n.value.id == receiver}
+                stores.append((attrs, reads))
+    for param in sorted(params - rebound):  # (not `val = float(val)` first: a number is stored)
+        reached: List[str] = []
+        for attrs, reads in stores:
+            if param in reads or reads & set(reached):
                 reached += [a for a in attrs if a not in reached]
         if reached:
             out[param] = reached

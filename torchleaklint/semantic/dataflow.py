@@ -2274,9 +2274,7 @@ class Analyzer:
         for param, kept in entry["keeps"].items():
             if not kept.startswith("self.") or "." in kept[5:]:
                 continue
-            value = kwargs.get(param)
-            if value is None and param in params and params.index(param) < len(args):
-                value = args[params.index(param)]
+            value = _argument_value(param, params, args, kwargs)
             if value is None or not value.carries_graph:
                 continue
             attr = kept[5:]
@@ -2289,9 +2287,7 @@ class Analyzer:
         for param, attrs in (entry.get("kst") or {}).items():
             # `meter.update(loss)` whose `self.sum += val * n; self.avg = self.sum / self.count`:
             # from here on `meter.avg` may hold a graph of what was passed
-            value = kwargs.get(param)
-            if value is None and param in params and params.index(param) < len(args):
-                value = args[params.index(param)]
+            value = _argument_value(param, params, args, kwargs)
             if value is None or not value.carries_graph:
                 continue
             for attr in attrs:
@@ -2516,6 +2512,15 @@ def _mapping_entries(value: Value) -> Value:
     if element.kind == SEQUENCE and element.items is not None:
         return element.items[1] if len(element.items) == 2 else UNKNOWN_V
     return element
+
+
+def _argument_value(param: str, params: List[str], args, kwargs) -> Optional[Value]:
+    """The value a call hands parameter `param` (of `params`, after any `self`), by keyword
+    or by position; None when it hands none."""
+    value = kwargs.get(param)
+    if value is None and param in params and params.index(param) < len(args):
+        value = args[params.index(param)]
+    return value
 
 
 def _collect(out: Dict[str, Value], name: str, value: Value) -> None:
