@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 47
+SUMMARY_VERSION = 48
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -319,6 +319,12 @@ def _function(model, func, module: str, info) -> dict:
     weights = _returned_element_weights(model, func, flow.returns)
     if weights:
         out["weights"] = weights
+    sources = _returned_element_sources(model, func, flow.returns, has_self)
+    if sources:
+        out["wfrom"] = sources  # elements as big as an argument (`return x[:n], x[n:]`)
+    returned = _returned_position(func, has_self)
+    if returned is not None:
+        out["retp"] = returned  # hands back the object passed there (`return space`)
     if _returns_detached_parameter(func, set(params)):
         out["detaches"] = True
     from torchleaklint.semantic.syntax import passed_through_positions
@@ -451,6 +457,37 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
         found = weight_of(model, elt)
         out.append({"what": found.what, "kind": found.kind} if found is not None else None)
     return out if any(out) else None
+
+
+def _returned_element_sources(model, func, returns, has_self: bool) -> Optional[list]:
+    """Per element of the one returned tuple, the position (after `self`) of the positional
+    parameter it is a slice or an element-wise result of (`return series[:-n], series[-n:]`),
+    else None: a caller passing bulk data there gets bulk data back."""
+    from torchleaklint.semantic.syntax import positional_parameters
+    from torchleaklint.semantic.tune import bulk_parameter
+
+    if returns is None or returns.items is None:
+        return None
+    tuples = [node.value for node in walk(func) if isinstance(node, ast.Return) and node.value is not None
+              and model.unit_of(node) is func]
+    if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
+            any(isinstance(e, ast.Starred) for e in tuples[0].elts):
+        return None
+    positional = positional_parameters(func)[1 if has_self else 0:]
+    out = []
+    for elt in tuples[0].elts:
+        param = bulk_parameter(model, elt)
+        out.append(positional.index(param) if param in positional else None)
+    return out if any(p is not None for p in out) else None
+
+
+def _returned_position(func, has_self: bool) -> Optional[int]:
+    """The position (after `self`) of the positional parameter every `return` gives back."""
+    from torchleaklint.semantic.syntax import positional_parameters, returned_parameter
+
+    name = returned_parameter(func)
+    positional = [a.arg for a in positional_parameters(func)[1 if has_self else 0:]]
+    return positional.index(name) if name in positional else None
 
 
 def _returns_when(model, func, base, assumed, module: str):

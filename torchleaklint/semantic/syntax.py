@@ -323,6 +323,25 @@ def passed_through_positions(func: ast.AST) -> Tuple[int, dict]:
     return (width, out) if out else (0, {})
 
 
+def returned_parameter(func: ast.AST) -> Optional[str]:
+    """The parameter every `return` of `func` hands back, never rebound on the way (its
+    entries may change: `space["ref"] = ray.put(x); return space` gives the caller's dict
+    back); None otherwise."""
+    returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
+    names = {r.value.id if isinstance(r.value, ast.Name) else None for r in returns}
+    if len(names) != 1 or None in names:
+        return None
+    name = next(iter(names))
+    if name not in {a.arg for a in every_parameter(func)}:
+        return None
+    for node in walk(func):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return None
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return None
+    return name
+
+
 def _untouched(func: ast.AST, name: str) -> bool:
     """Is parameter `name` never rebound, stored into, changed by a method or handed to a call
     (which may change it) in `func`, nested functions included?"""

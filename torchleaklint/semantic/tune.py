@@ -723,6 +723,30 @@ def _unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, int, int]]:
     return None
 
 
+def bulk_parameter(model, expr: ast.AST, depth: int = 0) -> Optional[ast.arg]:
+    """The parameter of the enclosing function `expr` is as big as, when it is that parameter
+    or a slice, a same-size conversion or an element-wise result of it (`series[:-n]`,
+    `(x - mean) / std`, `X.astype(np.float32)`), and the parameter is not rebound first:
+    what a caller passes there decides the weight (`train, valid = split(series)`)."""
+    if depth > MAX_DEPTH:
+        return None
+    if isinstance(expr, ast.Name):
+        definitions, updates = reaching_bindings(model, expr)
+        if len(definitions) == 1 and isinstance(definitions[0], ast.arg) and not updates:
+            return definitions[0]
+        return None
+    if isinstance(expr, ast.Subscript):
+        return bulk_parameter(model, expr.value, depth + 1)
+    if isinstance(expr, ast.Attribute) and expr.attr in _BULK_ATTRIBUTES:
+        return bulk_parameter(model, expr.value, depth + 1)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, _ELEMENTWISE):
+        return bulk_parameter(model, expr.left, depth + 1) or bulk_parameter(model, expr.right, depth + 1)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _SAME_SIZE_METHODS \
+            and not model.qualname(expr.func):
+        return bulk_parameter(model, expr.func.value, depth + 1)
+    return None
+
+
 def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth: int) -> Optional[Weight]:
     func = call.func
     returns = _local_returns(model, call)
@@ -740,11 +764,32 @@ def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth
     if found is None or found[0] != "function" or not found[1]:
         return None
     weights = found[1].get("weights") or []
-    if len(weights) != size or not weights[index]:
-        return None
-    weight = weights[index]
     where = model.project.definition_label(found[2], found[1]["line"])
-    return Weight(f"{weight['what']} (returned by `{_callee_text(call)}()`, {where})", weight["kind"])
+    if len(weights) == size and weights[index]:
+        weight = weights[index]
+        return Weight(f"{weight['what']} (returned by `{_callee_text(call)}()`, {where})", weight["kind"])
+    sources = found[1].get("wfrom") or []
+    if len(sources) != size or sources[index] is None:
+        return None
+    argument = argument_at(call, sources[index], found[1])
+    inner = weight_of(model, argument, depth + 1) if argument is not None else None
+    if inner is None or inner.kind != DATA:
+        return None
+    return Weight(f"{inner.what}, through `{_callee_text(call)}()` ({where})", DATA)
+
+
+def argument_at(call: ast.Call, position: int, summary: dict) -> Optional[ast.expr]:
+    """The argument a call passes for the callee's parameter at `position` (counted after
+    `self` for a method), by position or by keyword; None when a starred argument hides it."""
+    params = summary.get("params") or []
+    offset = 1 if summary.get("self") else 0
+    name = params[position + offset] if position + offset < len(params) else None
+    keyword = next((kw.value for kw in call.keywords if name is not None and kw.arg == name), None)
+    if keyword is not None:
+        return keyword
+    if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return call.args[position]
+    return None
 
 
 def _data_arguments(call: ast.Call) -> List[ast.expr]:
