@@ -10,6 +10,7 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, detach_at_the_caller, kept_graph
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import registered_by_a_base
+from torchleaklint.semantic.provenance import arithmetic_arguments
 from torchleaklint.semantic.values import SEQUENCE
 from torchleaklint.semantic.syntax import entry_accumulation, short_source as _short, with_method, child_nodes, walk
 
@@ -279,6 +280,12 @@ def _collect(model, expr, key, parts, readers) -> bool:
     if isinstance(expr, ast.Subscript) and expr.value in readers and expr.slice not in readers:
         # `torch.cat([mem, k])[-n:]`: a window of the grown tensor still references its graph
         return _collect(model, expr.value, key, parts, readers)
+    if isinstance(expr, ast.Call) and expr in readers:
+        mixed = arithmetic_arguments(model, expr)
+        if mixed is not None and any(dotted(a) == key for a in mixed):
+            # `ema = smooth(ema, loss)` of `return 0.98 * prev + 0.02 * new`: a total kept by a helper
+            parts.extend(a for a in mixed if a not in readers)
+            return True
     if isinstance(expr, ast.Call) and model.qualname(expr.func) in _GROWING_CALLS and expr.args:
         first = expr.args[0]
         if isinstance(first, (ast.Tuple, ast.List)) and any(dotted(e) == key for e in first.elts):

@@ -1134,3 +1134,29 @@ def _counted_steps(loop) -> bool:
     count = loop.iter.args[0]
     return isinstance(count, (ast.Name, ast.Constant)) or isinstance(count, ast.Attribute) and count.attr != "shape" \
         and not (isinstance(count.value, ast.Attribute) and count.value.attr == "shape")
+
+
+def arithmetic_arguments(model, call: ast.Call) -> Optional[List[ast.expr]]:
+    """The arguments a call of a function of the project combines by arithmetic alone into
+    its result (`smooth(ema, loss)` of `def smooth(prev, new): return 0.98 * prev + 0.02 *
+    new`): the result references each of them, graph and all. A module function of this
+    module, or of another module (its summary's `mix`); None for any other call."""
+    from torchleaklint.semantic.syntax import argument_at, arithmetic_parameters, positional_parameters, \
+        summary_parameters
+
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None:
+        local = model.module_functions[func.id]
+        names = arithmetic_parameters(local)
+        if not names:
+            return None
+        params = [a.arg for a in positional_parameters(local)]
+        positions = [params.index(n) for n in names if n in params]
+    else:
+        qual = model.qualname(func)
+        found = model.project.imported_summary(qual) if model.project is not None and qual else None
+        if found is None or found[0] != "function" or not found[1] or not found[1].get("mix"):
+            return None
+        params, positions = summary_parameters(found[1]), found[1]["mix"]
+    given = [argument_at(call, position, params) for position in positions]
+    return [a for a in given if a is not None]

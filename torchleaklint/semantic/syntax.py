@@ -323,6 +323,58 @@ def passed_through_positions(func: ast.AST) -> Tuple[int, dict]:
     return (width, out) if out else (0, {})
 
 
+def argument_at(call: ast.Call, position: int, names: List[str]) -> Optional[ast.expr]:
+    """The argument a call passes for the parameter at `position` of `names` (the callee's
+    parameters, after `self` for a method), by position or by keyword; None when a starred
+    argument hides it or the call leaves it to its default."""
+    name = names[position] if position < len(names) else None
+    keyword = next((kw.value for kw in call.keywords if name is not None and kw.arg == name), None)
+    if keyword is not None:
+        return keyword
+    if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        return call.args[position]
+    return None
+
+
+def summary_parameters(summary: dict) -> List[str]:
+    """The parameters of a summarized function a call binds (after `self` for a method)."""
+    params = summary.get("params") or []
+    return params[1:] if summary.get("self") else params
+
+
+_ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def arithmetic_parameters(func: ast.AST) -> Optional[List[str]]:
+    """The parameters whose values the `return`s of `func` combine by arithmetic alone
+    (`return beta * prev + (1 - beta) * new`: prev, new and beta; `if prev is None: return
+    new` beside it), none of them rebound on the way; None when a `return` gives anything
+    else. The result then references every tensor passed there, graph and all."""
+    returns = [n for n in nodes_within(func) if isinstance(n, ast.Return)]
+    if not returns or any(r.value is None for r in returns):
+        return None
+    params = {a.arg for a in every_parameter(func)}
+    read: List[str] = []
+    for node in (n for r in returns for n in walk(r.value)):
+        if isinstance(node, ast.Name):
+            if node.id not in params:
+                return None
+            if node.id not in read:
+                read.append(node.id)
+        elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Load, ast.operator, ast.unaryop)):
+            return None
+        elif isinstance(node, ast.BinOp) and not isinstance(node.op, _ARITHMETIC_OPS):
+            return None
+    if not read or any(not _never_rebound(func, name) for name in read):
+        return None
+    return read
+
+
+def _never_rebound(func: ast.AST, name: str) -> bool:
+    return not any(isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
+                   or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names for node in walk(func))
+
+
 def returned_parameter(func: ast.AST) -> Optional[str]:
     """The parameter every `return` of `func` hands back, never rebound on the way (its
     entries may change: `space["ref"] = ray.put(x); return space` gives the caller's dict
@@ -334,12 +386,7 @@ def returned_parameter(func: ast.AST) -> Optional[str]:
     name = next(iter(names))
     if name not in {a.arg for a in every_parameter(func)}:
         return None
-    for node in walk(func):
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return None
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return None
-    return name
+    return name if _never_rebound(func, name) else None
 
 
 def _untouched(func: ast.AST, name: str) -> bool:

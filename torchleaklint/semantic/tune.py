@@ -14,7 +14,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.values import DATA, DATALOADER, DATASET, INSTANCE, MODULE, SCALAR, SEQUENCE, TENSORISH, UNKNOWN
 from torchleaklint.semantic.syntax import bound_once_in_init, default_of, keyword_arg as _keyword, named_parameters
-from torchleaklint.semantic.syntax import walk
+from torchleaklint.semantic.syntax import argument_at, summary_parameters, walk
 
 MAX_DEPTH = 6  # expression steps and definition hops (`frame[cols].to_numpy()` of a local loader's frame)
 
@@ -771,25 +771,11 @@ def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth
     sources = found[1].get("wfrom") or []
     if len(sources) != size or sources[index] is None:
         return None
-    argument = argument_at(call, sources[index], found[1])
+    argument = argument_at(call, sources[index], summary_parameters(found[1]))
     inner = weight_of(model, argument, depth + 1) if argument is not None else None
     if inner is None or inner.kind != DATA:
         return None
     return Weight(f"{inner.what}, through `{_callee_text(call)}()` ({where})", DATA)
-
-
-def argument_at(call: ast.Call, position: int, summary: dict) -> Optional[ast.expr]:
-    """The argument a call passes for the callee's parameter at `position` (counted after
-    `self` for a method), by position or by keyword; None when a starred argument hides it."""
-    params = summary.get("params") or []
-    offset = 1 if summary.get("self") else 0
-    name = params[position + offset] if position + offset < len(params) else None
-    keyword = next((kw.value for kw in call.keywords if name is not None and kw.arg == name), None)
-    if keyword is not None:
-        return keyword
-    if position < len(call.args) and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
-        return call.args[position]
-    return None
 
 
 def _data_arguments(call: ast.Call) -> List[ast.expr]:

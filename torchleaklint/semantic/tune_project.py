@@ -169,14 +169,14 @@ def _handed_back_argument(model, call: ast.Call, qual: str) -> Optional[ast.expr
     """The argument of a call of another module's function that the function returns as
     it was given (its summary's `retp`), e.g. the dict `attach_ref(space)` adds an entry to
     and returns."""
-    from torchleaklint.semantic.tune import argument_at
+    from torchleaklint.semantic.syntax import argument_at, summary_parameters
 
     if model.project is None or not model.project.is_first_party(qual):
         return None
     found = model.project.imported_summary(qual)
     if found is None or found[0] != "function" or not found[1] or found[1].get("retp") is None:
         return None
-    return argument_at(call, found[1]["retp"], found[1])
+    return argument_at(call, found[1]["retp"], summary_parameters(found[1]))
 
 
 def tune_parameters(model) -> dict:
