@@ -3412,6 +3412,12 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
         # a placeholder made in `__init__` and filled in by another method (`self._model = None`
         # then `self._model = Tacotron(...)` in `load()`): what is used is the later value
         out = join(out, _stored_by_methods(model, class_name, attr, lambda name: name not in INIT_METHODS))
+    elif out is not None and out.kind == SCALAR and info is not None and _number_placeholder(model, info, attr):
+        # `self.loss = 0` in `__init__`, then `self.loss = F.mse_loss(x, self.target)` in
+        # `forward`: a reader gets whichever a method stored last, the tensor included
+        later = _stored_by_methods(model, class_name, attr, lambda name: name not in INIT_METHODS)
+        if later is not None and later.kind in (GRAPH, "tensor"):
+            out = later
     if out is not None and out.kind == SEQUENCE and out.items is None and out.fields is None and \
             (out.elem is None or out.elem.kind == UNKNOWN):
         # an empty dict or list made in `__init__` and filled by other methods (`self.meters[name]
@@ -3427,6 +3433,17 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
     if result.kind == UNKNOWN and attr in containers:
         result = sequence_of(Value(MODULE))  # `self.model[key].eval()`: a dict of modules
     return result
+
+
+def _number_placeholder(model, info, attr: str) -> bool:
+    """Does every init-like method of the class bind `self.<attr>` only to a number literal
+    (`self.loss = 0`), a placeholder for what other methods compute?"""
+    stores = [node for name, method in info.methods.items() if name in INIT_METHODS
+              for node in walk(method) if isinstance(node, ast.Assign) and any(
+                  isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                  and t.value.id == "self" for t in node.targets)]
+    return bool(stores) and all(isinstance(s.value, ast.Constant) and type(s.value.value) in (int, float)
+                                for s in stores)
 
 
 _PARAMETER_MAKERS = ("Parameter", "ParameterList", "ParameterDict", "register_parameter", "UninitializedParameter")
