@@ -4415,8 +4415,10 @@ class SemanticModel:
         while isinstance(parent, (ast.Tuple, ast.List)):
             path.append(next(i for i, e in enumerate(parent.elts) if e is node))
             node, parent = parent, self.parents.get(parent)
+        # (not over the epochs or steps of a loop that back-propagates: `for epoch in
+        # range(self.epochs)` writes a new slot every epoch of the one call that trains)
         return isinstance(parent, (ast.For, ast.AsyncFor)) and parent.target is node and \
-            self._fixed_part(parent.iter, path[::-1])
+            self._fixed_part(parent.iter, path[::-1]) and not self.has_backward_within(parent)
 
     def _fixed_part(self, expr: ast.AST, path: List[int]) -> bool:
         """Does the part at `path` of each item `expr` yields take fixed values?"""
