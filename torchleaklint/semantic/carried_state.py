@@ -453,6 +453,8 @@ def _analysis_unroll(model, loop) -> bool:
     if not (isinstance(loop, ast.For) and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name)
             and loop.iter.func.id == "range" and all(isinstance(a, ast.Constant) for a in loop.iter.args)):
         return False
+    if model.is_data_loop(loop):
+        return False  # `for i in range(0, 64, 16): xb = feats[i:i + 16]`: batches
     callees = [callee for call in _calls_in_body(loop) for callee in [model.resolve_call(call)]
                if callee is not None and callee is not model.unit_of(loop)]
     backwards = [c for c in _calls_in_body(loop) if model.backward_target(c) is not None] + \

@@ -5853,9 +5853,15 @@ def _strided_batch_loop(loop: ast.AST) -> bool:
         return False
     stop = iterable.args[0] if len(iterable.args) == 1 else iterable.args[1]
     rows_of = _rows_counted(stop)
-    if rows_of is None:
-        return False
     name = loop.target.id
+    if rows_of is None:
+        # `for i in range(0, 64, 16): xb = feats[i:i + 16]`: the rows of whatever the body cuts
+        # into pieces of the range's own step, whatever bounds the range
+        step = iterable.args[2] if len(iterable.args) == 3 else None
+        return step is not None and any(
+            isinstance(node, ast.Subscript) and _strided_slice(node.slice, name)
+            and ast.dump(node.slice.upper.right) == ast.dump(step)
+            for stmt in loop.body for node in walk(stmt))
     for stmt in loop.body:
         for node in walk(stmt):
             if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and \
