@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 48
+SUMMARY_VERSION = 49
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -350,6 +350,8 @@ def _function(model, func, module: str, info) -> dict:
         out["nograd"] = True
     elif not model.may_run_forward(func):
         out["nofwd"] = True  # no module is called in it (`update_evaluator` on lists): no forward
+    elif not model.surely_runs_forward(func):
+        out["fwd_maybe"] = True  # it only hands a module to calls that may run a forward
     elif model.forwards_only_without_grad(func):
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
     elif model.grad_set_by_own_setting(func):

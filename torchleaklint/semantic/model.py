@@ -2054,6 +2054,52 @@ class SemanticModel:
         self._memo[key] = answer
         return answer
 
+    def surely_runs_forward(self, func: ast.AST, depth: int = 0) -> bool:
+        """Is a forward proven to run when this function runs: a module called on something
+        (`self.net(x)`, `self(x)`, not a constructor), a method of a module of a class not in
+        view (`self.backbone.extract(x)`), or a function or method of this module that surely
+        runs one? Not a module only handed to a call (`apply_fn(key, p, module)`,
+        `torch_save_model(self.policy, path)`): that call may run a forward or may not
+        (`may_run_forward` says may)."""
+        key = ("surely_runs_forward", func)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = False  # recursion: what the other calls prove decides
+        answer = any(self._call_surely_runs_forward(call, func, depth)
+                     for call in self._calls_within(func, skip_loops=False))
+        self._memo[key] = answer
+        return answer
+
+    def _call_surely_runs_forward(self, call: ast.Call, func: ast.AST, depth: int) -> bool:
+        if not self._call_may_run_forward(call, func, depth):
+            return False
+        callee = self.value(call.func)
+        if callee.kind == MODULE:
+            return True  # `self.net(x)`, `model(batch)`
+        if callee.kind == INSTANCE and callee.name in self.classes:
+            # `self.prediction_strategy(x)`, an object of a plain class of this file: its `__call__`
+            method = self.method(callee.name, "__call__")
+            return method is not None and depth < 3 and self.surely_runs_forward(method, depth + 1)
+        target = self._resolve_call_cheap(call)
+        if target is not None and target is not func:
+            return depth < 3 and self.surely_runs_forward(target, depth + 1)
+        receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        args = list(call.args) + [k.value for k in call.keywords]
+        if target is None and (receiver is not None and self.value(receiver).requires_grad
+                               or (self.qualname(call.func) or "").startswith("torch.")
+                               and any(self.value(a).requires_grad for a in args)):
+            return True  # tensor arithmetic on a parameter (`self.item_emb.weight.t()`) records a graph
+        if receiver is None or target is not None:
+            return False
+        owner = self.value(receiver)
+        if isinstance(receiver, ast.Name) and receiver.id == "self":
+            return False  # a method of self not in view: what it does is unknown
+        if owner.kind != MODULE or call.func.attr in torch_api.MODULE_BOOKKEEPING_METHODS:
+            return False
+        if owner.name and "." in owner.name:
+            return self.method_runs_forward(owner, call.func.attr) is True  # another module's class
+        return not owner.name
+
     def calls_a_module(self, func: ast.AST) -> bool:
         """Does the function call a module (`self.inp(x)`, `model(x)`: a forward of its own)?
         A method that only does arithmetic on what it is handed (a meter's `update(val)`, an
@@ -2157,12 +2203,16 @@ class SemanticModel:
             if self.grad_off_decorated(method) or not self.may_run_forward(method) \
                     or self.forwards_only_without_grad(method):
                 return False
+            if not self.surely_runs_forward(method):
+                return None  # it only hands the module to calls that may run a forward or may not
             return True if call is None else flags_decide_forward(call, self.forwards_with_grad_only_if(method))
         if "." in receiver.name and self.project is not None:
             found = self.project.method_of(receiver.name, attr)
             if found is not None and isinstance(found[1], dict) and not found[1].get("stub"):
                 if found[1].get("nograd") or found[1].get("fwd_off") or found[1].get("nofwd"):
                     return False
+                if found[1].get("fwd_maybe"):
+                    return None
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
 
