@@ -12,6 +12,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, SCOPE_TYPES, every_parameter, keyword_arg, nodes_within,
                                           passed_true, positional_parameters, self_name, walk)
+from torchleaklint.semantic.guards import bound_first_under_the_same_test, branch_of, reads_own_value
 from torchleaklint.semantic.values import MODULE, REF, UNKNOWN
 
 # Calls that grow a tensor from its previous value: accumulators, which TLL001 reports.
@@ -47,7 +48,7 @@ def _carried_state(model, stmt):
     for name in names:
         found = _backward_loop(model, stmt, name)
         if found is not None and not _detached_in(model, found, stmt, name) \
-                and not _bound_first_under_the_same_test(model, found, stmt, name):
+                and not bound_first_under_the_same_test(model, found, stmt, name):
             loop = loop or found
             reported.append(name)
     if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
@@ -55,7 +56,7 @@ def _carried_state(model, stmt):
             found = _recurrent_loop(model, stmt, name)
             if found is not None and _carries_graph_after(model, stmt, name) and \
                     not _detached_in(model, found, stmt, name) and not _analysis_unroll(model, found) \
-                    and not _bound_first_under_the_same_test(model, found, stmt, name):
+                    and not bound_first_under_the_same_test(model, found, stmt, name):
                 loop = loop or found
                 reported.append(name)
     return (stmt, loop, reported) if loop is not None else None
@@ -496,7 +497,7 @@ def _detached_in(model, loop, stmt, name) -> bool:
                 continue
             value = flow.values.get(node)
             if value is not None and not value.carries_graph and \
-                    (_reads_own_value(model, node, name) or not _conditional_in(model, node, loop)) and \
+                    (reads_own_value(model, node, name) or not _conditional_in(model, node, loop)) and \
                     not _other_branch_of_a_fixed_switch(model, node, stmt, loop):
                 return True
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "detach_" \
@@ -510,12 +511,6 @@ def _detached_in(model, loop, stmt, name) -> bool:
     return False
 
 
-def _reads_own_value(model, store, name) -> bool:
-    """`h = h.detach()`, `h = repackage_hidden(h)`: the state itself is cut, so a guard
-    around it (`if h is not None:`) still cuts it every time it matters."""
-    stmt = model.statement_of(store)
-    value = getattr(stmt, "value", None)
-    return value is not None and any(isinstance(n, ast.Name) and n.id == name for n in walk(value))
 
 
 def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
@@ -527,79 +522,22 @@ def _other_branch_of_a_fixed_switch(model, cut, stmt, loop) -> bool:
     for anc in model.ancestors(cut):
         if anc is loop:
             return False
-        if isinstance(anc, ast.If) and _branch(model, anc, cut) != _branch(model, anc, stmt) \
-                and _branch(model, anc, stmt) is not None:
+        if isinstance(anc, ast.If) and branch_of(model, anc, cut) != branch_of(model, anc, stmt) \
+                and branch_of(model, anc, stmt) is not None:
             return _fixed_across_iterations(anc.test, loop)
     return False
 
 
-def _bound_first_under_the_same_test(model, loop, stmt, name: str) -> bool:
-    """Is `stmt` in a branch of an `if` whose test an earlier `if` of the same iteration
-    repeats, in whose same branch `name` is bound fresh (not from its old value), the test's
-    names rebound by nothing in between, and every read of `name` in the loop is in one of
-    those two branches? `if n_iter < warmup: ... else: segs_aug = res["aug"]`, then later
-    `if n_iter < warmup: ... else: segs_aug = interpolate(segs_aug)`: each iteration that
-    reads it bound it first, so nothing is carried from the previous one."""
-    guard = _enclosing_if_in(model, stmt, loop)
-    if guard is None or any(isinstance(n, ast.Call) for n in walk(guard.test)):
-        return False
-    branch, shape = _branch(model, guard, stmt), ast.dump(guard.test)
-    for earlier in walk(loop):
-        if not (isinstance(earlier, ast.If) and earlier is not guard and earlier.lineno < guard.lineno
-                and ast.dump(earlier.test) == shape and model.parent(earlier) is model.parent(guard)
-                and _same_block(model, earlier, guard)):
-            continue  # (two statements of one block: the earlier runs whenever the later does)
-        fresh = [node for node in getattr(earlier, branch) for node in walk(node)
-                 if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
-                 and not _conditional_in_branch(model, node, earlier) and not _reads_own_value(model, node, name)]
-        if not fresh or _test_rebound_between(earlier, guard, loop):
-            continue
-        reads = [n for n in walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
-        if all(_branch(model, earlier, r) == branch or _branch(model, guard, r) == branch for r in reads):
-            return True
-    return False
 
 
-def _same_block(model, first, second) -> bool:
-    """Are the two statements in the same statement list of their common parent?"""
-    parent = model.parent(first)
-    return any(first in block and second in block for block in
-               (getattr(parent, field, None) for field in ("body", "orelse", "finalbody"))
-               if isinstance(block, list))
 
 
-def _enclosing_if_in(model, node, loop) -> Optional[ast.If]:
-    """The innermost `if` around `node` inside `loop` (None if it is not in one)."""
-    for anc in model.ancestors(node):
-        if anc is loop or isinstance(anc, SCOPE_TYPES + (ast.For, ast.AsyncFor, ast.While)):
-            return None
-        if isinstance(anc, ast.If):
-            return anc
-    return None
 
 
-def _conditional_in_branch(model, node, node_if) -> bool:
-    """Is `node` under a further test or loop inside the branch of `node_if` it is in?"""
-    for anc in model.ancestors(node):
-        if anc is node_if:
-            return False
-        if isinstance(anc, (ast.If, ast.IfExp, ast.For, ast.AsyncFor, ast.While, ast.Try)):
-            return True
-    return False
 
 
-def _test_rebound_between(first: ast.If, second: ast.If, loop) -> bool:
-    """Does a statement of the loop between the two `if`s (by line) rebind a name the test reads?"""
-    names = {n.id for n in walk(first.test) if isinstance(n, ast.Name)}
-    return any(isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
-               and first.lineno <= n.lineno < second.lineno for n in walk(loop))
 
 
-def _branch(model, node_if, node) -> Optional[str]:
-    for name in ("body", "orelse"):
-        if any(model.is_inside(node, s) or node is s for s in getattr(node_if, name)):
-            return name
-    return None
 
 
 def _fixed_across_iterations(test, loop) -> bool:

@@ -17,6 +17,7 @@ from torchleaklint.semantic.flags import (decode_flags, flag_test as _flag_test,
                                          literal_default as _flag_default)
 from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
+from torchleaklint.semantic.guards import bound_first_under_the_same_test
 from torchleaklint.semantic.syntax import (
     COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
     unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
@@ -3642,6 +3643,8 @@ class SemanticModel:
                 survives = not self.rebound_fresh_in(loop, key)
             if not survives or self.restarted_with_update(loop, base):
                 break
+            if "." not in base and bound_first_under_the_same_test(self, loop, stmt, base):
+                break  # bound fresh under the same test earlier in each iteration that reaches here
             out.append(loop)
         return out
 
