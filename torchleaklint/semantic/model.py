@@ -4475,6 +4475,8 @@ class SemanticModel:
 
     def _fixed_part(self, expr: ast.AST, path: List[int]) -> bool:
         """Does the part at `path` of each item `expr` yields take fixed values?"""
+        if self._keys_of_a_handed_mapping(expr, path):
+            return True
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and not expr.keywords \
                 and not any(isinstance(a, ast.Starred) for a in expr.args):
             name, args = expr.func.id, expr.args
@@ -4495,6 +4497,19 @@ class SemanticModel:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and expr.args:
             return self._fixed_collection(expr.args[0], hops)
         return self.set_only_at_construction(expr)
+
+    def _keys_of_a_handed_mapping(self, expr: ast.AST, path: List[int]) -> bool:
+        """`celltype` of `for celltype, x in ppi_x.items()` (or of `ppi_x.keys()`), `ppi_x` a
+        parameter: the keys of the mapping each call hands in (the cell types, the loss names).
+        A store under them overwrites the same slots from call to call as far as the code
+        shows: that the keys change from step to step cannot be proven."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and not expr.args
+                and (expr.func.attr == "items" and path[:1] == [0] and len(path) == 1
+                     or expr.func.attr == "keys" and not path)
+                and isinstance(expr.func.value, ast.Name)):
+            return False
+        definitions = self.reaching(self.unit_of(expr)).definitions(expr.func.value)
+        return bool(definitions) and all(isinstance(d, ast.arg) for d in definitions)
 
     def _fixed_collection(self, expr: ast.AST, hops: int = 0) -> bool:
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
