@@ -172,8 +172,9 @@ def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
             continue
         if isinstance(value, ast.Constant) and not value.value:
             continue  # `use_cache=False`
-        if model.grad_disabled_at(call):
-            continue
+        if model.grad_disabled_at(call) or model.unit_of(call) is not func and isinstance(
+                model.unit_of(call), FUNCTION_TYPES) and model.only_called_without_grad(model.unit_of(call)):
+            continue  # (also made by a function every call of which, in any module, is under no-grad)
         target = model.resolve_call(call)
         if isinstance(target, FUNCTION_TYPES) and target is not func:
             continue  # `generate(model, use_cache=...)`: another function's flag, whose own calls are seen
@@ -184,8 +185,59 @@ def _enabled_with_grad(model, func, flag: str, depth: int) -> bool:
                 and value.id in _falsy_default_parameters(caller) \
                 and _enabled_with_grad(model, caller, value.id, depth + 1) is False:
             continue  # `blk(x, use_cache=use_cache)` forwarded from a caller that keeps it off
+        if isinstance(value, ast.Name) and isinstance(caller, FUNCTION_TYPES) and _off_since_construction(model, value):
+            continue  # `update = self.is_train and self.use_norm_update`: off in every object built in view
         return True
     return _enabled_in_other_modules(model, func, flag)
+
+
+def _off_since_construction(model, name: ast.Name) -> bool:
+    """Is `name` bound (once, before its use) to `self.<attr>` or to `... and self.<attr> and
+    ...`, where the class's `__init__` alone stores `self.<attr> = <parameter>` whose default
+    is a falsy literal, and every construction of the class in view (one at least, in any
+    module) leaves that parameter out or passes a falsy literal? Then it is off in every
+    object the project builds."""
+    definitions = model.reaching(model.unit_of(name)).definitions(name)
+    if len(definitions) != 1 or isinstance(definitions[0], ast.arg):
+        return False
+    binding = model.parents.get(definitions[0])
+    if not (isinstance(binding, ast.Assign) and binding.targets == [definitions[0]]):
+        return False
+    value = binding.value
+    operands = value.values if isinstance(value, ast.BoolOp) and isinstance(value.op, ast.And) else [value]
+    return any(isinstance(o, ast.Attribute) and isinstance(o.value, ast.Name) and o.value.id == "self"
+               and _constructed_off(model, o) for o in operands)
+
+
+def _constructed_off(model, read: ast.Attribute) -> bool:
+    method, attr = model.unit_of(read), read.attr
+    info = model.class_of(method) if isinstance(method, FUNCTION_TYPES) else None
+    init = info.methods.get("__init__") if info is not None else None
+    if init is None or not model.set_only_at_construction(read):
+        return False
+    stored = [node.value for node in walk(init) if isinstance(node, ast.Assign) and len(node.targets) == 1
+              and isinstance(node.targets[0], ast.Attribute) and node.targets[0].attr == attr
+              and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == "self"]
+    if len(stored) != 1 or not isinstance(stored[0], ast.Name):
+        return False
+    param = stored[0].id
+    if param not in _falsy_default_parameters(init):
+        return False
+    index = next((i for i, p in enumerate(positional_parameters(init)[1:]) if p.arg == param), None)
+    seen = False
+    for call in model.call_sites(init):
+        given = next((kw.value for kw in call.keywords if kw.arg == param), None)
+        if given is not None and not (isinstance(given, ast.Constant) and not given.value) or \
+                index is not None and index < len(call.args) or any(kw.arg is None for kw in call.keywords):
+            return False
+        seen = True
+    for site in model.external_sites(init):
+        if param in site.get("kw", {}) and param not in site.get("fk", ()) or \
+                index is not None and index < len(site.get("a", ())) or site.get("spread"):
+            return False
+        seen = True
+    return seen
+
 
 
 def _enabled_in_other_modules(model, func, flag: str) -> bool:
