@@ -118,6 +118,20 @@ def test_line_numbers_in_messages_are_cell_relative():
     assert "after `model.eval()` at line 1)" in d.message, d.message
 
 
+NET = "net = torch.nn.Linear(4, 4)\nnet.eval()\nx = torch.randn(2, 4)"
+
+
+@pytest.mark.parametrize("cell, kept", [
+    ("net(x)", True),                      # the cell's value: Jupyter keeps it in Out
+    ("net(x);", False),                    # silenced: nothing keeps it
+    ("net(x)\nprint('done')", False),      # not the cell's last statement
+])
+def test_a_forward_ending_a_cell_is_kept_in_out(cell, kept):
+    [d] = [d for d in _lint(_notebook(IMPORTS, NET, cell)) if d.code == "TLL006"]
+    assert ("keeps the cell's result in `Out`" in d.message) is kept, d.message
+    assert ("freed when the statement ends" in d.message) is not kept, d.message
+
+
 CALLBACK = textwrap.dedent("""\
     from transformers import TrainerCallback
 

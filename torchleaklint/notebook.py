@@ -31,8 +31,10 @@ from dataclasses import dataclass, field
 from json.decoder import scanstring
 from typing import Dict, List, Optional, Tuple
 
+from torchleaklint.semantic.syntax import CELL_MARKER_PREFIX
+
 NOTEBOOK_SUFFIX = ".ipynb"
-MARKER_PREFIX = "# %% [torchleaklint cell "
+MARKER_PREFIX = CELL_MARKER_PREFIX  # the semantic layer reads cell ends too
 _MARKER = re.compile(r"^# %% \[torchleaklint cell (\d+)\]$")
 _MAGIC_TAG = "# torchleaklint-magic-"
 _PLACEHOLDER = re.compile(r"^([ \t]*).*# torchleaklint-magic-(\d+)$")

@@ -140,6 +140,10 @@ class EvalWithoutNoGrad(Rule):
             # `memory.update_state(...)` writing `self.memory[src] = ...`: the graph outlives the call
             cost = (f"and the method stores what it computes on its object (`{kept_on}`), which keeps that "
                     f"graph and its activations alive after the call")
+        elif model.shown_as_cell_output(model.parent(call)):
+            # the last expression of a notebook cell: Jupyter keeps what it shows
+            cost = ("and the notebook keeps the cell's result in `Out`, which holds this forward's graph and "
+                    "activations until that output history is cleared")
         elif _result_discarded(model, call):
             # `model(x)` as a statement (to fire hooks): the graph dies with the statement
             cost = ("saving its activations for a backward that never comes while it runs; the result is "
@@ -202,8 +206,9 @@ class EvalWithoutNoGrad(Rule):
 
 
 def _result_discarded(model, call) -> bool:
-    """The forward is a statement of its own (`model(x)` to fire hooks): nothing keeps its result."""
-    return isinstance(model.parent(call), ast.Expr)
+    """The forward is a statement of its own (`model(x)` to fire hooks): nothing keeps its
+    result (unless it ends a notebook cell, whose value Jupyter keeps in `Out`)."""
+    return isinstance(model.parent(call), ast.Expr) and not model.shown_as_cell_output(model.parent(call))
 
 
 def _decoratable(model, unit, context) -> bool:

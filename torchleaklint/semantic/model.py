@@ -19,7 +19,7 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.guards import bound_first_under_the_same_test
 from torchleaklint.semantic.syntax import (
-    COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
+    CELL_MARKER_PREFIX, COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
     unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
     called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw,
     named_parameters, nodes_within, passed_argument, positional_parameters, self_name, unpacks_arguments, child_nodes,
@@ -2054,6 +2054,16 @@ class SemanticModel:
                      for call in self._calls_within(func, skip_loops=False))
         self._memo[key] = answer
         return answer
+
+    def shown_as_cell_output(self, stmt: ast.AST) -> bool:
+        """In a notebook, is `stmt` the expression that ends its cell? Jupyter keeps its value
+        in `Out[n]` (and `_`) after the cell has run."""
+        from torchleaklint.semantic.syntax import ends_a_notebook_cell
+
+        if not self.source.startswith(CELL_MARKER_PREFIX):
+            return False
+        lines = self.cached(("source_lines",), lambda: self.source.split("\n"))
+        return ends_a_notebook_cell(self.tree, lines, stmt)
 
     def surely_runs_forward(self, func: ast.AST, depth: int = 0) -> bool:
         """Is a forward proven to run when this function runs: a module called on something

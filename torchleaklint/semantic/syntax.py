@@ -342,6 +342,25 @@ def summary_parameters(summary: dict) -> List[str]:
     return params[1:] if summary.get("self") else params
 
 
+# The line that opens each cell of a notebook's virtual module (torchleaklint.notebook).
+CELL_MARKER_PREFIX = "# %% [torchleaklint cell "
+
+
+def ends_a_notebook_cell(tree: ast.Module, lines: List[str], stmt: ast.AST) -> bool:
+    """In a notebook's virtual module, is `stmt` an expression statement that ends its cell,
+    not silenced by a trailing `;`? Jupyter displays its value and keeps it in `Out[n]`."""
+    if not isinstance(stmt, ast.Expr) or not lines or not lines[0].startswith(CELL_MARKER_PREFIX) \
+            or stmt not in tree.body:
+        return False
+    last = lines[stmt.end_lineno - 1][stmt.end_col_offset:].split("#", 1)[0].strip()
+    if last.startswith(";"):
+        return False
+    index = tree.body.index(stmt)
+    stop = tree.body[index + 1].lineno - 1 if index + 1 < len(tree.body) else len(lines)
+    return index + 1 == len(tree.body) or any(
+        line.startswith(CELL_MARKER_PREFIX) for line in lines[stmt.end_lineno:stop])
+
+
 _ARITHMETIC_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
 
