@@ -460,3 +460,42 @@ def test_one_common_method_name_with_one_argument_is_no_proof(tmp_path):
     # one parameter matches too many objects to type this one as the project's meter
     write(tmp_path, _cache_and_meter("past_key_value.update(key_states)"))
     assert not [key for key in run(tmp_path, ".") if key[0] == "pkg/meters.py"]
+
+
+SAMPLER = {
+    "ops.py": '''
+        import torch
+
+
+        def sample(n, points):
+            torch.cuda.empty_cache()
+            return points[:, :n]
+    ''',
+    "train.py": '''
+        import torch
+        from torch.utils.data import DataLoader
+        from ops import sample
+
+
+        def test(model, dataset):
+            for points in DataLoader(dataset, batch_size=8):
+                points = sample(512, points)
+                print(model(points).argmax(-1))
+
+
+        def train(model, dataset, opt):
+            for points, y in DataLoader(dataset, batch_size=8, shuffle=True):
+                points = sample(512, points)
+                loss = torch.nn.functional.cross_entropy(model(points), y)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+    ''',
+}
+
+
+def test_per_step_message_names_the_call_that_trains(tmp_path):
+    # `sample` is called first by an evaluation loop, then by the training loop: the message
+    # names the one that trains
+    message = run(write(tmp_path, SAMPLER), "--no-cache", ".")[("ops.py", 6, "TLL004")]
+    assert "training loop at train.py:15" in message, message

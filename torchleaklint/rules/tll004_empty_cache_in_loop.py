@@ -362,7 +362,9 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     if any(site["ex"] or site.get("once") or not (site["st"] or site.get("ps") or site.get("fw") and not conditional)
            for site in external):
         return None
-    where = f"line {sites[0].lineno}" if sites else model.project.label(external[0])
+    # (name a call that trains, when another module has several: not an evaluation loop's)
+    shown = next((site for site in external if site.get("tr")), external[0]) if external else None
+    where = f"line {sites[0].lineno}" if sites else model.project.label(shown)
     guard = _guard_in(model, call, func)
     if guard is None and sites and all(_guarded_in_loop(model, site) for site in sites):
         guard = next(a.lineno for a in model.ancestors(sites[0]) if isinstance(a, (ast.If, ast.IfExp)))
@@ -370,9 +372,9 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
     if guard is None and not sites and all(site.get("cd") for site in external):
         # `calculate_fid(...)` under `if step % eval_freq == 0:` in another module's loop
         return f"every few steps (`{func.name}` is called under a test in the training loop at {where})"
-    if not sites and not external[0]["st"] and external[0].get("ps"):
+    if not sites and not shown["st"] and shown.get("ps"):
         return f"{every} (`{func.name}` is called once per step, at {where})"
-    if in_step_loop[:1] == [True] or not sites and not external[0].get("fw"):
+    if in_step_loop[:1] == [True] or not sites and not shown.get("fw"):
         return f"{every} (`{func.name}` is called in the training loop at {where})"
     return f"{every} (`{func.name}` is called by a module's forward at {where})"
 
