@@ -76,8 +76,11 @@ class EvalWithoutNoGrad(Rule):
     (`torch.no_grad()` through `from utils import *`, a project's `@smart_inference_mode()`).
 
     ## Known problems
-    Callers in other modules are not followed yet, so an evaluation method called only from
-    another file is not reported.
+    A module of a class whose construction goes through a base class's hook in another module
+    (`BaseModel.__init__` calling the subclass's `self._init(conf)`) is not proven free of
+    parameters, so a forward of a parameter-free one (a loader of cached predictions) is still
+    reported. Evaluation code for PyTorch before 0.4 that turned autograd off with
+    `Variable(x, volatile=True)` is reported, with a note: `volatile` has had no effect since.
 
     ## Fix safety
     Safe. When the whole function is evaluation and contains no gradient code, the fix
