@@ -444,6 +444,16 @@ def _returned_weight(model, func) -> Optional[dict]:
 _HEAVY_KINDS = frozenset({DATA, DATASET, DATALOADER, MODULE, UNKNOWN, "tensor", "sequence"})
 
 
+def _the_returned_tuple(model, func) -> Optional[ast.Tuple]:
+    """The tuple literal (no starred item) that is the function's one `return`, else None."""
+    returned = [node.value for node in walk(func) if isinstance(node, ast.Return) and node.value is not None
+                and model.unit_of(node) is func]
+    if len(returned) != 1 or not isinstance(returned[0], ast.Tuple) or \
+            any(isinstance(e, ast.Starred) for e in returned[0].elts):
+        return None
+    return returned[0]
+
+
 def _returned_element_weights(model, func, returns) -> Optional[list]:
     """Per element of a returned tuple (`return noisy, clean`), what makes it too big for a
     Tune config, as `_returned_weight` says it (None for a light element). Only for a
@@ -452,13 +462,11 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
 
     if returns is None or returns.items is None or not any(i.kind in _HEAVY_KINDS for i in returns.items):
         return None
-    tuples = [node.value for node in walk(func) if isinstance(node, ast.Return) and node.value is not None
-              and model.unit_of(node) is func]
-    if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
-            any(isinstance(e, ast.Starred) for e in tuples[0].elts):
+    returned = _the_returned_tuple(model, func)
+    if returned is None:
         return None
     out = []
-    for elt in tuples[0].elts:
+    for elt in returned.elts:
         found = weight_of(model, elt)
         out.append({"what": found.what, "kind": found.kind} if found is not None else None)
     return out if any(out) else None
@@ -471,16 +479,12 @@ def _returned_element_sources(model, func, returns, has_self: bool) -> Optional[
     from torchleaklint.semantic.syntax import positional_parameters
     from torchleaklint.semantic.tune import bulk_parameter
 
-    if returns is None or returns.items is None:
-        return None
-    tuples = [node.value for node in walk(func) if isinstance(node, ast.Return) and node.value is not None
-              and model.unit_of(node) is func]
-    if len(tuples) != 1 or not isinstance(tuples[0], ast.Tuple) or \
-            any(isinstance(e, ast.Starred) for e in tuples[0].elts):
+    returned = _the_returned_tuple(model, func) if returns is not None and returns.items is not None else None
+    if returned is None:
         return None
     positional = positional_parameters(func)[1 if has_self else 0:]
     out = []
-    for elt in tuples[0].elts:
+    for elt in returned.elts:
         param = bulk_parameter(model, elt)
         out.append(positional.index(param) if param in positional else None)
     return out if any(p is not None for p in out) else None
