@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 49
+SUMMARY_VERSION = 50
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -350,8 +350,6 @@ def _function(model, func, module: str, info) -> dict:
         out["nograd"] = True
     elif not model.may_run_forward(func):
         out["nofwd"] = True  # no module is called in it (`update_evaluator` on lists): no forward
-    elif not model.surely_runs_forward(func):
-        out["fwd_maybe"] = True  # it only hands a module to calls that may run a forward
     elif model.forwards_only_without_grad(func):
         out["fwd_off"] = True  # its forwards all run under `with torch.no_grad():` inside it
     elif model.grad_set_by_own_setting(func):
@@ -364,6 +362,11 @@ def _function(model, func, module: str, info) -> dict:
         flags = model.forwards_with_grad_only_if(func)
         if flags:
             out["fwd_if"] = [list(f) for f in flags]  # the flags (name, position, running value, default) its forwards with grad need
+    if not out.get("nograd") and not out.get("nofwd") and not model.surely_runs_forward(func):
+        out["fwd_maybe"] = True  # it only hands a module to calls that may run a forward
+    driven = _driven_parameters(func, has_self)
+    if driven:
+        out["pcall"] = driven  # positions of parameters it calls, or calls methods of (`pn.transit(...)`)
     from torchleaklint.semantic.evaluation import runs_own_forward_with_grad
 
     if out.get("nograd") is None and info is not None and runs_own_forward_with_grad(model, func):
@@ -528,6 +531,27 @@ def _has_unknown_item(value: Value) -> bool:
         tuple(v for _, v in value.fields) if value.fields is not None else ()
     return any(item.kind in (UNKNOWN, "tensor") or _has_unknown_item(item) for item in items
                if item.kind in _MAY_DEPEND_ON_ARGUMENTS)
+
+
+def _driven_parameters(func, has_self: bool) -> List[int]:
+    """The positions (after `self`) of the positional parameters the function calls, or whose
+    methods it calls other than a module's bookkeeping (`pn.transit(obs)`, not
+    `model.state_dict()`): a module handed there runs what the function asks of it."""
+    from torchleaklint.semantic import torch_api
+    from torchleaklint.semantic.syntax import positional_parameters
+
+    names = [a.arg for a in positional_parameters(func)[1 if has_self else 0:]]
+    driven = set()
+    for node in walk(func):
+        if not isinstance(node, ast.Call):
+            continue
+        target = node.func
+        if isinstance(target, ast.Attribute) and target.attr not in torch_api.MODULE_BOOKKEEPING_METHODS \
+                and target.attr not in torch_api.MODULE_SELF_METHODS:
+            target = target.value
+        if isinstance(target, ast.Name) and target.id in names:
+            driven.add(names.index(target.id))
+    return sorted(driven)
 
 
 def _called_parameters(func, params) -> set:

@@ -19,7 +19,7 @@ from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.guards import bound_first_under_the_same_test
 from torchleaklint.semantic.syntax import (
-    CELL_MARKER_PREFIX, COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
+    CELL_MARKER_PREFIX, COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, argument_at, summary_parameters, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
     unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
     called_on_self, default_of, empties, is_full_slice, is_property, is_staticmethod, is_stub, keyword_arg as _kw,
     named_parameters, nodes_within, passed_argument, positional_parameters, self_name, unpacks_arguments, child_nodes,
@@ -2094,6 +2094,8 @@ class SemanticModel:
         target = self._resolve_call_cheap(call)
         if target is not None and target is not func:
             return depth < 3 and self.surely_runs_forward(target, depth + 1)
+        if target is None and self._function_of_another_module_surely_runs_forward(call):
+            return True  # `search.beam_search(pn, ...)`, whose summary proves a forward
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
         args = list(call.args) + [k.value for k in call.keywords]
         if target is None and (receiver is not None and self.value(receiver).requires_grad
@@ -2104,12 +2106,46 @@ class SemanticModel:
             return False
         owner = self.value(receiver)
         if isinstance(receiver, ast.Name) and receiver.id == "self":
-            return False  # a method of self not in view: what it does is unknown
+            # a method the module's class does not define (`self.predict(batch)` of a base whose
+            # subclasses in other modules define it): a method of a module not in view
+            info = self.class_of(func)
+            return info is not None and self.is_module_class(info) \
+                and call.func.attr not in torch_api.MODULE_BOOKKEEPING_METHODS \
+                and call.func.attr not in torch_api.MODULE_SELF_METHODS
         if owner.kind != MODULE or call.func.attr in torch_api.MODULE_BOOKKEEPING_METHODS:
             return False
         if owner.name and "." in owner.name:
             return self.method_runs_forward(owner, call.func.attr) is True  # another module's class
         return not owner.name
+
+    def _function_of_another_module_surely_runs_forward(self, call: ast.Call) -> bool:
+        """A call of a first-party function of another module whose summary proves it runs a
+        forward (it may run one, and does not merely hand a module on: no `fwd_maybe`)."""
+        qual = self.qualname(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) else None
+        if not qual or self.project is None or not self.project.is_first_party(qual):
+            return False
+        found = self.project.imported_summary(qual)
+        if found is None or found[0] != "function" or not isinstance(found[1], dict) or found[1].get("stub"):
+            return False
+        entry = found[1]
+        if entry.get("nograd") or entry.get("fwd_off"):
+            return False
+        if not (entry.get("nofwd") or entry.get("fwd_maybe")):
+            return True
+        # (its summary could not type what it is handed: a module passed to a parameter it
+        # drives, `beam_search(pn, ...)` calling `pn.transit(...)`, runs that module)
+        params = summary_parameters(entry)
+        info = self.class_of(self.unit_of(call))
+        for position in entry.get("pcall", ()):
+            given = argument_at(call, position, params)
+            if given is None:
+                continue
+            if isinstance(given, ast.Name) and given.id == "self":
+                if info is not None and self.is_module_class(info):
+                    return True
+            elif self.value(given).kind == MODULE and not self.value(given).frozen:
+                return True
+        return False
 
     def calls_a_module(self, func: ast.AST) -> bool:
         """Does the function call a module (`self.inp(x)`, `model(x)`: a forward of its own)?
@@ -2633,7 +2669,7 @@ class SemanticModel:
         if not isinstance(func, FUNCTION_TYPES):
             return False
         return self.cached(("batch_generator", func), lambda: any(
-            isinstance(node, (ast.For, ast.AsyncFor)) and _strided_batch_loop(node)
+            isinstance(node, (ast.For, ast.AsyncFor)) and _strided_batch_loop(node) == "rows"
             and any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(node))
             for node in nodes_within(func)))
 
@@ -2654,12 +2690,17 @@ class SemanticModel:
             return True  # also `enumerate(loader)`, `tqdm(loader)`, `zip(loader_a, loader_b)`
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
-        if _strided_batch_loop(loop):
+        strided = _strided_batch_loop(loop)
+        if strided == "rows":
             # `for i in range(0, len(xs), bs): batch = xs[i:i + bs]`; not the chunks of one input
             # a module's method feeds its network piece by piece (NeRF's `n_max_network_queries`
             # points at a time), with no backward nor update in the loop
             return not (self._runs_within_a_forward(self.unit_of(loop)) and not self.has_backward_within(loop)
                         and not self.step_ops_in(loop))
+        if strided == "step":
+            # `for i in range(0, 64, 16): xb = feats[i:i + 16]`, the bound not a row count: batches
+            # when each piece is back-propagated (not a loss computed chunk by chunk and concatenated)
+            return self.has_backward_within(loop) or bool(self.step_ops_in(loop))
         if self._batch_generator(iterable):
             return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
         if self._indexes_a_dataset(loop):
@@ -2786,7 +2827,7 @@ class SemanticModel:
         out = []
         for inner in (n for n in nodes_within(loop, False) if isinstance(n, (ast.For, ast.AsyncFor)) and n is not loop):
             between = [l for l in self.loops_around(inner) if self.is_inside(l, loop) and l is not loop] + [inner]
-            if all(isinstance(l, (ast.For, ast.AsyncFor)) and _is_range_like(l.iter, self) and not _strided_batch_loop(l)
+            if all(isinstance(l, (ast.For, ast.AsyncFor)) and _is_range_like(l.iter, self) and _strided_batch_loop(l) != "rows"
                    for l in between):
                 out.extend(self._calls_within(inner, skip_loops=True))
         return out
@@ -4580,8 +4621,24 @@ class SemanticModel:
         value = self.value(expr)
         if value.frozen:
             return True
-        return value.kind == "module" and bool(value.name) and value.name in self.classes \
-            and holds_no_parameters(self, value.name)
+        if not (value.kind == "module" and bool(value.name) and value.name in self.classes
+                and holds_no_parameters(self, value.name)):
+            return False
+        # `self` in a base class may be an object of a subclass that adds parameters
+        return not (isinstance(expr, ast.Name) and expr.id == "self" and self._subclassed(value.name))
+
+    def _subclassed(self, class_name: str) -> bool:
+        """Does a class of this module, or of another module of the project, inherit from the
+        class `class_name` of this module?"""
+        if any(other.name != class_name and class_name in self.class_bases(other) for other in self.classes.values()):
+            return True
+        info = self.classes.get(class_name)
+        if self.project is None or info is None:
+            return False
+        from torchleaklint.project import modules
+
+        qual = f"{modules.module_name(self.path) or ''}.{class_name}"
+        return any(self.project.owner_descendants(name, qual) for name in sorted(info.methods))
 
     def feeds_the_step(self, stmt: ast.AST, key: str) -> bool:
         """Is the value accumulated into `key` at `stmt` read back into the step's own
@@ -5916,11 +5973,13 @@ def _yields_data(value: Value) -> bool:
     return bool(value.items) and any(item.kind in ("dataloader", "dataset") for item in value.items)
 
 
-def _strided_batch_loop(loop: ast.AST) -> bool:
-    """`for start in range(0, len(xs), batch_size):` (also `trange`, or inside `tqdm(...)`)
-    whose body slices `xs[start:start + batch_size]`: a loop over the batches of `xs`. Also
-    `for m in range(xs.size(0)):` (or `len(xs)`, `xs.shape[0]`) slicing `xs[m:m + 1]`: a loop
-    over its rows, one batch of one at a time (not `x[t]`, a time step of an unroll)."""
+def _strided_batch_loop(loop: ast.AST) -> Optional[str]:
+    """"rows" for `for start in range(0, len(xs), batch_size):` (also `trange`, or inside
+    `tqdm(...)`) whose body slices `xs[start:start + batch_size]`: a loop over the batches of
+    `xs`; also `for m in range(xs.size(0)):` (or `len(xs)`, `xs.shape[0]`) slicing `xs[m:m + 1]`:
+    a loop over its rows, one batch of one at a time (not `x[t]`, a time step of an unroll).
+    "step" for a range bounded by anything else whose body cuts `xs[i:i + step]` with the
+    range's own step (`range(0, 64, 16)` and `feats[i:i + 16]`). None otherwise."""
     iterable = loop.iter
     while isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "tqdm" \
             and iterable.args:
@@ -5928,24 +5987,23 @@ def _strided_batch_loop(loop: ast.AST) -> bool:
     if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
             and iterable.func.id in ("range", "trange") and 1 <= len(iterable.args) <= 3
             and isinstance(loop.target, ast.Name)):
-        return False
+        return None
     stop = iterable.args[0] if len(iterable.args) == 1 else iterable.args[1]
     rows_of = _rows_counted(stop)
     name = loop.target.id
     if rows_of is None:
-        # `for i in range(0, 64, 16): xb = feats[i:i + 16]`: the rows of whatever the body cuts
-        # into pieces of the range's own step, whatever bounds the range
         step = iterable.args[2] if len(iterable.args) == 3 else None
-        return step is not None and any(
+        cut = step is not None and any(
             isinstance(node, ast.Subscript) and _strided_slice(node.slice, name)
             and ast.dump(node.slice.upper.right) == ast.dump(step)
             for stmt in loop.body for node in walk(stmt))
+        return "step" if cut else None
     for stmt in loop.body:
         for node in walk(stmt):
             if isinstance(node, ast.Subscript) and dotted(node.value) == rows_of and \
                     any(_strided_slice(part, name) for part in walk(node.slice)):
-                return True  # `xs[i:i + bs]`, or through a permutation: `xs[idx[i:i + bs]]`
-    return False
+                return "rows"  # `xs[i:i + bs]`, or through a permutation: `xs[idx[i:i + bs]]`
+    return None
 
 
 def _strided_slice(node: ast.AST, name: str) -> bool:
