@@ -41,6 +41,11 @@ SUMMARY_WITH_SITES = "sites"
 # `_analyze(..., check=SITES_ONLY)`: only the calls of that summary (the file's forward summary
 # is unchanged since it was computed: the parent merges the calls into it)
 SITES_ONLY = "sites-only"
+# `_analyze(..., check=CHECK_UNLESS_ENTRY)` (round 1's leaves): summarized and checked, but a
+# .py module no other imports (`partial`) that defines functions or classes is only
+# summarized: its check comes with the project (a module defining none, an `__init__.py`,
+# mostly asks nothing of the project: its first check is its last)
+CHECK_UNLESS_ENTRY = "unless-entry"
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
@@ -119,7 +124,10 @@ def _lint_project(files: Sequence[str], settings, workers: "_Workers", cache, ve
         # round 1: first the files that may import no module of the run (the prescan's
         # superset), summarized and checked: their summaries are final (summaries look
         # forward only). Then the others, summarized with those: a module importing only
-        # such leaves gets its final summary at once, with no second round
+        # such leaves gets its final summary at once, with no second round. (A .py leaf no
+        # other module imports is only summarized: its check waits for the `first` pass,
+        # where 372 of Lightning's 432 such leaves were checked again anyway, their checks
+        # asking about the call sites and method owners that only the project knows.)
         fresh = PackedSet()
         analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
         round_one = [p for p in todo if p not in late]
@@ -128,8 +136,9 @@ def _lint_project(files: Sequence[str], settings, workers: "_Workers", cache, ve
             if not wave:
                 continue
             leaves = Project(summaries) if wave is importing else None  # the leaves' summaries, final
+            check = CHECK_UNLESS_ENTRY if leaves is None else False
             for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, workers, verbose, leaves,
-                                                                             check=leaves is None, partial=partial):
+                                                                             check=check, partial=partial):
                 _keep(path, absolute(path), summary, read, diagnostics, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
                 fresh.add(path)
@@ -503,6 +512,8 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
     # (a YAML or shell file reads no Python module: the call-site index is not built for it)
     view = project.view(path) if project is not None and not _analyzed_every_run(path) else ProjectView(path)
     view.callable_names = _CALLABLE_NAMES
+    if check == CHECK_UNLESS_ENTRY:
+        check = not (partial and path.endswith(".py") and prescan.defined_names(raw))
     if not summarize:
         from torchleaklint.engine import lint_source
 
@@ -515,7 +526,7 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         # a summary looks forward only (no call sites of other modules), but for the rounds
         # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
         # parameters of the library functions they call
-        forward = ProjectView(path, project.summaries, owners=project.owners())
+        forward = ProjectView(path, project.summaries, owners=project.owners()) if project is not None else view
         forward.callable_names = _CALLABLE_NAMES
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
         reads = set(forward.reads)
