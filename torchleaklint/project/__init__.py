@@ -227,14 +227,18 @@ def _index_named_calls(index: dict, summaries: Dict[str, dict]) -> None:
                 counts[i] += n
     if not totals:
         return
+    # each name's counts over all modules, once: a module's share is taken off (a file asked
+    # for each method of its classes summed every caller's counts, `forward` has hundreds)
+    overall = {name: [sum(c[i] for c in callers.values()) for i in range(4)] for name, callers in totals.items()}
     for path, summary in summaries.items():
         methods = {m for entry in summary.get("classes", {}).values() for m in entry["methods"] if m in totals}
         for method in sorted(methods):
-            others = [counts for caller, counts in totals[method].items() if caller != path]
-            if others:
-                index.setdefault(path, {})[f"~{method}"] = [
-                    {"path": "", "l": 0, "c": 0, "n": sum(c[0] for c in others), "ng": sum(c[1] for c in others),
-                     "ref": sum(c[2] for c in others), "po": sum(c[3] for c in others)}]
+            callers = totals[method]
+            own = callers.get(path)
+            if own is not None and len(callers) == 1:
+                continue  # only the module itself calls it
+            n, ng, ref, po = (overall[method][i] - (own[i] if own is not None else 0) for i in range(4))
+            index.setdefault(path, {})[f"~{method}"] = [{"path": "", "l": 0, "c": 0, "n": n, "ng": ng, "ref": ref, "po": po}]
 
 
 def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:

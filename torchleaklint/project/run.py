@@ -41,6 +41,11 @@ SUMMARY_WITH_SITES = "sites"
 # `_analyze(..., check=SITES_ONLY)`: only the calls of that summary (the file's forward summary
 # is unchanged since it was computed: the parent merges the calls into it)
 SITES_ONLY = "sites-only"
+# `_analyze(..., check=CHECK_UNLESS_ENTRY)` (round 1's leaves): summarized and checked, but a
+# .py module no other imports (`partial`) that defines functions or classes is only
+# summarized: its check comes with the project (a module defining none, an `__init__.py`,
+# mostly asks nothing of the project: its first check is its last)
+CHECK_UNLESS_ENTRY = "unless-entry"
 MAX_BUFFER_SCAN = 200  # an editor buffer in a project with no stored summaries: files read
 _SCANNED: Dict[str, Dict[str, tuple]] = {}  # project root -> file -> (stat, summary), per process
 MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many levels
@@ -48,13 +53,15 @@ MAX_IMPORT_DEPTH = 4  # modules imported but not in the run: followed this many 
 
 def lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
     global _CALLABLE_NAMES
+    workers = _Workers(min(jobs, max(1, len(files))))  # no phase has more files than the run
     try:
-        yield from _lint_project(files, settings, jobs, cache, verbose)
+        yield from _lint_project(files, settings, workers, cache, verbose)
     finally:
+        workers.close()
         _CALLABLE_NAMES = None  # the call filter belongs to this run: a later analysis in the process has none
 
 
-def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: bool) -> Iterator[Tuple[str, list]]:
+def _lint_project(files: Sequence[str], settings, workers: "_Workers", cache, verbose: bool) -> Iterator[Tuple[str, list]]:
     from torchleaklint.runner import _rare_gc
 
     store = SummaryStore(str(cache.directory) if cache is not None else None, settings)
@@ -117,7 +124,10 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # round 1: first the files that may import no module of the run (the prescan's
         # superset), summarized and checked: their summaries are final (summaries look
         # forward only). Then the others, summarized with those: a module importing only
-        # such leaves gets its final summary at once, with no second round
+        # such leaves gets its final summary at once, with no second round. (A .py leaf no
+        # other module imports is only summarized: its check waits for the `first` pass,
+        # where 372 of Lightning's 432 such leaves were checked again anyway, their checks
+        # asking about the call sites and method owners that only the project knows.)
         fresh = PackedSet()
         analyses = len(todo) - len(late)  # files read and analyzed, over all phases (debug output)
         round_one = [p for p in todo if p not in late]
@@ -126,8 +136,9 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             if not wave:
                 continue
             leaves = Project(summaries) if wave is importing else None  # the leaves' summaries, final
-            for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, jobs, verbose, leaves,
-                                                                             check=leaves is None, partial=partial):
+            check = CHECK_UNLESS_ENTRY if leaves is None else False
+            for path, diagnostics, summary, read, digest, inputs in _analyze(wave, settings, workers, verbose, leaves,
+                                                                             check=check, partial=partial):
                 _keep(path, absolute(path), summary, read, diagnostics, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
                 fresh.add(path)
@@ -164,7 +175,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
             if not again:
                 break
             analyses += len(again)
-            for path, _, summary, read, digest, inputs in _analyze(again, settings, jobs, verbose, project,
+            for path, _, summary, read, digest, inputs in _analyze(again, settings, workers, verbose, project,
                                                                    check=False, partial=partial):
                 _keep(path, absolute(path), summary, read, None, digest, summaries, reads, results, digests)
                 entries[path], summarized_at[path] = inputs
@@ -203,7 +214,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         first = unknown([p for p in files if p in partial])
         library = [p for p in files if p not in partial and p not in late]
         resummarized = PackedSet()
-        for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, jobs, verbose, project,
+        for path, diagnostics, summary, read, digest, inputs in _analyze(first, settings, workers, verbose, project,
                                                                          partial=partial):
             _keep(path, absolute(path), summary, read, diagnostics, digest, summaries, reads, results, digests)
             entries[path], summarized_at[path] = inputs
@@ -234,7 +245,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
                                summarized_at.get(p) == entry_inputs(summaries, p, entries.get(p, ()))}
             for mode, paths in ((SITES_ONLY, [p for p in again if p in settled_forward]),
                                 (SUMMARY_WITH_SITES, [p for p in again if p not in settled_forward])):
-                for path, _, summary, read, digest, inputs in _analyze(paths, settings, jobs, verbose, project,
+                for path, _, summary, read, digest, inputs in _analyze(paths, settings, workers, verbose, project,
                                                                        check=mode, partial=partial):
                     if mode == SITES_ONLY:
                         if summary is not None:
@@ -254,7 +265,7 @@ def _lint_project(files: Sequence[str], settings, jobs: int, cache, verbose: boo
         # objects of unknown class): checked again with the final summaries, so that the run
         # records what the next one would find, and the next one finds it warm
         stale = [p for p in first if used.get(p) != project.fingerprint(p, reads.get(p, ()))]
-        for path, diagnostics, summary, read, digest, _ in _analyze(pending + stale, settings, jobs, verbose, project,
+        for path, diagnostics, summary, read, digest, _ in _analyze(pending + stale, settings, workers, verbose, project,
                                                                     summarize=False):
             results[path] = diagnostics
             if digest is not None:
@@ -369,19 +380,17 @@ def _summarize_imported(summaries: Dict[str, dict], settings) -> None:
         frontier = {path for path in found if path not in summaries}
 
 
-def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Optional[Project],
+def _analyze(paths: List[str], settings, workers: "_Workers", verbose: bool, project: Optional[Project],
              check: bool = True, summarize: bool = True, partial: Collection[str] = ()):
     from torchleaklint.runner import CHUNKS_PER_JOB, MAX_CHUNK
 
+    jobs = workers.jobs
     sizes = {path: _size(path) for path in paths} if jobs != 1 and len(paths) > 1 else {}
     if jobs == 1 or len(paths) < 2 or sum(map(_work, sizes.items())) < POOL_BYTES:
         for path in paths:
             yield _analyze_one(path, settings, verbose, project, check, summarize, path in partial)
         return
-    from concurrent.futures import ProcessPoolExecutor
-
-    workers = min(jobs, len(paths))
-    size = max(1, min(MAX_CHUNK, len(paths) // (workers * CHUNKS_PER_JOB)))
+    size = max(1, min(MAX_CHUNK, len(paths) // (min(jobs, len(paths)) * CHUNKS_PER_JOB)))
     # largest files first, dealt round robin: chunks of about equal work, so that the workers
     # finish a phase together (a phase waits for its last chunk)
     ordered = sorted(paths, key=lambda p: -sizes[p])
@@ -392,13 +401,46 @@ def _analyze(paths: List[str], settings, jobs: int, verbose: bool, project: Opti
         # building its own would also leave its temporary files behind: it ends by os._exit)
         project.sites()
     # the workers read the project as it is now: the results they send back are stored into
-    # the run's maps while others still run
+    # the run's maps while others still run. (The frozen copy's files live as long as
+    # `shared`: to the end of the phase.)
     shared = project.frozen() if project is not None else None
-    with ProcessPoolExecutor(max_workers=workers, initializer=_init_project_worker,
-                             initargs=(os.getpid(), shared, _CALLABLE_NAMES)) as pool:
-        jobs_args = [(chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
-        for results in pool.map(_analyze_chunk, jobs_args):
-            yield from results
+    phase = workers.new_phase(shared, _CALLABLE_NAMES)
+    tasks = [(phase, chunk, settings, verbose, check, summarize, [p in partial for p in chunk]) for chunk in chunks]
+    for results in workers.map(_analyze_chunk, tasks):
+        yield from results
+
+
+class _Workers:
+    """The run's worker processes: forked at the first phase worth a pool and kept to the end
+    of the run (a pool per phase forked 14 workers a run on two cores, each starting with
+    cold CPU caches, copy-on-write faults and empty per-process caches). Each task names its
+    phase; the phase's project and call filter travel pickled with it (a few file names and
+    the method owners: tens of KB), unpickled once per worker and phase."""
+
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._pool = None
+        self._phases = 0
+
+    def new_phase(self, project: Optional[Project], names) -> tuple:
+        import pickle
+
+        self._phases += 1
+        return self._phases, pickle.dumps((project, names), protocol=pickle.HIGHEST_PROTOCOL)
+
+    def map(self, function, tasks):
+        if self._pool is None:
+            from concurrent.futures import ProcessPoolExecutor
+            from torchleaklint.runner import _init_worker
+
+            self._pool = ProcessPoolExecutor(max_workers=self.jobs, initializer=_init_worker,
+                                             initargs=(os.getpid(),))
+        return self._pool.map(function, tasks)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
 
 
 # Workers pay off from about this much Python source in a phase (a second summary round of
@@ -421,25 +463,32 @@ def _size(path: str) -> int:
         return 0
 
 
-_WORKER_PROJECT: Optional[Project] = None
 # every function or method name the run's files define (prescan): only calls of those can
 # be call sites another module's check reads; None (no filter) outside lint_project
 _CALLABLE_NAMES = None
+# in a worker: (phase number, its project) of the last task's phase
+_WORKER_PHASE: Tuple[int, Optional[Project]] = (0, None)
 
 
-def _init_project_worker(parent: int, project: Optional[Project], names=None) -> None:
-    from torchleaklint.runner import _init_worker
+def _phase_project(phase: tuple) -> Optional[Project]:
+    """The project of a task's phase (`_Workers.new_phase`), unpickled at the worker's first
+    task of the phase; the call filter of the phase set with it."""
+    import pickle
 
-    global _WORKER_PROJECT, _CALLABLE_NAMES
-    _init_worker(parent)
-    _CALLABLE_NAMES = names
-    _WORKER_PROJECT = project
+    global _WORKER_PHASE, _CALLABLE_NAMES
+    number, state = phase
+    if _WORKER_PHASE[0] != number:
+        _WORKER_PHASE = (0, None)  # the last phase's project goes first (its files' handles)
+        project, _CALLABLE_NAMES = pickle.loads(state)
+        _WORKER_PHASE = (number, project)
+    return _WORKER_PHASE[1]
 
 
 def _analyze_chunk(args):
-    chunk, settings, verbose, check, summarize, partial = args
+    phase, chunk, settings, verbose, check, summarize, partial = args
     modules.use_fallback_root(settings.project_root)  # as in the parent (a spawned worker starts without it)
-    return [_analyze_one(path, settings, verbose, _WORKER_PROJECT, check, summarize, part)
+    project = _phase_project(phase)
+    return [_analyze_one(path, settings, verbose, project, check, summarize, part)
             for path, part in zip(chunk, partial)]
 
 
@@ -463,6 +512,8 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
     # (a YAML or shell file reads no Python module: the call-site index is not built for it)
     view = project.view(path) if project is not None and not _analyzed_every_run(path) else ProjectView(path)
     view.callable_names = _CALLABLE_NAMES
+    if check == CHECK_UNLESS_ENTRY:
+        check = not (partial and path.endswith(".py") and prescan.defined_names(raw))
     if not summarize:
         from torchleaklint.engine import lint_source
 
@@ -475,7 +526,7 @@ def _analyze_one(path: str, settings, verbose: bool, project: Optional[Project],
         # a summary looks forward only (no call sites of other modules), but for the rounds
         # after the entry modules were checked (SUMMARY_WITH_SITES): their calls type the
         # parameters of the library functions they call
-        forward = ProjectView(path, project.summaries, owners=project.owners())
+        forward = ProjectView(path, project.summaries, owners=project.owners()) if project is not None else view
         forward.callable_names = _CALLABLE_NAMES
         summary, _ = summarize_file(path, raw, settings, forward, partial=partial)
         reads = set(forward.reads)

@@ -33,6 +33,9 @@ class SiteIndex:
         self._build = self._disk.new_map()  # this index's number among the disk's rows
         self._rank = 0  # order of first appearance (of files, of keys)
         self._pending = {"site_files": [], "site_keys": [], "site_rows": []}  # rows not yet written
+        # (file, key) pairs with rows written or waiting: a key set whole (`~stp` of every
+        # file) has nothing to delete first, most of the time
+        self._keys_with_rows = set()
         for statement in _TABLES:
             self._disk.change(statement, ())
 
@@ -46,6 +49,7 @@ class SiteIndex:
         self._queue(table, (self._build, *map(_encode, names), self._rank))
 
     def _add(self, file: str, key: str, site: dict) -> None:
+        self._keys_with_rows.add((file, key))
         self._rank += 1
         self._queue("site_rows", (self._build, _encode(file), _encode(key), _encode(site["path"]), site["l"],
                                   site["c"], self._rank, pickle.dumps(site, protocol=pickle.HIGHEST_PROTOCOL)))
@@ -65,9 +69,11 @@ class SiteIndex:
 
     def _replace(self, file: str, key: str, sites: List[dict]) -> None:
         self._note("site_keys", (file, key))
-        self._flush()
-        self._disk.change("DELETE FROM site_rows WHERE build = ? AND file = ? AND key = ?",
-                          (self._build, _encode(file), _encode(key)))
+        if (file, key) in self._keys_with_rows:
+            self._keys_with_rows.discard((file, key))
+            self._flush()
+            self._disk.change("DELETE FROM site_rows WHERE build = ? AND file = ? AND key = ?",
+                              (self._build, _encode(file), _encode(key)))
         for site in sites:
             self._add(file, key, site)
 
