@@ -499,3 +499,38 @@ def test_per_step_message_names_the_call_that_trains(tmp_path):
     # names the one that trains
     message = run(write(tmp_path, SAMPLER), "--no-cache", ".")[("ops.py", 6, "TLL004")]
     assert "training loop at train.py:15" in message, message
+
+
+KEEPER = {
+    "nets.py": '''
+        import torch.nn as nn
+
+
+        class Registration(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.net = nn.Linear(4, 4)
+
+            def forward(self, a, b):
+                self.phi = self.net(a) - self.net(b)
+                return self.phi.pow(2).mean()
+    ''',
+    "evaluate.py": '''
+        import torch
+        from nets import Registration
+
+
+        def evaluate(pairs):
+            net = Registration()
+            net.eval()
+            for a, b in pairs:
+                net(a, b)
+    ''',
+}
+
+
+def test_a_forward_of_another_module_storing_on_its_object_is_said_so(tmp_path):
+    # the forward keeps `self.phi` on the module: the message says the graph outlives the call,
+    # not that it is freed when the statement ends
+    message = run(write(tmp_path, KEEPER), "--no-cache", ".")[("evaluate.py", 10, "TLL006")]
+    assert "stores what it computes on its object (`self.phi`)" in message, message

@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 50
+SUMMARY_VERSION = 51
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -367,6 +367,12 @@ def _function(model, func, module: str, info) -> dict:
     driven = _driven_parameters(func, has_self)
     if driven:
         out["pcall"] = driven  # positions of parameters it calls, or calls methods of (`pn.transit(...)`)
+    from torchleaklint.semantic.syntax import INIT_METHODS
+
+    if has_self and func.name not in INIT_METHODS:
+        kept = model.stores_on_its_object(func)
+        if kept:
+            out["sself"] = kept  # what it stores on its object that may carry a graph (`self.phi_AB`)
     from torchleaklint.semantic.evaluation import runs_own_forward_with_grad
 
     if out.get("nograd") is None and info is not None and runs_own_forward_with_grad(model, func):

@@ -2269,9 +2269,34 @@ class SemanticModel:
         or in a method of the same object it calls: what it computes outlives the call even
         when the call's own result is dropped. None when it stores nothing or is not known."""
         callee = self.resolve_call(call)
+        if callee is None:
+            return self._stored_on_its_object_elsewhere(call)
         if not isinstance(callee, FUNCTION_TYPES) or self.class_of(callee) is None or callee.name in INIT_METHODS:
             return None
-        return self.cached(("stores_on_its_object", callee), lambda: self._stores_on_self(callee, 0))
+        return self.stores_on_its_object(callee)
+
+    def stores_on_its_object(self, method: ast.AST) -> Optional[str]:
+        """The attribute of `self` the method stores a value into that may carry a graph (one
+        proven to carry one first), directly or in a method of `self` it calls; None if none."""
+        return self.cached(("stores_on_its_object", method), lambda: self._stores_on_self(method, 0))
+
+    def _stored_on_its_object_elsewhere(self, call: ast.Call) -> Optional[str]:
+        """`callee_stores_on_its_object` for a module or object of a class of another module of
+        the project: `net(x)` runs its class's `forward`, `agent.act(obs)` its `act`, and the
+        summary of that method names what it stores on `self` (`sself`)."""
+        if self.project is None:
+            return None
+        called = self.value(call.func)
+        if called.kind == MODULE and called.name and "." in called.name:
+            owner, method = called.name, "forward"
+        elif isinstance(call.func, ast.Attribute) and self.value(call.func.value).kind in (MODULE, INSTANCE):
+            owner, method = self.value(call.func.value).name, call.func.attr
+        else:
+            return None
+        if not owner or "." not in owner or method in INIT_METHODS:
+            return None
+        found = self.project.method_of(owner, method)
+        return found[1].get("sself") if found is not None and isinstance(found[1], dict) else None
 
     def _stores_on_self(self, func: ast.AST, depth: int) -> Optional[str]:
         """The first attribute of `self` that `func` stores a value into that may carry a graph
