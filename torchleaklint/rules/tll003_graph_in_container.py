@@ -66,7 +66,16 @@ class GraphInContainer(Rule):
     `deque(maxlen=N)`, an image pool or replay memory that appends only while
     `len(pool) < size` and otherwise replaces a slot, a window trimmed with `pop(0)`) unless
     nothing back-propagates what they keep: N graphs whose activations a backward freed are
-    a constant, not a leak; N dead graphs keep N steps' activations on the device.
+    a constant, not a leak; N dead graphs keep N steps' activations on the device. Nor a
+    store under the keys of a mapping each call is handed (`for name, x in feats.items():
+    self.attn[name] = ...`): the same slots, as far as the code shows.
+
+    ## Known problems
+    The value stored is judged over every call and every path, not per flag or per test: a
+    logger method that routes graph-carrying values to one dict when called with
+    `intermediate=True` and plain numbers to another is reported on the other dict too, and a
+    name rebound to a float under `if C:` before it is appended under the same `if C:` may be
+    read as its earlier, graph-carrying value.
 
     ## Fix safety
     Safe. The fix appends `.item()` to a one-number tensor (a loss, a metric) and
