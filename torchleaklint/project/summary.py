@@ -322,7 +322,9 @@ def _function(model, func, module: str, info) -> dict:
     sources = _returned_element_sources(model, func, flow.returns, has_self)
     if sources:
         out["wfrom"] = sources  # elements as big as an argument (`return x[:n], x[n:]`)
-    mixed = _arithmetic_positions(func, has_self)
+    from torchleaklint.semantic.syntax import arithmetic_positions
+
+    mixed = arithmetic_positions(func, skip_self=has_self)
     if mixed:
         out["mix"] = mixed  # returns an arithmetic combination of these arguments (`beta * prev + ...`)
     returned = _returned_position(func, has_self)
@@ -497,18 +499,6 @@ def _returned_element_sources(model, func, returns, has_self: bool) -> Optional[
         param = bulk_parameter(model, elt)
         out.append(positional.index(param) if param in positional else None)
     return out if any(p is not None for p in out) else None
-
-
-def _arithmetic_positions(func, has_self: bool) -> Optional[List[int]]:
-    """The positions (after `self`) of the positional parameters the function's one `return`
-    combines by arithmetic alone."""
-    from torchleaklint.semantic.syntax import arithmetic_parameters, positional_parameters
-
-    names = arithmetic_parameters(func)
-    if not names:
-        return None
-    positional = [a.arg for a in positional_parameters(func)[1 if has_self else 0:]]
-    return sorted(positional.index(n) for n in names if n in positional) or None
 
 
 def _returned_position(func, has_self: bool) -> Optional[int]:

@@ -232,12 +232,10 @@ def _constructed_off(model, read: ast.Attribute) -> bool:
             return False
         seen = True
     for site in model.external_sites(init):
-        if param in site.get("kw", {}) and param not in site.get("fk", ()) or \
-                index is not None and index < len(site.get("a", ())) or site.get("spread"):
+        if _site_may_turn_on(site, param, index) or site.get("spread"):
             return False
         seen = True
     return seen
-
 
 
 def _enabled_in_other_modules(model, func, flag: str) -> bool:
@@ -248,16 +246,15 @@ def _enabled_in_other_modules(model, func, flag: str) -> bool:
     if params and model.class_of(func) is not None and params[0].arg in ("self", "cls"):
         params = params[1:]
     index = next((i for i, p in enumerate(params) if p.arg == flag), None)
-    for site in model.external_sites(func):
-        if site.get("ng"):
-            continue
-        if flag in site.get("kw", {}):
-            if flag in site.get("fk", ()):
-                continue  # `marginal=False`
-            return True
-        if index is not None and index < len(site.get("a", ())):
-            return True
-    return False
+    return any(not site.get("ng") and _site_may_turn_on(site, flag, index) for site in model.external_sites(func))
+
+
+def _site_may_turn_on(site: dict, flag: str, index: Optional[int]) -> bool:
+    """Does a call of another module (its summary's site) pass the flag a value that may be
+    on: by keyword, unless a falsy literal (`marginal=False`), or by position?"""
+    if flag in site.get("kw", {}):
+        return flag not in site.get("fk", ())
+    return index is not None and index < len(site.get("a", ()))
 
 
 def _calls_by_keyword(model) -> dict:

@@ -1141,17 +1141,16 @@ def arithmetic_arguments(model, call: ast.Call) -> Optional[List[ast.expr]]:
     its result (`smooth(ema, loss)` of `def smooth(prev, new): return 0.98 * prev + 0.02 *
     new`): the result references each of them, graph and all. A module function of this
     module, or of another module (its summary's `mix`); None for any other call."""
-    from torchleaklint.semantic.syntax import argument_at, arithmetic_parameters, positional_parameters, \
+    from torchleaklint.semantic.syntax import argument_at, arithmetic_positions, positional_parameters, \
         summary_parameters
 
     func = call.func
     if isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None:
         local = model.module_functions[func.id]
-        names = arithmetic_parameters(local)
-        if not names:
+        positions = arithmetic_positions(local)
+        if not positions:
             return None
         params = [a.arg for a in positional_parameters(local)]
-        positions = [params.index(n) for n in names if n in params]
     else:
         qual = model.qualname(func)
         found = model.project.imported_summary(qual) if model.project is not None and qual else None

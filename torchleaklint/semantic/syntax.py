@@ -389,6 +389,16 @@ def arithmetic_parameters(func: ast.AST) -> Optional[List[str]]:
     return read
 
 
+def arithmetic_positions(func: ast.AST, skip_self: bool = False) -> Optional[List[int]]:
+    """The positions (after `self` with `skip_self`) of the positional parameters that
+    `arithmetic_parameters` finds, None when there are none."""
+    names = arithmetic_parameters(func)
+    if not names:
+        return None
+    positional = [a.arg for a in positional_parameters(func)[1 if skip_self else 0:]]
+    return sorted(positional.index(n) for n in names if n in positional) or None
+
+
 def _never_rebound(func: ast.AST, name: str) -> bool:
     return not any(isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load)
                    or isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names for node in walk(func))
