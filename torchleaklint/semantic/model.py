@@ -4050,9 +4050,8 @@ class SemanticModel:
         # only loops over the objects of a collection the object holds (policies, heads), or
         # a count fixed at construction (`range(self.n_topology)`): another counted loop or
         # one over what the caller hands in may be the run's steps
-        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and (
-                _rooted_at_self(loop.iter) and not _counts(loop.iter)
-                or self._fixed_collection(loop.iter) and not self._updates_within(loop))
+        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and not self._updates_within(loop) and (
+                _rooted_at_self(loop.iter) and not _counts(loop.iter) or self._fixed_collection(loop.iter))
                 for loop in carried):
             return False
         local = self.call_sites(unit)
