@@ -184,7 +184,8 @@ def cut_attributes(model, method) -> List[str]:
     stored |= {node.value.attr for node in walk(method) if isinstance(node, ast.Subscript)
                and isinstance(node.ctx, ast.Store) and is_self_attr(node.value, getattr(node.value, "attr", ""), receiver)}
     cut = sorted(attr for attr in stored
-                 if detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
+                 if (detaching_methods(model, attr, [method]) or restarting_methods(model, attr, None, [method]))
+                 and not _restarted_only_before_its_own_steps(model, method, attr, receiver))
     if _detaches_by_name(method, receiver):
         cut.append("*")  # `setattr(self, name, value.detach())` over names decided at run time: any attribute
     return cut
@@ -227,6 +228,33 @@ def _only_called_at_construction(model, name: str) -> bool:
     sites = model.self_calls(name)
     return bool(sites) and all(isinstance(model.unit_of(site), FUNCTION_TYPES)
                                and model.unit_of(site).name in _CONSTRUCTION_METHODS for site in sites)
+
+
+def _restarted_only_before_its_own_steps(model, method, attr: str, receiver: str) -> bool:
+    """Does `method` store `self.<attr>` only outside loops, before a step loop of its own that
+    calls methods of its object (`self.total_loss = 0.0`, then `for batch in data:
+    self.train_step(batch)` in a base trainer's `train_epoch`)? It drives the steps and
+    restarts the state once per call of its own, not between the steps it runs: a subclass
+    elsewhere whose `train_step` adds to the state chains every step of the epoch."""
+    stores = [node for node in walk(method) if is_self_attr(node, attr, receiver)
+              and isinstance(node.ctx, ast.Store)]
+    if not stores or any(model.loops_around(node) for node in stores):
+        return False
+    first = min(node.lineno for node in stores)
+    return any(isinstance(loop, (ast.For, ast.AsyncFor, ast.While)) and loop.lineno > first
+               and _calls_own_step_method(model, loop, receiver) for loop in walk(method))
+
+
+def _calls_own_step_method(model, loop, receiver: str) -> bool:
+    """Does `loop` call a per-step method on its object (`self.train_step(batch)`, by the
+    per-step names: the method may be a stub that a subclass in another module overrides)?"""
+    import fnmatch
+
+    patterns = model.per_step_patterns()
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver
+               and any(fnmatch.fnmatchcase(node.func.attr, pattern) for pattern in patterns)
+               for node in walk(loop))
 
 
 def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
