@@ -1902,6 +1902,20 @@ class Analyzer:
             known = self.method_call(e, method, receiver, callee, args, kwargs, all_args)
             if known is not None:
                 return known
+            if receiver is not None and receiver.kind == MODULE and receiver.frozen and \
+                    callee.kind in (FUNCTION, REF) and not _hands_a_module(all_args):
+                # `self.vae.encode(x)` of a module built `.eval().requires_grad_(False)`: no
+                # parameter records anything, so a graph comes only from an input that carries one
+                result = self._call_by_callee(e, callee, args, kwargs, all_args)
+                if result.carries_graph and not any(a.requires_grad for a in all_args):
+                    return self._parameterless_output(all_args)
+                return result
+        return self._call_by_callee(e, callee, args, kwargs, all_args)
+
+    def _call_by_callee(self, e: ast.Call, callee: Value, args, kwargs, all_args) -> Value:
+        """What calling `callee` (a function, class, module, loss or object, of this module or
+        another) returns."""
+        func = e.func
         if callee.kind == REF and callee.alts:
             out = None
             for name in callee.alts:  # one of several imported classes or functions: either result
@@ -2044,6 +2058,9 @@ class Analyzer:
                 return Value(LEAF)  # `x.reshape(1, -1).requires_grad_(True)`: a leaf that records graphs
             return UNKNOWN_V  # a computed flag
         if kind == MODULE:
+            if method == "requires_grad_" and _freezing_call(e):
+                return replace(receiver, frozen=True)  # `_video_vae(...).eval().requires_grad_(False)`:
+                # what it hands back (and `.to(device)` of it) records a graph only from its input
             if method in torch_api.MODULE_SELF_METHODS:
                 return receiver
             if method in ("parameters", "buffers"):
@@ -3302,6 +3319,12 @@ def _telling(asked: Set[str]) -> Set[str]:
     """What is asked of an object that tells its class: not the methods every module or
     optimizer has (`train`, `eval`, `to`, `zero_grad`...) nor `forward`."""
     return asked - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
+
+
+def _freezing_call(call: ast.Call) -> bool:
+    """`m.requires_grad_(False)` / `m.requires_grad_(requires_grad=False)`."""
+    flag = call.args[0] if call.args else _kw(call, "requires_grad")
+    return isinstance(flag, ast.Constant) and flag.value is False
 
 
 def flow_env_value(flow: FlowResult, name: str) -> Value:
