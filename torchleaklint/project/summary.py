@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 52
+SUMMARY_VERSION = 53
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -862,6 +862,14 @@ def _other_module_method(view, receiver, method: str, module: str) -> Optional[s
     return _qualified(view, found) if found is not None else None
 
 
+def _in_a_unit_test(model, call) -> bool:
+    """Is `call` made by a pytest/unittest test function (or code nested in one)?"""
+    from torchleaklint.semantic.evaluation import is_unit_test
+
+    unit = model.unit_of(call)
+    return isinstance(unit, FUNCTION_TYPES) and is_unit_test(model, unit)
+
+
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:
     from torchleaklint.semantic.model import bound_on_an_object
 
@@ -888,6 +896,8 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["lit"] = literal  # the arguments given a literal (positions, keyword names)
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
+    if _in_a_unit_test(model, call):
+        site["ut"] = 1  # made by a pytest/unittest test: its made-up arguments are no run's values
     if model.in_module_method(call):
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
     if isinstance(model.parent(call), ast.Expr):
