@@ -339,7 +339,8 @@ def _hands_nothing_retained(model, call, retained) -> bool:
         # a method may read state its object keeps; not one that builds every graph afresh
         # (`self.optimize_params_er_()` re-running its own forward before its backward)
         callee = model.resolve_call(call)
-        if callee is None or not called_on_self(call.func) or not model.builds_its_graphs_afresh(callee):
+        if callee is None or not called_on_self(call.func) or not (
+                model.builds_its_graphs_afresh(callee) or model.backward_walks_only_fresh_graphs(callee)):
             return False
     modules_used = {dotted(c.func) for d in model.graph_dependencies(retained)
                     for c in walk(model.statement_of(d)) if isinstance(c, ast.Call)}

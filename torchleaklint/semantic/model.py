@@ -4418,6 +4418,13 @@ class SemanticModel:
 
         return builds_its_graphs_afresh(self, method)
 
+    def backward_walks_only_fresh_graphs(self, method: ast.AST) -> bool:
+        """Does the backward `method` runs walk only graphs made in the same call, whatever it
+        is handed (object_state.backward_walks_only_fresh_graphs)?"""
+        from torchleaklint.semantic.object_state import backward_walks_only_fresh_graphs
+
+        return backward_walks_only_fresh_graphs(self, method)
+
     def set_only_at_construction(self, expr: ast.AST) -> bool:
         """`self.eps` read in a method of a class whose init-like methods alone store it: it
         holds what existed before any step (object_state.set_only_at_construction)."""

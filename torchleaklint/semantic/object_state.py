@@ -1523,13 +1523,34 @@ def builds_its_graphs_afresh(model, method) -> bool:
                         lambda: _fresh_after(model, info, method, frozenset(), 0) is not None)
 
 
-def _fresh_after(model, info, method, stored: frozenset, depth: int) -> Optional[frozenset]:
-    """The attributes stored for sure once `method` has run, given `stored` before it; None
-    when it reads one that may hold an earlier graph, or calls what cannot be followed."""
+def backward_walks_only_fresh_graphs(model, method) -> bool:
+    """Does the backward a method of a class of this file runs walk only graphs made in the
+    same call (`_instance_iteration(self, x, targets)` re-running the encoder on the batch
+    before `self.ais_loss.backward()`)? Like `builds_its_graphs_afresh`, but the method may
+    take arguments (its caller checks what it hands in), and what the method does after its
+    last statement that back-propagates (`self.running += self.ais_loss`) is not read: it
+    cannot change the graph that backward walked."""
+    info = model.method_class.get(method)
+    if info is None or method.args.vararg is not None or method.args.kwarg is not None:
+        return False
+    receiver = self_name(method)
+    last = max((i for i, stmt in enumerate(method.body) for node in walk(stmt) if isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute) and (node.func.attr == "backward" or (
+                    isinstance(node.func.value, ast.Name) and node.func.value.id == receiver))), default=None)
+    if last is None:
+        return False
+    return model.cached(("backward_walks_only_fresh_graphs", method),
+                        lambda: _fresh_after(model, info, method, frozenset(), 0, method.body[:last + 1]) is not None)
+
+
+def _fresh_after(model, info, method, stored: frozenset, depth: int, body=None) -> Optional[frozenset]:
+    """The attributes stored for sure once `method` has run (its statements `body`, all by
+    default), given `stored` before it; None when it reads one that may hold an earlier
+    graph, or calls what cannot be followed."""
     receiver = self_name(method)
     if receiver is None or depth > 3:
         return None
-    for stmt in method.body:
+    for stmt in method.body if body is None else body:
         for node in walk(stmt):
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == receiver \
                     and isinstance(node.ctx, ast.Load) and node.attr not in stored \
@@ -1573,8 +1594,29 @@ def _a_call_made_afresh(model, call, receiver: str) -> bool:
         value = model.value(func)
         if value.kind != MODULE:
             return True  # an own method (followed) or a method of an optimizer...
-        return model.holds_no_graph_state(func)
+        return model.holds_no_graph_state(func) or _torch_layer_built_at_construction(model, func)
     return True
+
+
+def _torch_layer_built_at_construction(model, attribute: ast.Attribute) -> bool:
+    """`self.head(x)` where only the class's init-like methods store `self.head`, each time a
+    layer of `torch.nn` (`nn.Conv2d(ch, 3, 1)`): a layer keeps nothing between calls."""
+    info = model.class_of(model.unit_of(attribute))
+    if info is None or not set_only_at_construction(model, info, attribute.attr):
+        return False
+    values = [node.value for method in _attribute_stores(model, info)[attribute.attr] for node in walk(method)
+              if isinstance(node, ast.Assign) and len(node.targets) == 1
+              and _stored_self_attribute(node.targets[0], self_name(method)) == attribute.attr]
+    return bool(values) and all(_torch_layer_call(model, v) for v in values)
+
+
+def _torch_layer_call(model, expr: ast.AST) -> bool:
+    """`nn.Conv2d(...)`, `nn.Sequential(nn.Linear(...), nn.ReLU())`: a `torch.nn` layer built
+    of nothing but such layers (not `nn.DataParallel(model)` around a module of any class)."""
+    if not (isinstance(expr, ast.Call) and (model.qualname(expr.func) or "").startswith("torch.nn.")):
+        return False
+    return all(_torch_layer_call(model, arg) for arg in list(expr.args) + [kw.value for kw in expr.keywords]
+               if model.value(arg).kind == MODULE or isinstance(arg, ast.Starred))
 
 
 def _may_hold_an_earlier_graph(model, info, attr: str) -> bool:
