@@ -19,7 +19,7 @@ from torchleaklint.project import modules
 from torchleaklint.project.packed import Packed, sorted_items
 from torchleaklint.project.siteindex import SiteIndex
 from torchleaklint.project.summary import summarize
-from torchleaklint.project.view import CALLERS, OWNERS, SITE_MARK, ProjectView, Resolver, has_external_callers
+from torchleaklint.project.view import CALLERS, OWNERS, SITE_MARK, SUBMODULE, ProjectView, Resolver, has_external_callers
 
 __all__ = ["Project", "ProjectView", "analyze_file", "fingerprint", "summary_digest", "summarize_file"]
 
@@ -273,7 +273,18 @@ def _method_owners(summaries: Dict[str, dict], children) -> Dict[str, dict]:
                     found[group].append(f"{module}.{cls}")
                     if below is not None:
                         found.setdefault("sub", {})[f"{module}.{cls}"] = below
+            if group == "owners":
+                for attr, value in (entry.get("attrs") or {}).items():
+                    if _a_trainable_module(value):
+                        # `.encoder` -> the module classes whose `__init__` stores a submodule there
+                        owners.setdefault(SUBMODULE + attr, {"owners": [], "others": []})["owners"].append(
+                            f"{module}.{cls}")
     return owners
+
+
+def _a_trainable_module(encoded) -> bool:
+    """Is a summary's encoded attribute value a module that is not frozen?"""
+    return encoded == "module" or isinstance(encoded, dict) and encoded.get("k") == "module" and not encoded.get("z")
 
 
 def _index_backpropagated_attributes(index: dict, summaries: Dict[str, dict]) -> None:

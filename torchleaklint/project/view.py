@@ -24,6 +24,7 @@ MAX_HOPS = 8
 SITE_MARK = "\0site:"
 CALLERS = "\0callers"
 OWNERS = "~own:"  # (after SITE_MARK: the classes of the project defining a method name)
+SUBMODULE = "."  # (before an attribute name among the owners: the module classes storing a submodule there)
 
 
 class Reads(set):
@@ -450,6 +451,12 @@ class ProjectView:
         on some receiver other than `self`."""
         found = self._owners_of(method)
         return sorted(list(found.get("owners", ())) + list(found.get("others", ())))
+
+    def submodule_owners(self, attr: str) -> List[str]:
+        """The module classes of the project whose `__init__` stores a trainable submodule in
+        `self.<attr>` (`self.encoder = Encoder(vocab)`): what `model.encoder(src)` calls on a
+        model of unknown class, when no class of the project defines a method of that name."""
+        return list(self._owners_of(SUBMODULE + attr).get("owners", ()))
 
     def subclassed_owners(self, method: str) -> List[str]:
         """The classes of the project defining `method` that other classes of the project

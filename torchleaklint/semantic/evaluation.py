@@ -1131,9 +1131,33 @@ def _forward_of_a_module(model, call, receiver: str) -> bool:
         # activation passed in (`self.activation = activation`)
         callee = model.value(call.func)
         return callee.kind == MODULE and not callee.frozen
+    if not value.name and _a_submodule_by_its_name(model, call.func.attr):
+        return True  # `self.model.encoder(src)` of a model handed in: no class in view defines a
+        # method `encoder`, and the module classes that have one store a submodule there
     # a method of a class not in view runs a forward with grad on when training here
     # back-propagates what the same method returns
     return model.method_trained_through(call.func.attr)
+
+
+def _a_submodule_by_its_name(model, attr: str) -> bool:
+    """Is `attr`, called on a module of unknown class, a submodule: no class of this file or
+    of the project defines a method of that name, and a module class of either stores a
+    trainable submodule in `self.<attr>` (`self.encoder = Encoder(vocab)`)?"""
+    from torchleaklint.semantic.dataflow import class_attribute_value
+
+    if attr in _MODULE_ONLY_METHODS or any(attr in info.methods for info in model.classes.values()):
+        return False
+    project = model.project
+    if project is not None and project.class_owners(attr):
+        return False
+    if any(model.is_module_class(info) and _trainable_module(class_attribute_value(model, info.name, attr))
+           for info in model.classes.values()):
+        return True
+    return project is not None and bool(project.submodule_owners(attr))
+
+
+def _trainable_module(value) -> bool:
+    return value.kind == MODULE and not value.frozen
 
 
 _MODULE_ONLY_METHODS = frozenset({"parameters", "named_parameters", "load_state_dict", "state_dict", "modules",
