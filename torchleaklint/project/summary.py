@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 53
+SUMMARY_VERSION = 54
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -894,6 +894,11 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         [kw.arg for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)]
     if literal:
         site["lit"] = literal  # the arguments given a literal (positions, keyword names)
+        numbers = {str(key): node.value for key, node in
+                   [(i, a) for i, a in enumerate(call.args)] + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+                   if isinstance(node, ast.Constant) and type(node.value) is int}
+        if numbers:
+            site["iv"] = numbers  # the integers given (`build_space(in_dim=8)`): sizes a callee computes with
     if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
         site["spread"] = 1  # `f(*args)`, `f(**kw)`: which argument goes where is not spelled out
     if _in_a_unit_test(model, call):

@@ -585,7 +585,8 @@ def _bulk_call(model, call: ast.Call, depth: int) -> Optional[Weight]:
     qual = _generator_method(model, call) or qual
     count = _element_count(model, call)
     if count is not None and count >= LARGE_ELEMENTS and qual not in _SHAPE_FACTORIES:
-        return Weight(f"a tensor of {count:,} elements (`{text}(...)`)", DATA)
+        what = "an array" if _made_by_numpy(model, call) else "a tensor"
+        return Weight(f"{what} of {count:,} elements (`{text}(...)`)", DATA)
     if qual in _SHAPE_FACTORIES:
         shape = _literal_shape(model, call, qual)
         if shape and _product(shape) >= LARGE_ELEMENTS:
@@ -612,6 +613,15 @@ _COUNTED_RANGES = {"torch.linspace": (2, "steps"), "torch.logspace": (2, "steps"
 _REPEATING_METHODS = frozenset({"repeat", "tile"})
 _SAME_SIZE_METHODS = frozenset({"float", "double", "half", "to", "cpu", "cuda", "clone", "contiguous", "reshape",
                                 "view", "flatten", "t", "numpy", "astype", "copy"})
+
+
+def _made_by_numpy(model, call: ast.Call) -> bool:
+    """Is the call, or the first call of its method chain, a numpy function
+    (`np.random.randn(n, d).astype("float32")`)?"""
+    origin = call
+    while isinstance(origin.func, ast.Attribute) and isinstance(origin.func.value, ast.Call):
+        origin = origin.func.value
+    return (model.qualname(origin.func) or "").startswith("numpy.")
 
 
 def _element_count(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
@@ -937,12 +947,40 @@ def _int_value(model, expr: ast.AST, depth: int = 0) -> Optional[int]:
             # large only when every caller makes it so
             passed = passed_arguments(model, definitions[0])
             if not passed:
+                given = _integers_passed_by_other_modules(model, definitions[0])
+                if given:
+                    return min(given)
                 default = _default_of_parameter(model, definitions[0])
                 passed = [default] if default is not None else []
             values = [_int_value(model, arg, depth + 1) for arg in passed]
             if values and all(v is not None for v in values):
                 return min(values)
     return None
+
+
+def _integers_passed_by_other_modules(model, param: ast.arg) -> Optional[List[int]]:
+    """The integer literals every call site in another module passes for the parameter (its
+    default where a site leaves it out): `build_param_space(in_dim=8)` in the driver. None when
+    a site passes something else, or there is none."""
+    func = model.unit_of(param)
+    if not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)) or model.project is None:
+        return None
+    index = model.argument_position(func, param)
+    default = _default_of_parameter(model, param)
+    out: List[int] = []
+    for site in model.external_sites(func):
+        if site.get("spread") or site.get("ut"):
+            return None
+        numbers = site.get("iv") or {}
+        given = numbers.get(param.arg, numbers.get(str(index)) if index is not None else None)
+        if given is None and (param.arg in site["kw"] or index is not None and index < len(site["a"])):
+            return None  # passed, but not as an integer literal
+        if given is None:
+            given = _int_value(model, default, 1) if default is not None else None
+        if given is None:
+            return None
+        out.append(given)
+    return out or None
 
 
 def _argparse_default(model, expr: ast.Attribute) -> Optional[ast.expr]:
