@@ -206,13 +206,14 @@ class GraphInContainer(Rule):
             return None
         kind = {ast.ListComp: "list", ast.SetComp: "set", ast.DictComp: "dict"}[type(comp)]
         shown = _short(elt)
-        message = (f"This {kind} comprehension over the batches keeps `{shown}`, which carries an "
-                   f"autograd graph, for every batch at once; all their graphs and activations stay "
+        walked = _short(comp.generators[0].iter)
+        message = (f"This {kind} comprehension over `{walked}` keeps `{shown}`, which carries an "
+                   f"autograd graph, for every item at once; all their graphs and activations stay "
                    f"alive. Store `{with_method(elt, _method(model, [elt]))}`")
         return self.finding(comp, message, self._fix(model, [elt]), severity=ERROR,
                             evidence=[model.graph_origin(elt),
-                                      (comp, "the comprehension runs over every batch and no backward consumes "
-                                             "its elements")])
+                                      (comp, f"the comprehension runs a forward on every item of `{walked}` and no "
+                                             f"backward consumes its elements")])
 
 
 def _collects_in_a_unit_test(model, node) -> bool:
