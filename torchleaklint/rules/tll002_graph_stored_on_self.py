@@ -297,6 +297,23 @@ def _reads_attribute(expr, target) -> bool:
                for n in walk(expr))
 
 
+def _carried_by_a_step_loop_of_its_own(model, stmt, target, func) -> bool:
+    """Is the store in a loop of the method that steps an optimizer, where a read of the
+    attribute in the next iteration sees it (`for i, batch in enumerate(self.loader): ...;
+    opt.step(); self.mloss = (self.mloss * i + items) / (i + 1)` in a Tune trainable's `step`)?
+    Each iteration is a training step, so the stored graph chains them, whatever the method
+    restarted before its loop."""
+    reaching = model.reaching(func)
+    for loop in model.loops_around(stmt):
+        if not model.is_step_loop(loop):
+            continue
+        for read in _self_reads(func, target.attr):
+            if model.is_inside(read, loop) and _before(read, stmt) and not model.value_killed_at(read) \
+                    and target in reaching.definitions(read):  # (reached through the loop's back edge)
+                return True
+    return False
+
+
 def _fed_back(model, stmt, target, func, methods) -> bool:
     """Does a later step compute from the stored value? Yes when the storing method reads
     `self.attr` before the store (its previous value: `self.y + ...`, `self.total += x`), or
@@ -318,6 +335,8 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
                 and not previous_value_unseen_by_invariant_store(model, func, read):
             return True
     if _read_by_a_helper_before_the_store(model, stmt, func, attr, methods):
+        return True
+    if _carried_by_a_step_loop_of_its_own(model, stmt, target, func):
         return True
     for method in methods:
         if method is func or method.name in INIT_METHODS or not model.is_per_step_method(method) \
