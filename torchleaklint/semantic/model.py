@@ -5036,6 +5036,13 @@ class SemanticModel:
             if isinstance(unit, FUNCTION_TYPES) else set())
 
     # ------------------------------------------------------ per-step methods
+    def has_per_step_name(self, name: str) -> bool:
+        """Is `name` one of the per-step method names (`forward`, `step`, `*_step` or the
+        configured ones), and not an init-like or setup one (`setup_step`, `init_states`)?"""
+        if name in INIT_METHODS or name.lstrip("_").startswith(_SETUP_PREFIXES):
+            return False
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.per_step_patterns())
+
     def per_step_patterns(self) -> Tuple[str, ...]:
         if self.settings is not None and getattr(self.settings, "per_step_methods", None):
             return tuple(self.settings.per_step_methods)
@@ -5058,9 +5065,8 @@ class SemanticModel:
         name = func.name
         if name in INIT_METHODS or name.lstrip("_").startswith(_SETUP_PREFIXES):
             return None  # `setup_step`, `_setup_step`, `init_states`: run once before the steps, whatever the suffix
-        for pattern in self.per_step_patterns():
-            if fnmatch.fnmatchcase(name, pattern):
-                return f"`{name}` runs once per step"
+        if self.has_per_step_name(name):
+            return f"`{name}` runs once per step"
         if self.is_hf_trainer_step_hook(func):
             return f"`{name}` runs once per step (the HuggingFace Trainer calls it for every batch)"
         site = self.training_loop_call_site(func, other_modules)
@@ -5121,7 +5127,7 @@ class SemanticModel:
                 continue
             if caller.name in INIT_METHODS or caller.name.lstrip("_").startswith(_SETUP_PREFIXES):
                 continue
-            if any(fnmatch.fnmatchcase(caller.name, p) for p in self.per_step_patterns()) \
+            if self.has_per_step_name(caller.name) \
                     or self.is_hf_trainer_step_hook(caller) or self.training_loop_call_site(caller) is not None \
                     or depth < 1 and self._per_step_method_calling(caller, depth + 1, other_classes) is not None:
                 return caller

@@ -248,13 +248,9 @@ def _restarted_only_before_its_own_steps(model, method, attr: str, receiver: str
 def _calls_own_step_method(model, loop, receiver: str) -> bool:
     """Does `loop` call a per-step method on its object (`self.train_step(batch)`, by the
     per-step names: the method may be a stub that a subclass in another module overrides)?"""
-    import fnmatch
-
-    patterns = model.per_step_patterns()
     return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver
-               and any(fnmatch.fnmatchcase(node.func.attr, pattern) for pattern in patterns)
-               for node in walk(loop))
+               and model.has_per_step_name(node.func.attr) for node in walk(loop))
 
 
 def detaching_methods(model, attr: str, methods) -> List[ast.AST]:
