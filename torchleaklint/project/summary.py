@@ -894,8 +894,8 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         [kw.arg for kw in call.keywords if kw.arg and isinstance(kw.value, ast.Constant)]
     if literal:
         site["lit"] = literal  # the arguments given a literal (positions, keyword names)
-        numbers = {str(key): node.value for key, node in
-                   [(i, a) for i, a in enumerate(call.args)] + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        given = list(enumerate(call.args)) + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+        numbers = {str(key): node.value for key, node in given
                    if isinstance(node, ast.Constant) and type(node.value) is int}
         if numbers:
             site["iv"] = numbers  # the integers given (`build_space(in_dim=8)`): sizes a callee computes with
