@@ -65,7 +65,7 @@ def _score(files, findings_of) -> dict:
 # round 6: single/m*.py, projects/n*; round 7: single/g*.py, projects/h*; round 8: single/k*.py, projects/j*; round 9: single/e*.py, projects/f*; round 10: single/d*.py, projects/c*; round 11: single/b*.py, projects/a*.
 ROUNDS = {"1": ("s", "p"), "2": ("t", "u"), "3": ("r", "q"), "4": ("v", "w"), "5": ("x", "y"), "6": ("m", "n"), "7": ("g", "h"), "8": ("k", "j"), "9": ("e", "f"), "10": ("d", "c"), "11": ("b", "a"), "12": ("z", "i"), "13": ("o", "l"), "14": ("y", "g"), "15": ("a", "b"), "16": ("c", "d"), "17": ("f", "e"), "18": ("h", "k"), "19": ("i", "m"), "20": ("j", "o"), "21": ("l", "r"), "22": ("n", "s"), "23": ("p", "t"), "24": ("q", "v"), "25": ("u", "x"), "26": ("w", "z"),
           # every letter is taken from round 27 on: two-letter prefixes, matched only when a digit follows
-          "27": ("aa", "aa"), "28": ("ab", "ab"), "29": ("ac", "ac"), "30": ("ad", "ad"), "31": ("ae", "ae"), "32": ("af", "af"), "33": ("ag", "ag"), "34": ("ah", "ah"), "35": ("ai", "ai"), "36": ("aj", "aj"), "37": ("ak", "ak"), "38": ("al", "al"), "39": ("am", "am"), "40": ("an", "an"), "41": ("ao", "ao"), "42": ("ap", "ap"), "43": ("aq", "aq"), "44": ("ar", "ar"), "45": ("as", "as"), "46": ("at", "at"), "47": ("au", "au")}
+          "27": ("aa", "aa"), "28": ("ab", "ab"), "29": ("ac", "ac"), "30": ("ad", "ad"), "31": ("ae", "ae"), "32": ("af", "af"), "33": ("ag", "ag"), "34": ("ah", "ah"), "35": ("ai", "ai"), "36": ("aj", "aj"), "37": ("ak", "ak"), "38": ("al", "al"), "39": ("am", "am"), "40": ("an", "an"), "41": ("ao", "ao"), "42": ("ap", "ap"), "43": ("aq", "aq"), "44": ("ar", "ar"), "45": ("as", "as"), "46": ("at", "at"), "47": ("au", "au"), "48": ("av", "av")}
 
 
 def in_round(name: str, prefix: str) -> bool:
