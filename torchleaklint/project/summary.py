@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 54
+SUMMARY_VERSION = 55
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -150,6 +150,10 @@ def summarize(model, module: str, partial: bool = False) -> dict:
         summary["stars"] = list(view.stars)
     if partial:
         summary["partial"] = 1
+    summary["calls"], named = _calls(model, module, partial)
+    # a module no other imports still hands objects of its classes to other modules' code
+    # (`MILTrainer(model, opt)` with `model = AttnMIL()`): their methods are what that code runs
+    handed = _classes_handed_to_other_modules(summary["calls"], module) if partial else set()
     for node in model.tree.body:
         if isinstance(node, FUNCTION_TYPES):
             defs[node.name] = "function"
@@ -163,7 +167,7 @@ def summarize(model, module: str, partial: bool = False) -> dict:
             summary["classes"][node.name] = _class(model, info, module, partial)
             # a module no other imports still overrides its first-party base class's methods
             # (`TaggerTrainer.train_step` for `BaseTrainer.train_step`): the base calls them
-            overrides = _overriding_methods(info, view) if partial else None
+            overrides = _overriding_methods(info, view) if partial and node.name not in handed else None
             for name, method in info.methods.items():
                 if overrides is None or name in overrides:
                     summary["functions"][f"{node.name}.{name}"] = _function(model, method, module, info)
@@ -183,13 +187,34 @@ def summarize(model, module: str, partial: bool = False) -> dict:
     foreign = _foreign_attributes_stored(model)
     if foreign:
         summary["fattrs"] = foreign  # attributes it stores on other objects in loops (`rnn.hidden = ...`)
-    summary["calls"], named = _calls(model, module, partial)
     if named:
         summary["named"] = named
     tune = _tune_uses(model, module)
     if tune:
         summary["tune"] = tune
     return summary
+
+
+def _classes_handed_to_other_modules(sites: List[dict], module: str) -> Set[str]:
+    """The classes of `module` whose objects its calls of other modules' code hand over as
+    arguments (the encoded values of the sites' arguments, items and elements included)."""
+    found: Set[str] = set()
+    prefix = module + "."
+
+    def collect(encoded, depth: int = 0) -> None:
+        if not isinstance(encoded, dict) or depth > 3:
+            return
+        name = encoded.get("n")
+        if isinstance(name, str) and name.startswith(prefix) and "." not in name[len(prefix):]:
+            found.add(name[len(prefix):])
+        for item in encoded.get("i") or ():
+            collect(item, depth + 1)
+        collect(encoded.get("e"), depth + 1)
+
+    for site in sites:
+        for encoded in list(site.get("a") or ()) + list((site.get("kw") or {}).values()):
+            collect(encoded)
+    return found
 
 
 def _self_attributes_stored(model) -> List[str]:
@@ -644,6 +669,34 @@ def _attributes_handed_out(info) -> List[str]:
     return sorted(found)
 
 
+def _attributes_from_init_parameters(init) -> Dict[str, list]:
+    """`{attr: [position after self, name]}` for each `self.<attr> = <parameter>` that
+    `__init__` runs first thing (a statement of its body, before any other binding of the
+    parameter or of the attribute)."""
+    if init is None:
+        return {}
+    params = [a.arg for a in positional_parameters(init)]
+    if not params:
+        return {}
+    receiver, positions = params[0], {name: i for i, name in enumerate(params[1:])}
+    positions.update({a.arg: None for a in init.args.kwonlyargs})
+    out: Dict[str, list] = {}
+    rebound: Set[str] = set()
+    for stmt in init.body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Name) \
+                and isinstance(stmt.targets[0], ast.Attribute) and isinstance(stmt.targets[0].value, ast.Name) \
+                and stmt.targets[0].value.id == receiver and stmt.value.id in positions \
+                and stmt.value.id not in rebound and stmt.targets[0].attr not in rebound:
+            out[stmt.targets[0].attr] = [positions[stmt.value.id], stmt.value.id]
+            continue
+        for node in walk(stmt):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                rebound.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                rebound.add(node.attr)  # (set again later: not the parameter alone)
+    return {attr: found for attr, found in out.items() if attr not in rebound}
+
+
 def _called(attribute, expr) -> bool:
     """Is `attribute` the function of a call in `expr` (`self.error_term(...)`)?"""
     return any(isinstance(n, ast.Call) and n.func is attribute for n in walk(expr))
@@ -670,6 +723,10 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
                     attrs[node.attr] = encode(value, module)
     out = {"line": info.node.lineno, "bases": list(info.base_names), "kind": kind,
            "methods": sorted(info.methods), "attrs": attrs}
+    handed = _attributes_from_init_parameters(init)
+    if handed:
+        out["pattrs"] = handed  # `self.model = model` in `__init__`: a subclass's
+        # `super().__init__(net, opt)` decides what its methods find in `self.model`
     handed_out = _attributes_handed_out(info)
     if handed_out:
         out["out"] = handed_out  # attributes of self its methods return (or return a call of):
@@ -905,8 +962,9 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
         site["ut"] = 1  # made by a pytest/unittest test: its made-up arguments are no run's values
     if model.in_module_method(call):
         site["md"] = 1  # made by a method of a module class (`render_rays` of a generator): part of a model
-    if isinstance(model.parent(call), ast.Expr):
-        site["dr"] = 1  # a statement of its own: the caller drops what it returns
+    if model.result_dropped_at(call):
+        site["dr"] = 1  # a statement of its own (or bound to a name only read cut): the caller drops
+        # what it returns
     if loops:
         site["lp"] = 1  # made in a loop of the caller: called over and over
         site["lo"] = loops[-1].lineno  # the outermost loop's line: calls in one loop nest share it

@@ -444,22 +444,47 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     reads = [n for n in nodes_within(unit) if isinstance(n, ast.Name) and n.id == key and isinstance(n.ctx, ast.Load)
              and not model.is_inside(n, node) and lists & {id(d) for d in reaching.definitions(n)}
              and not (isinstance(model.parent(n), ast.Attribute) and model.parent(n).attr in _GROWERS)]
-    return loop if reads and all(_dies_in_the_function(model, r, unit) for r in reads) else None
+    # (returned to callers that only print it, from a loop running a model it put in eval mode:
+    # an evaluation episode, not the unroll of a forward whose outputs are its result)
+    returned = _evaluates_a_model(model, loop) and _every_caller_drops_the_result(model, unit)
+    return loop if reads and all(_dies_in_the_function(model, r, unit, returned) for r in reads) else None
 
 
-def _dies_in_the_function(model, read, unit, depth: int = 0) -> bool:
+def _dies_in_the_function(model, read, unit, returned_dies: bool = False, depth: int = 0) -> bool:
     """Is `read` inert, or bound (as it is, or through ops that keep its graph: `pred =
     torch.cat(pred).unsqueeze(0)`) to a name whose every later read is inert in turn
-    (`outputs = pred.max(3)[1]`)? Then the graph goes nowhere out of the function."""
+    (`outputs = pred.max(3)[1]`)? With `returned_dies`, also a read the function returns
+    (`return torch.stack(logps).mean()`, its callers only printing it). Then the graph goes
+    nowhere out of the function."""
     if inert_read(model, read):
         return True
     stmt = model.statement_of(read)
+    if isinstance(stmt, ast.Return) and model.unit_of(stmt) is unit:
+        return returned_dies
     if depth >= 2 or not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
         return False
     target, reaching = stmt.targets[0], model.reaching(unit)
     later = [n for n in nodes_within(unit) if isinstance(n, ast.Name) and n.id == target.id
              and isinstance(n.ctx, ast.Load) and any(d is target for d in reaching.definitions(n))]
-    return bool(later) and all(_dies_in_the_function(model, n, unit, depth + 1) for n in later)
+    return bool(later) and all(_dies_in_the_function(model, n, unit, returned_dies, depth + 1) for n in later)
+
+
+def _evaluates_a_model(model, loop) -> bool:
+    """Does `loop` call a model between that model's `eval()` and its next `train()`?"""
+    from torchleaklint.semantic.evaluation import in_evaluation_region
+
+    return any(in_evaluation_region(model, node) for node in nodes_within(loop) if isinstance(node, ast.Call))
+
+
+def _every_caller_drops_the_result(model, unit) -> bool:
+    """Is `unit` called (once at least, only in this module, never handed out as a value),
+    and does every call only print or log what it returns, or discard it? `print(evaluate(
+    env, agent))`: what the function returns dies at the call."""
+    if not isinstance(unit, FUNCTION_TYPES) or model.external_sites(unit) or model.handed_out(unit) \
+            or model.class_of(unit) is not None and model.calls_by_method_name(unit)[0]:
+        return False
+    sites = model.call_sites(unit)
+    return bool(sites) and all(inert_read(model, site) or isinstance(model.parent(site), ast.Expr) for site in sites)
 
 
 def _put_value_back_propagated(model, node: ast.AST, unit) -> bool:

@@ -1266,6 +1266,10 @@ class Analyzer:
             for base in self.m.class_bases(info):
                 if "." in base:
                     inherited = self.m_attribute(base, attr)
+                    if inherited.kind in (MODULE, UNKNOWN) and not inherited.name:
+                        handed = _handed_to_the_base_init(self.m, info, base, attr)
+                        if handed is not None and handed.kind != UNKNOWN and (handed.name or inherited.kind == UNKNOWN):
+                            return handed  # `super().__init__(model, opt)` with `model` an AttnMIL
                     if inherited.kind == MODULE and not inherited.name:
                         break  # a module of unknown class (`self.model = model`): its output is
                         # not known here, so it stays unknown rather than a presumed graph
@@ -2887,6 +2891,8 @@ def _unpacked_part(value: Value) -> Value:
         return Value(GRAPH)
     if value.kind in (TENSOR, DATA):
         return Value(value.kind)
+    if value.kind == SCALAR:
+        return SCALAR_V  # `b, c, h, w = x.shape`: the numbers of a size (a string's characters)
     return UNKNOWN_V
 
 
@@ -3459,6 +3465,37 @@ def _class_attribute_value(model, class_name: str, attr: str) -> Value:
     if result.kind == UNKNOWN and attr in containers:
         result = sequence_of(Value(MODULE))  # `self.model[key].eval()`: a dict of modules
     return result
+
+
+def _handed_to_the_base_init(model, info, base: str, attr: str) -> Optional[Value]:
+    """What the class's `__init__` hands to the `__init__` of its base class `base` (of another
+    module) for the parameter that base stores as it is in `self.<attr>` (its summary's
+    `pattrs`): `super().__init__(model, optimizer)`, a statement of the body run first thing
+    (before any `return`), with `model` as the subclass's `__init__` got it. None when not so."""
+    found = model.project.imported_summary(base) if model.project is not None else None
+    if found is None or found[0] != "class" or not found[1] or attr not in (found[1].get("pattrs") or {}):
+        return None
+    position, name = found[1]["pattrs"][attr]
+    init = info.methods.get("__init__")
+    if init is None or model.in_progress(init):
+        return None
+    for stmt in init.body:
+        if isinstance(stmt, (ast.Return, ast.If, ast.For, ast.While, ast.Try, ast.With)):
+            return None
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"
+                and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)
+                and call.func.value.func.id == "super" and not call.func.value.args):
+            continue
+        if len([b for b in info.base_names]) != 1:
+            return None  # (`super()` of a class with several bases: the first one's, by the MRO)
+        given = next((kw.value for kw in call.keywords if kw.arg == name), None)
+        if given is None and position is not None and position < len(call.args) \
+                and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+            given = call.args[position]
+        flow = model.flow(init) if given is not None else None
+        return flow.values.get(given) if flow is not None else None
+    return None
 
 
 def _number_placeholder(model, info, attr: str) -> bool:

@@ -46,6 +46,8 @@ MAX_RECOMPUTATIONS = 3
 
 
 # Methods only a module answers: a receiver of one of them is a model, not a loss.
+_MODULE_PART_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules",
+                                    "named_modules", "children", "named_children", "state_dict"})
 _MODULE_ONLY_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "state_dict",
                                   "load_state_dict", "modules", "children", "zero_grad"})
 
@@ -2705,7 +2707,10 @@ class SemanticModel:
         """A loop over batches: its iterable is a DataLoader/Dataset (possibly wrapped in
         enumerate/tqdm/zip), or an iterable of unknown kind whose items are fed to a model
         call as its input. Loops over tensor slices (`x.split(1)`, time steps), over
-        modules (`self.blocks`) or over ranges are not."""
+        modules (`self.blocks`) or over ranges are not. Also a `while` loop drawing its item
+        with `next(...)` from such an iterable (`_draws_batches`)."""
+        if isinstance(loop, ast.While):
+            return self._draws_batches(loop)
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             return False
         iterable = loop.iter
@@ -2752,7 +2757,36 @@ class SemanticModel:
                 and not _list_of_non_modules(value):
             return False  # `self.blocks`, `self.heads.items()`: parts of the model, unless moved like a batch
             # (a list the object holds, of anything but modules, is decided by what the loop feeds)
+        return self._feeds_items_to_a_model(loop, targets)
+
+    def _draws_batches(self, loop: ast.While) -> bool:
+        """`while True: data = next(batches).to(device)` (the `StopIteration` caught around
+        it): each iteration draws one item of `batches`, an iterator over a DataLoader or
+        Dataset, or over items of unknown kind that look like batches (moved to a device, or
+        drawn in a function that switches a model's mode) and are fed to a model's forward."""
+        drawn = _drawn_by_next(loop)
+        if drawn is None or self._inside_module_forward(loop):
+            return False
+        iterator, target = drawn
+        value = self.value(iterator)
+        if value.kind in ("dataloader", "dataset") or any(
+                self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterator)):
+            return True
+        if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
+            return False
+        targets = {n.id for n in walk(target) if isinstance(n, ast.Name) and self.value(n).kind not in ("scalar", MODULE)}
+        if not targets or not (self._switches_a_model_mode(self.unit_of(loop)) or self._moves_to_device(loop, targets)
+                               or self.step_ops_in(loop)):
+            return False
+        return self._feeds_items_to_a_model(loop, targets)
+
+    def _feeds_items_to_a_model(self, loop: ast.AST, targets: Set[str]) -> bool:
+        """Is an item the loop draws (`targets`, or what is computed from them) an input of a
+        model call in its body, not what picks the model (`embeddings[feat.name](x)`)? Also
+        through a comprehension over them (`[model(v) for v in views]`, `views` the flips of
+        the batch)."""
         targets = self.derived_names(loop, targets)
+        targets |= _comprehension_targets_over(loop, targets)
         calls = list(self._calls_within(loop, skip_loops=True)) + self._calls_in_repeat_loops(loop)
         for call in calls:
             if not self._calls_a_module(call) or not _input_args(call) or _names_in(call.func) & targets:
@@ -3102,10 +3136,7 @@ class SemanticModel:
     def _moves_to_device(self, loop: ast.AST, targets: Set[str]) -> bool:
         """Items moved to a device in the loop body: `x.to(device)`, `x.cuda()`, also entry by
         entry (`{k: v.cuda() for k, v in batch.items()}`)."""
-        targets = set(targets) | {n.id for comp in nodes_within(loop, True) if isinstance(comp, COMPREHENSION_TYPES)
-                                  for gen in comp.generators
-                                  if {r.id for r in walk(gen.iter) if isinstance(r, ast.Name)} & targets
-                                  for n in walk(gen.target) if isinstance(n, ast.Name)}
+        targets = set(targets) | _comprehension_targets_over(loop, targets)
         for call in self._calls_within(loop, skip_loops=True):
             func = call.func
             if isinstance(func, ast.Attribute) and func.attr in ("to", "cuda") and \
@@ -3960,10 +3991,28 @@ class SemanticModel:
             return None
         if self._flushed_by_its_module(unit, key) or self._self_attribute_cut(unit, key):
             return None
+        if all(self._only_once_per_module_part(site, loop) for site, loop in zip(sites, loops)):
+            return None  # `ema.register(name, param)` for each parameter, once before training:
+            # one entry per parameter, not one per step
         if all(self._restarted_by_the_caller(site, loop, key) for site, loop in zip(sites, loops)):
             return None  # `self.feat = []` in the forward, then a loop over its experts calling
             # `self._separate_part(out, i)`, which appends: the list lives one call of the forward
         return loops[0]
+
+    def iterates_over_module_parts(self, loop: Optional[ast.AST]) -> bool:
+        """Is `loop` a `for` over the parts of a module (`model.named_parameters()`,
+        `.parameters()`, `.buffers()`, `.modules()`, `.children()`, `.state_dict().items()`)?
+        It runs once per part, a number the model fixes: no step repeats it."""
+        if not isinstance(loop, (ast.For, ast.AsyncFor)):
+            return False
+        iterable = loop.iter
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+                and iterable.func.attr in ("items", "keys", "values") and not iterable.args:
+            iterable = iterable.func.value  # `model.state_dict().items()`
+        if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute)
+                and iterable.func.attr in _MODULE_PART_ITERATORS):
+            return False
+        return self.value(iterable.func.value).kind == MODULE
 
     def _restarted_by_the_caller(self, site: ast.Call, loop: Optional[ast.AST], key: str) -> bool:
         """Does the function making the call `site` in `loop` rebind the `self` container `key`
@@ -3976,6 +4025,17 @@ class SemanticModel:
             return False
         return not (self.is_step_loop(loop) or self.is_epoch_loop(loop) or self.is_data_loop(loop)
                     or self.runs_forward_each_iteration(loop))
+
+    def _only_once_per_module_part(self, site: ast.Call, loop: Optional[ast.AST]) -> bool:
+        """Is `site` made only in a loop over a module's parts that no other loop encloses, in
+        a function that no loop in view calls and that no other module calls?"""
+        if not self.iterates_over_module_parts(loop) or len(self.loops_around(site)) != 1:
+            return False
+        caller = self.unit_of(site)
+        if not isinstance(caller, FUNCTION_TYPES):
+            return True  # a script's top level
+        return not self.is_per_step_method(caller) and not self.external_sites(caller) and \
+            not any(self.loops_around(call) for call in self.call_sites(caller))
 
     def receiver_rebuilt_per_step(self, call: ast.Call) -> bool:
         """Is `call` a method call on a name that a training-step loop around it binds anew
@@ -4733,8 +4793,12 @@ class SemanticModel:
         external = self.external_sites(unit)
         if not local and not external or self.calls_by_method_name(unit)[0]:
             return False  # (called by name on objects of unknown class: what those do with it is unknown)
-        return all(isinstance(self.parent(call), ast.Expr) or self._bound_to_a_name_never_read(call)
-                   for call in local) and all(site.get("dr") for site in external)
+        return all(self.result_dropped_at(call) for call in local) and all(site.get("dr") for site in external)
+
+    def result_dropped_at(self, call: ast.Call) -> bool:
+        """Does the caller drop what `call` returns: a statement of its own, or bound to a name
+        whose every read only cuts it (`_bound_to_a_name_never_read`)?"""
+        return isinstance(self.parent(call), ast.Expr) or self._bound_to_a_name_never_read(call)
 
     def returns_what_it_back_propagated(self, func: ast.AST) -> bool:
         """Does every return of `func` hand back a name that a training backward of its own
@@ -4778,7 +4842,8 @@ class SemanticModel:
         return True
 
     def _bound_to_a_name_never_read(self, call: ast.Call) -> bool:
-        """`shown = smooth.update(loss)` where no read of the function sees that binding: what
+        """`shown = smooth.update(loss)` where no read of the function sees that binding, or
+        every read that does only cuts the value (`float(shown)` in a progress line): what
         the call returns is dropped as surely as by a statement of its own."""
         stmt = self.parent(call)
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name)):
@@ -4787,8 +4852,9 @@ class SemanticModel:
         if self.is_module_global(unit, target.id) or not isinstance(unit, FUNCTION_TYPES):
             return False
         reaching = self.reaching(unit)
-        return not any(isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
-                       and target in reaching.definitions(node) for node in nodes_within(unit))
+        return all(self.value_killed_at(node) for node in nodes_within(unit)
+                   if isinstance(node, ast.Name) and node.id == target.id and isinstance(node.ctx, ast.Load)
+                   and target in reaching.definitions(node))
 
     def computed_from(self, unit: ast.AST, key: str, expr: ast.AST) -> bool:
         """Is the value bound to `key` among what `expr` is computed from, directly or
@@ -5965,6 +6031,34 @@ def _unpacks_pairs(target: ast.AST) -> bool:
     """`for x, y in ...`: items that unpack into two or more names."""
     return isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) >= 2 and \
         all(isinstance(e, ast.Name) for e in target.elts)
+
+
+def _comprehension_targets_over(loop: ast.AST, names: Set[str]) -> Set[str]:
+    """The names the comprehensions in `loop` bind to items of an iterable that reads one
+    of `names` (`v` of `[model(v) for v in views]`)."""
+    return {n.id for comp in nodes_within(loop, True) if isinstance(comp, COMPREHENSION_TYPES)
+            for gen in comp.generators if {r.id for r in walk(gen.iter) if isinstance(r, ast.Name)} & names
+            for n in walk(gen.target) if isinstance(n, ast.Name)}
+
+
+def _drawn_by_next(loop: ast.While) -> Optional[Tuple[ast.AST, ast.AST]]:
+    """(the iterator, the target) of `target = next(iterator)` that every iteration of a
+    `while` loop runs first: a statement of its body, or of the `try:` its body opens with;
+    `.to(device)` / `.cuda()` on what is drawn allowed."""
+    body = loop.body
+    if body and isinstance(body[0], ast.Try):
+        body = body[0].body + body[1:]
+    for stmt in body:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            value = stmt.value
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda"):
+                value = value.func.value
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" \
+                    and value.args and not value.keywords:
+                return value.args[0], stmt.targets[0]
+        if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.Try)):
+            return None  # (drawn after a branch or a loop: not surely each iteration's first item)
+    return None
 
 
 def _item_target(loop: ast.AST) -> ast.AST:
