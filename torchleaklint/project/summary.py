@@ -64,7 +64,7 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, nodes_within, positional_parameters, self_name, walk
+from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, self_name, walk
 
 SUMMARY_VERSION = 55
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
@@ -404,6 +404,13 @@ def _function(model, func, module: str, info) -> dict:
 
     if out.get("nograd") is None and info is not None and runs_own_forward_with_grad(model, func):
         out["fwd_self"] = True  # a module's method running its own forward with grad on (`act(obs)`)
+    if out.get("nograd") is None and info is not None and func.name not in INIT_METHODS:
+        from torchleaklint.semantic.evaluation import parts_forwarded_with_grad
+
+        parts = parts_forwarded_with_grad(model, func)
+        if parts:
+            out["fwdp"] = parts  # the parts of its object whose forwards it runs with grad on
+            # (`self.model(state)` in an agent's `act`): `agent.model.eval(); agent.act(s)` evaluates
     if is_stub(func):
         out["stub"] = True  # abstract: what runs is a subclass's override
     if info is not None:
@@ -714,8 +721,10 @@ def _class(model, info, module: str, partial: bool = False) -> dict:
         kind = "loader"
     attrs = {}
     init = info.methods.get("__init__") if not partial else None
-    if init is not None:
-        for node in walk(init):
+    # (what the init-like methods store: `__init__`, and `initialize(opt)` of the models that
+    # build themselves after construction)
+    for method in [m for name, m in info.methods.items() if name in INIT_METHODS] if not partial else ():
+        for node in walk(method):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
                     isinstance(node.value, ast.Name) and node.value.id == "self" and node.attr not in attrs:
                 value = class_attribute_value(model, info.name, node.attr)

@@ -17,6 +17,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
+from torchleaklint.semantic.flags import flags_decide_forward
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, is_stub, nodes_within, passed_argument,
                                           positional_parameters, self_name, walk)
@@ -68,15 +69,29 @@ def evaluation_forwards(model) -> Iterator[Tuple[ast.Call, tuple]]:
             # method of another module (`_validate()`, run by the base's `validate()`), whose
             # callers decide grad
         for call in calls.get(region[0], []):
-            if start <= start_of(call) < end and _calls_receiver(call, receiver) and \
-                    not _other_branch(model, region[4], call) and _forward_of_a_module(model, call, receiver):
+            if start <= start_of(call) < end and not _other_branch(model, region[4], call) and (
+                    _calls_receiver(call, receiver) and _forward_of_a_module(model, call, receiver)
+                    or _runs_the_switched_part(model, call, receiver)):
                 yield call, region
     for func in model.functions:
         if not eval_name(func.name) or is_unit_test(model, func) or not _evaluation_by_name(model, func):
             continue
         for call in calls.get(func, []):
-            if _is_model_call(model, call):
+            if _is_model_call(model, call) and not _left_off_by_every_caller_with_grad(model, func, call):
                 yield call, (func, None, start_of(func), end_of(func), None)
+
+
+def _left_off_by_every_caller_with_grad(model, func, call) -> bool:
+    """Is `call` behind a flag of `func` (`if compute_metrics is not None:`, the parameter
+    defaulting to None) that every call of `func` in view with autograd on leaves off (by
+    the default or a literal), the only calls setting it running under no-grad? Calls exist,
+    all in this module."""
+    flags = model.flag_guarding_call(call, func)
+    if not flags or model.external_sites(func) or model.handed_out(func):
+        return False
+    sites = [site for site in _sites_including_self_calls(model, func) if model.unit_of(site) is not func]
+    return bool(sites) and all(model.grad_disabled_at(site) or flags_decide_forward(site, flags) is False
+                               for site in sites)
 
 
 def _method_runs_forward_with_grad(model, call) -> bool:
@@ -113,6 +128,45 @@ def runs_own_forward_with_grad(model, method) -> bool:
         isinstance(node, ast.Call) and not model.grad_disabled_at(node) and (
             dotted(node.func) in (receiver, f"{receiver}.forward") or _a_part_with_parameters(model, node.func, receiver))
         for node in walk(method))
+
+
+def parts_forwarded_with_grad(model, method) -> List[str]:
+    """The attributes of its object that a method (not decorated no-grad) calls with an input
+    outside any no-grad block (`self.model(state)` in an agent's `act`): the parts whose
+    forwards it runs, whichever class they are of."""
+    receiver = self_name(method)
+    if receiver is None or model.grad_off_decorated(method):
+        return []
+    return sorted({node.func.attr for node in walk(method) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                   and node.func.value.id == receiver and (node.args or node.keywords)
+                   and not model.grad_disabled_at(node)})
+
+
+def _runs_the_switched_part(model, call, receiver: str) -> bool:
+    """`agent.act(s, mask)` after `agent.model.eval()`: a method of the object holding the
+    switched part that runs that part's forward with grad on (its class's method in this
+    file, or another module's from its summary)."""
+    owner, _, part = receiver.rpartition(".")
+    func = call.func
+    if not owner or not isinstance(func, ast.Attribute) or dotted(func.value) != owner \
+            or not (call.args or call.keywords) or eval_name(func.attr):
+        return False  # (a method named for evaluation, `eval_batch`: its own forwards are judged
+        # where they are, by its name)
+    holder = model.value(func.value)
+    if holder.kind not in (INSTANCE, MODULE) or not holder.name:
+        return False
+    unit = model.unit_of(call)
+    if any(isinstance(node, ast.Attribute) and dotted(node) == receiver and model.value(node).frozen
+           for node in nodes_within(unit)):
+        return False  # a frozen part (a distillation teacher): its forward records a graph only
+        # from inputs that carry one
+    if holder.name in model.classes:
+        method = model.method(holder.name, func.attr)
+        return method is not None and part in parts_forwarded_with_grad(model, method)
+    found = model.project.method_of(holder.name, func.attr) if model.project is not None and "." in holder.name else None
+    return found is not None and found[0] == "function" and isinstance(found[1], dict) \
+        and part in (found[1].get("fwdp") or ())
 
 
 def _a_part_with_parameters(model, func, receiver: str) -> bool:
@@ -1486,6 +1540,9 @@ def _is_model_call(model, call) -> bool:
     if model.value(call).kind == MODULE:
         return False  # `agent = Model(envs)`: a constructor (its result is used as a module)
     called = model.value(call.func)
+    if called.kind == MODULE and model.classes_hold_no_parameters(called):
+        return False  # `criterion(output, target)` of a loss class holding no parameter: an op on the
+        # evaluated model's output, whose forward is the finding
     if called.kind == MODULE:
         # (not when its class's `forward` is proven to record no graph, or not proven to record one)
         return not called.name or not model.forward_call_records_no_graph(called, call)

@@ -25,7 +25,8 @@ def literal_default(func: ast.AST, param: ast.arg) -> object:
 def flag_test(test: ast.AST, flags, modes) -> Optional[Tuple[str, object, object]]:
     """(parameter, what the body runs on, what the else branch runs on) for a test `flag` or
     `not flag` on one of `flags` (True / False), or a comparison of one of `modes` with
-    literals (`mode == "train"`: ("==", "train") / ("!=", "train"); `mode in ("a", "b")`)."""
+    literals (`mode == "train"`: ("==", "train") / ("!=", "train"); `mode in ("a", "b")`;
+    `metrics is not None` as `metrics != None`)."""
     negated = False
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, negated = test.operand, True
@@ -35,6 +36,8 @@ def flag_test(test: ast.AST, flags, modes) -> Optional[Tuple[str, object, object
             and test.left.id in modes):
         return None
     op, right = test.ops[0], test.comparators[0]
+    if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+        op = ast.Eq() if isinstance(op, ast.Is) else ast.NotEq()  # `flag is not None`
     if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(right, ast.Constant):
         literals = (right.value,)
     elif isinstance(op, (ast.In, ast.NotIn)) and isinstance(right, (ast.Tuple, ast.List, ast.Set)) \

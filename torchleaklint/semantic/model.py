@@ -46,6 +46,7 @@ MAX_RECOMPUTATIONS = 3
 
 
 # Methods only a module answers: a receiver of one of them is a model, not a loss.
+_MODULE_BASES = frozenset({"torch.nn.Module", "torch.nn.modules.module.Module", "nn.Module", "Module"})
 _MODULE_PART_ITERATORS = frozenset({"parameters", "named_parameters", "buffers", "named_buffers", "modules",
                                     "named_modules", "children", "named_children", "state_dict"})
 _MODULE_ONLY_METHODS = frozenset({"eval", "train", "parameters", "named_parameters", "state_dict",
@@ -2168,6 +2169,10 @@ class SemanticModel:
                 call.func.id not in self.module_functions and not self.imports.aliases.get(call.func.id):
             return False  # `hasattr(self, "scores")`, `len(self.layers)`: handed the module, runs no forward
         args = list(call.args) + [k.value for k in call.keywords]
+        if torch_api.tensor_type_constructors(self.value(call.func)):
+            # `self.Tensor(n, c, h, w)` with `self.Tensor = torch.cuda.FloatTensor if cuda else
+            # torch.Tensor`: a tensor made, no forward
+            return any(self.value(a).requires_grad for a in args)
         if self.value(call.func).kind == MODULE:
             # (not a frozen module on inputs that carry no graph: `clip(tokens)` records none)
             return not (self.value(call.func).frozen and not any(self.value(a).requires_grad for a in args))
@@ -2227,8 +2232,10 @@ class SemanticModel:
         or `generate()` may turn autograd off itself."""
         if not receiver.name and receiver.alts:
             # one of several classes: a forward when any of them runs one, unknown when one is not in view
-            answers = [self.method_runs_forward(Value(receiver.kind, name=name), attr, call) for name in receiver.alts]
-            return True if any(answers) else None if None in answers else False
+            # (not counting one of the project's classes that has no such method: the object is of another)
+            answers = [self.method_runs_forward(Value(receiver.kind, name=name), attr, call) for name in receiver.alts
+                       if not self._project_class_lacking(name, attr)]
+            return True if any(answers) else None if None in answers or not answers else False
         if not receiver.name:
             if attr in ("forward", "__call__") or attr in _MODULE_ONLY_METHODS or attr in torch_api.MODULE_SELF_METHODS:
                 return None  # every module has it: the one class of this file defining it says nothing
@@ -2264,6 +2271,17 @@ class SemanticModel:
                     return None
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
+
+    def _project_class_lacking(self, class_qual: str, attr: str) -> bool:
+        """Is `class_qual` a class of another module of the project that has no method `attr`,
+        its own or inherited, every base of it being of the project or `nn.Module`?"""
+        if self.project is None or "." not in class_qual or self.project.method_of(class_qual, attr) is not None:
+            return False
+        found = self.project.imported_summary(class_qual)
+        if found is None or found[0] != "class" or not isinstance(found[1], dict):
+            return False
+        return all(self.project.is_first_party(base) or base in _MODULE_BASES
+                   for base in self.project.class_bases(class_qual))
 
     def callee_stores_on_its_object(self, call: ast.Call) -> Optional[str]:
         """The attribute of its object a method of this module that `call` runs stores into
@@ -2385,6 +2403,21 @@ class SemanticModel:
                            for (name, runs_when), param in needed.items()), key=repr)
         return self.cached(("forwards_with_grad_only_if", func), compute)
 
+    def flag_guarding_call(self, call: ast.AST, func: ast.AST) -> List[Tuple[str, Optional[int], bool, object]]:
+        """The flag (a parameter of `func` with a literal default: `compute_metrics=None`) the
+        call runs under in `func`, as `forwards_with_grad_only_if` gives it: (name, argument
+        position, the truth value that lets it run, the default); empty when none guards it."""
+        flags = {a.arg: a for a in named_parameters(func)
+                 if isinstance(default_of(func, a), ast.Constant)
+                 and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
+        if not flags:
+            return []
+        guard = self._flag_guarding(call, func, flags, flags)
+        if guard is None:
+            return []
+        param = flags[guard[0]]
+        return [(guard[0], self.argument_position(func, param), guard[1], _flag_default(func, param))]
+
     def _call_runs_parameters(self, call: ast.Call, func: ast.AST) -> bool:
         """Does the call run a module's parameters (`self.forward(x)`, `self.head(h)`,
         `F.linear(x, self.weight)`, a function of this module that may run a forward), not
@@ -2394,6 +2427,11 @@ class SemanticModel:
         if self.value(call.func).kind == MODULE:
             return True
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+        if receiver is not None and _of_other_modules_classes(self.value(receiver)) \
+                and self.method_runs_forward(self.value(receiver), call.func.attr, call) is False:
+            receiver = None  # `self.head.compute_cluster_proto(feats, scores)`: a method of the part
+            # that runs no forward (its class's summary says so); what it is handed decides
+            # (classes of other modules only: their summaries answer, with no recursion here)
         for expr in ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls") or self.value(expr).kind in (MODULE, LEAF):
                 return True
@@ -3752,8 +3790,26 @@ class SemanticModel:
                 break
             if "." not in base and bound_first_under_the_same_test(self, loop, stmt, base):
                 break  # bound fresh under the same test earlier in each iteration that reaches here
+            if "." not in base and reaching.is_mutation(stmt, base) and self._bound_fresh_in_iteration(loop, stmt, base) \
+                    and self._stays_in_call(unit, base, reductions=True):
+                break  # `losses = []` on every path of the iteration to `losses.append(l)` (in the
+                # same branch): an old list may stay bound while the branch is not taken, but no
+                # iteration adds to it, and nothing else holds it
             out.append(loop)
         return out
+
+    def _bound_fresh_in_iteration(self, loop: ast.AST, stmt: ast.AST, key: str) -> bool:
+        """Is `key` bound fresh on every path of an iteration of `loop` before `stmt`: by an
+        earlier statement of a block, inside the loop's body, that holds `stmt`?"""
+        node = stmt
+        while node is not loop and node is not None:
+            block = self.block_holding(node)
+            if block is not None:
+                index = next(i for i, s in enumerate(block) if s is node)
+                if self._always_rebinds(block[:index], key):
+                    return True
+            node = self.parent(node)
+        return False
 
     def restarted_with_update(self, loop: ast.AST, key: str) -> bool:
         """Is `key` restarted (`metrics = []`, `total = 0`, `metrics.clear()`) in the block that
@@ -3952,7 +4008,8 @@ class SemanticModel:
                 and not self._within_one_update(stmt, key, carried) \
                 and not self._restarted_each_call(stmt, key, carried) \
                 and not self._kept_within_a_call_that_updates_nothing(stmt, key, carried) \
-                and not self._kept_over_parts_of_one_batch(stmt, key, carried):
+                and not self._kept_over_parts_of_one_batch(stmt, key, carried) \
+                and not self._kept_over_repeated_updates_on_one_batch(stmt, carried):
             return "loop"
         unit = self.unit_of(stmt)
         if not isinstance(unit, FUNCTION_TYPES) or self.rebound_fresh_in(unit, key):
@@ -4205,6 +4262,17 @@ class SemanticModel:
         return all(self._iterates_parts_of(loop, batch) for loop in carried) \
             and self._bound_fresh_before(unit, stmt, key) and self._stays_in_call(unit, key, reductions=True)
 
+    def _kept_over_repeated_updates_on_one_batch(self, stmt: ast.AST, carried: List[ast.AST]) -> bool:
+        """A total restarted every batch by the data loop around it and carried only by a
+        `for _ in range(k)` loop inside that repeats the update on the same batch (`for _ in
+        range(hp.rep_discriminator)`, a critic's steps): it holds at most k graphs, each
+        back-propagated in its iteration, and is let go with the batch."""
+        if not carried or not all(isinstance(loop, (ast.For, ast.AsyncFor)) and _is_range_like(loop.iter, self)
+                                  and not self.is_data_loop(loop) and self.has_backward_within(loop) for loop in carried):
+            return False
+        outer = self.loops_around(stmt)[len(carried):]
+        return bool(outer) and self.is_data_loop(outer[0])
+
     def _framework_batch_hook(self, func: ast.AST) -> bool:
         """A method a framework calls once per batch with that batch as its first argument:
         a LightningModule's `*_step` hooks, a HuggingFace Trainer's `training_step`."""
@@ -4280,6 +4348,8 @@ class SemanticModel:
                 continue  # `if total_loss is None:` (a late start): an identity test keeps nothing
             if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
                 continue
+            if isinstance(parent, ast.comprehension) and parent.iter is node:
+                continue  # `[l.item() for l in losses]`: its items walked, the list itself kept nowhere
             if reductions and isinstance(parent, ast.Call) and node in parent.args and \
                     self._reduces_without_keeping(parent):
                 continue
@@ -4717,6 +4787,25 @@ class SemanticModel:
             return False
         # `self` in a base class may be an object of a subclass that adds parameters
         return not (isinstance(expr, ast.Name) and expr.id == "self" and self._subclassed(value.name))
+
+    def classes_hold_no_parameters(self, value: Value) -> bool:
+        """Is `value` a module whose class (each of its classes, when it is one of several) is
+        proven to hold no parameter: of this file, or of another module by its summary's
+        `noparams` (a loss wrapper holding only `nn.NLLLoss()` and the like)?"""
+        from torchleaklint.semantic.dataflow import holds_no_parameters
+
+        names = [value.name] if value.name else list(value.alts or ())
+        if value.kind != "module" or not names:
+            return False
+        for name in names:
+            if name in self.classes:
+                if not holds_no_parameters(self, name) or self._subclassed(name):
+                    return False
+                continue
+            found = self.project.imported_summary(name) if self.project is not None and "." in name else None
+            if found is None or found[0] != "class" or not isinstance(found[1], dict) or not found[1].get("noparams"):
+                return False
+        return True
 
     def _subclassed(self, class_name: str) -> bool:
         """Does a class of this module, or of another module of the project, inherit from the
@@ -6039,6 +6128,12 @@ def _comprehension_targets_over(loop: ast.AST, names: Set[str]) -> Set[str]:
     return {n.id for comp in nodes_within(loop, True) if isinstance(comp, COMPREHENSION_TYPES)
             for gen in comp.generators if {r.id for r in walk(gen.iter) if isinstance(r, ast.Name)} & names
             for n in walk(gen.target) if isinstance(n, ast.Name)}
+
+
+def _of_other_modules_classes(value: Value) -> bool:
+    """A module known to be of a class of another module, or of one of several such."""
+    names = [value.name] if value.name else list(value.alts or ())
+    return value.kind == MODULE and bool(names) and all("." in name for name in names)
 
 
 def _drawn_by_next(loop: ast.While) -> Optional[Tuple[ast.AST, ast.AST]]:

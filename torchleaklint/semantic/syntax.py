@@ -12,7 +12,7 @@ COMPREHENSION_TYPES = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp
 
 # Methods that set an object up (or back): what they store is the object's starting state,
 # not a step's result.
-INIT_METHODS = frozenset({"__init__", "reset", "setup", "build", "__post_init__", "reset_parameters",
+INIT_METHODS = frozenset({"__init__", "initialize", "reset", "setup", "build", "__post_init__", "reset_parameters",
                           "init_hidden", "reset_state", "reset_states"})
 
 

@@ -7,6 +7,7 @@ and fails if it drifts from the installed torch. Nothing here imports torch.
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from torchleaklint.semantic import torch_api_data as data
@@ -242,3 +243,15 @@ def is_model_constructor(qualname: str) -> bool:
             parts[0] in ("transformers", "diffusers", "peft", "sentence_transformers", "timm")
         )
     return False
+
+
+_TENSOR_TYPE = re.compile(r"torch\.(cuda\.)?([A-Z][a-z]*)?Tensor")
+
+
+def tensor_type_constructors(value) -> bool:
+    """Is `value` a reference to the tensor types (`torch.Tensor`, `torch.cuda.FloatTensor`),
+    all of them when it is one of several? Calling one makes a tensor with no graph."""
+    if getattr(value, "kind", None) != "ref":
+        return False
+    names = [value.name] if value.name else list(value.alts or ())
+    return bool(names) and all(_TENSOR_TYPE.fullmatch(name) for name in names)
