@@ -2829,6 +2829,8 @@ class SemanticModel:
         for call in calls:
             if not self._calls_a_module(call) or not _input_args(call) or _names_in(call.func) & targets:
                 continue  # (`embeddings[feat.name](x)`: the item picks a part of the model, it is no batch)
+            if self.classes_hold_no_parameters(self.value(call.func)):
+                continue  # a Dice score module over each stored prediction: a metric, no model's forward
             used = {n.id for a in _input_args(call) for n in walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
