@@ -135,11 +135,14 @@ def parts_forwarded_with_grad(model, method) -> List[str]:
     outside any no-grad block (`self.model(state)` in an agent's `act`): the parts whose
     forwards it runs, whichever class they are of."""
     receiver = self_name(method)
-    if receiver is None or model.grad_off_decorated(method):
+    info = model.class_of(method)
+    if receiver is None or info is None or model.grad_off_decorated(method):
         return []
+    # (not a method of its class, `self.compute_ratio(i)`, nor `self.__getattr__(name)`)
     return sorted({node.func.attr for node in walk(method) if isinstance(node, ast.Call)
                    and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
                    and node.func.value.id == receiver and (node.args or node.keywords)
+                   and not node.func.attr.startswith("__") and model.method(info.name, node.func.attr) is None
                    and not model.grad_disabled_at(node)})
 
 
