@@ -3792,26 +3792,13 @@ class SemanticModel:
                 break
             if "." not in base and bound_first_under_the_same_test(self, loop, stmt, base):
                 break  # bound fresh under the same test earlier in each iteration that reaches here
-            if "." not in base and reaching.is_mutation(stmt, base) and self._bound_fresh_in_iteration(loop, stmt, base) \
+            if "." not in base and reaching.is_mutation(stmt, base) and self._bound_fresh_before(loop, stmt, base) \
                     and self._stays_in_call(unit, base, reductions=True):
                 break  # `losses = []` on every path of the iteration to `losses.append(l)` (in the
                 # same branch): an old list may stay bound while the branch is not taken, but no
                 # iteration adds to it, and nothing else holds it
             out.append(loop)
         return out
-
-    def _bound_fresh_in_iteration(self, loop: ast.AST, stmt: ast.AST, key: str) -> bool:
-        """Is `key` bound fresh on every path of an iteration of `loop` before `stmt`: by an
-        earlier statement of a block, inside the loop's body, that holds `stmt`?"""
-        node = stmt
-        while node is not loop and node is not None:
-            block = self.block_holding(node)
-            if block is not None:
-                index = next(i for i, s in enumerate(block) if s is node)
-                if self._always_rebinds(block[:index], key):
-                    return True
-            node = self.parent(node)
-        return False
 
     def restarted_with_update(self, loop: ast.AST, key: str) -> bool:
         """Is `key` restarted (`metrics = []`, `total = 0`, `metrics.clear()`) in the block that
@@ -4315,8 +4302,9 @@ class SemanticModel:
         return all(part_of_batch(p) for p in parts)
 
     def _bound_fresh_before(self, unit: ast.AST, stmt: ast.AST, key: str) -> bool:
-        """Is `key` bound fresh, on every path, earlier in a block of `unit` that holds
-        `stmt` (`h_cache_list = []` in the branch whose loop fills it)?"""
+        """Is `key` bound fresh, on every path, earlier in a block of `unit` (a function, or a
+        loop: in each of its iterations) that holds `stmt` (`h_cache_list = []` in the branch
+        whose loop fills it)?"""
         node = stmt
         while node is not unit and node is not None:
             block = self.block_holding(node)
