@@ -534,3 +534,24 @@ def test_a_forward_of_another_module_storing_on_its_object_is_said_so(tmp_path):
     # not that it is freed when the statement ends
     message = run(write(tmp_path, KEEPER), "--no-cache", ".")[("evaluate.py", 10, "TLL006")]
     assert "stores what it computes on its object (`self.phi`)" in message, message
+
+
+def test_a_summary_that_fails_is_reported_only_in_debug_mode(tmp_path, monkeypatch, capsys):
+    """A bug in summarizing leaves the file without a summary (its own check still runs);
+    with TORCHLEAKLINT_DEBUG set, the traceback says which file and why."""
+    import torchleaklint.project as project
+
+    path = tmp_path / "mod.py"
+    path.write_text("import torch\n\ndef f(x):\n    return x * 2\n", encoding="utf-8")
+
+    def broken(model, module, partial=False):
+        raise KeyError("summary bug")
+
+    monkeypatch.setattr(project, "summarize", broken)
+    monkeypatch.delenv("TORCHLEAKLINT_DEBUG", raising=False)
+    assert project.summarize_file(str(path), path.read_bytes(), Settings()) == (None, None)
+    assert capsys.readouterr().err == ""
+    monkeypatch.setenv("TORCHLEAKLINT_DEBUG", "1")
+    assert project.summarize_file(str(path), path.read_bytes(), Settings()) == (None, None)
+    err = capsys.readouterr().err
+    assert f"no summary for {path}" in err and "KeyError: 'summary bug'" in err

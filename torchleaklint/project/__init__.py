@@ -12,6 +12,7 @@ import ast
 import hashlib
 import json
 import os
+import sys
 import warnings
 from typing import Dict, Iterable, List, Optional, Tuple
 
@@ -409,9 +410,20 @@ def summarize_file(path: str, raw: bytes, settings, view: Optional[ProjectView] 
         with analysis_time_limit(TIME_LIMIT_SECONDS):
             return summarize(model, modules.module_name(path) or "", partial), model
     except (RecursionError, MemoryError, AnalysisTimeout):
+        _report_summary_failure(path)
         return None, None
     except Exception:  # a bug in summarizing must not hide the file's own findings
+        _report_summary_failure(path)
         return None, None
+
+
+def _report_summary_failure(path: str) -> None:
+    """With `TORCHLEAKLINT_DEBUG` set, the traceback of a summary that could not be computed
+    (the file is then checked with no summary of its own: importers see it as opaque)."""
+    if os.environ.get("TORCHLEAKLINT_DEBUG"):
+        import traceback
+
+        sys.stderr.write(f"torchleaklint: no summary for {path}:\n{traceback.format_exc()}")
 
 
 def _notebook_code(path: str, text: str) -> str:
