@@ -479,7 +479,10 @@ def _evaluates_a_model(model, loop) -> bool:
 def _every_caller_drops_the_result(model, unit) -> bool:
     """Is `unit` called (once at least, only in this module, never handed out as a value),
     and does every call only print or log what it returns, or discard it? `print(evaluate(
-    env, agent))`: what the function returns dies at the call."""
+    env, agent))`: what the function returns dies at the call. (Narrower than
+    `model.result_dropped_by_every_caller`, which also counts a result bound to a name only
+    read cut, `roll = rollout(...); roll.shape`: a forecast rollout's stacked outputs are its
+    result, and keeping them until the caller looks at them is no finding of this rule.)"""
     if not isinstance(unit, FUNCTION_TYPES) or model.external_sites(unit) or model.handed_out(unit) \
             or model.class_of(unit) is not None and model.calls_by_method_name(unit)[0]:
         return False

@@ -4822,7 +4822,7 @@ class SemanticModel:
         unit = self.unit_of(stmt)
         # (what it returns goes on only where some caller uses it: `self.baseline.step(value)`
         # as a statement of its own drops `return self.mean`)
-        per_call = not self.loops_around(stmt) and not self._result_dropped_by_every_caller(unit)
+        per_call = not self.loops_around(stmt) and not self.result_dropped_by_every_caller(unit)
         sinks: Set[str] = set()
         for node in nodes_within(unit):
             if isinstance(node, ast.Call) and node is not stmt and self.value(node.func).kind == MODULE:
@@ -4861,7 +4861,7 @@ class SemanticModel:
                          if b.rsplit(".", 1)[-1] in self.classes), None)
         return None
 
-    def _result_dropped_by_every_caller(self, unit: ast.AST) -> bool:
+    def result_dropped_by_every_caller(self, unit: ast.AST) -> bool:
         """Is every call of `unit` in view (one at least, here or in the project's other
         modules) a statement of its own, dropping what it returns? Not for a method a
         framework may call (a `forward`, a per-step hook), whose callers are out of view."""
