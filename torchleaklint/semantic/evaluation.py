@@ -143,7 +143,8 @@ def parts_forwarded_with_grad(model, method) -> List[str]:
                    and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
                    and node.func.value.id == receiver and (node.args or node.keywords)
                    and not node.func.attr.startswith("__") and model.method(info.name, node.func.attr) is None
-                   and not model.grad_disabled_at(node)})
+                   and not model.grad_disabled_at(node) and not _in_grad_mode_block(model, node)})
+    # (not under `torch.set_grad_enabled(not validation)`: the caller's argument sets the mode)
 
 
 def _runs_the_switched_part(model, call, receiver: str) -> bool:
