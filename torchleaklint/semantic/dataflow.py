@@ -3477,8 +3477,8 @@ def _handed_to_the_base_init(model, info, base: str, attr: str) -> Optional[Valu
         return None
     position, name = found[1]["pattrs"][attr]
     init = info.methods.get("__init__")
-    if init is None or model.in_progress(init):
-        return None
+    if init is None or model.in_progress(init) or len(info.base_names) != 1:
+        return None  # (`super()` of a class with several bases: the first one's, by the MRO)
     for stmt in init.body:
         if isinstance(stmt, (ast.Return, ast.If, ast.For, ast.While, ast.Try, ast.With)):
             return None
@@ -3487,8 +3487,6 @@ def _handed_to_the_base_init(model, info, base: str, attr: str) -> Optional[Valu
                 and isinstance(call.func.value, ast.Call) and isinstance(call.func.value.func, ast.Name)
                 and call.func.value.func.id == "super" and not call.func.value.args):
             continue
-        if len([b for b in info.base_names]) != 1:
-            return None  # (`super()` of a class with several bases: the first one's, by the MRO)
         given = next((kw.value for kw in call.keywords if kw.arg == name), None)
         if given is None and position is not None and position < len(call.args) \
                 and not any(isinstance(a, ast.Starred) for a in call.args[:position + 1]):
