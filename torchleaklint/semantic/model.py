@@ -2385,9 +2385,7 @@ class SemanticModel:
         def compute() -> List[Tuple[str, Optional[int], bool, object]]:
             # a flag has a literal default; a mode is any parameter compared with literals
             # (`forward(self, data, mode)`: `if mode == "inference": with torch.no_grad(): ...`)
-            flags = {a.arg: a for a in named_parameters(func)
-                     if isinstance(default_of(func, a), ast.Constant)
-                     and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
+            flags = _flags_with_literal_defaults(func)
             modes = {a.arg: a for a in named_parameters(func) if a.arg not in ("self", "cls")}
             if not modes:
                 return []
@@ -2407,9 +2405,7 @@ class SemanticModel:
         """The flag (a parameter of `func` with a literal default: `compute_metrics=None`) the
         call runs under in `func`, as `forwards_with_grad_only_if` gives it: (name, argument
         position, the truth value that lets it run, the default); empty when none guards it."""
-        flags = {a.arg: a for a in named_parameters(func)
-                 if isinstance(default_of(func, a), ast.Constant)
-                 and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
+        flags = _flags_with_literal_defaults(func)
         if not flags:
             return []
         guard = self._flag_guarding(call, func, flags, flags)
@@ -2753,8 +2749,7 @@ class SemanticModel:
             return False
         iterable = loop.iter
         value = self.value(iterable)
-        if value.kind in ("dataloader", "dataset") or any(
-                self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable)):
+        if self._iterates_a_loader(iterable, value):
             return True  # also `enumerate(loader)`, `tqdm(loader)`, `zip(loader_a, loader_b)`
         if value.kind == "sequence" and value.elem is not None and _yields_data(value.elem):
             return True
@@ -2773,7 +2768,7 @@ class SemanticModel:
             return True  # `for x0 in self._batches(self.val_x)`, a generator yielding such slices
         if self._indexes_a_dataset(loop):
             return True  # `for i in range(len(dataset)): x = dataset[i]`: its items, one per iteration
-        if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
+        if not _may_hold_batches(value):
             return False
         if self._inside_module_forward(loop):
             return False
@@ -2797,6 +2792,12 @@ class SemanticModel:
             # (a list the object holds, of anything but modules, is decided by what the loop feeds)
         return self._feeds_items_to_a_model(loop, targets)
 
+    def _iterates_a_loader(self, iterable: ast.AST, value: Value) -> bool:
+        """Is `iterable` (whose value is `value`) a DataLoader or Dataset, or one wrapped in
+        `enumerate`, `tqdm`, `zip`, `iter`?"""
+        return value.kind in ("dataloader", "dataset") or any(
+            self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable))
+
     def _draws_batches(self, loop: ast.While) -> bool:
         """`while True: data = next(batches).to(device)` (the `StopIteration` caught around
         it): each iteration draws one item of `batches`, an iterator over a DataLoader or
@@ -2807,10 +2808,9 @@ class SemanticModel:
             return False
         iterator, target = drawn
         value = self.value(iterator)
-        if value.kind in ("dataloader", "dataset") or any(
-                self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterator)):
+        if self._iterates_a_loader(iterator, value):
             return True
-        if value.kind != UNKNOWN_V.kind and not _unknown_items(value) and not _data_items(value):
+        if not _may_hold_batches(value):
             return False
         targets = {n.id for n in walk(target) if isinstance(n, ast.Name) and self.value(n).kind not in ("scalar", MODULE)}
         if not targets or not (self._switches_a_model_mode(self.unit_of(loop)) or self._moves_to_device(loop, targets)
@@ -3052,8 +3052,7 @@ class SemanticModel:
         for gen in comp.generators:
             iterable = gen.iter
             value = self.value(iterable)
-            if value.kind in ("dataloader", "dataset") or any(
-                    self.value(inner).kind in ("dataloader", "dataset") for inner in _wrapped_iterables(iterable)):
+            if self._iterates_a_loader(iterable, value):
                 return True
             # an iterable of unknown kind: batches only outside a module's own methods (which
             # walk the parts of one input: `[self.embedding(i) for i in entities]`), never a
@@ -6124,6 +6123,19 @@ def _of_other_modules_classes(value: Value) -> bool:
     """A module known to be of a class of another module, or of one of several such."""
     names = [value.name] if value.name else list(value.alts or ())
     return value.kind == MODULE and bool(names) and all("." in name for name in names)
+
+
+def _may_hold_batches(value: Value) -> bool:
+    """An iterable whose items may be batches: of unknown kind, or a sequence of unknown or
+    data items."""
+    return value.kind == UNKNOWN_V.kind or _unknown_items(value) or _data_items(value)
+
+
+def _flags_with_literal_defaults(func: ast.AST) -> Dict[str, ast.arg]:
+    """The parameters of `func` with a literal default (`train=True`, `mode="sem"`,
+    `compute_metrics=None`): the flags its body may branch on."""
+    return {a.arg: a for a in named_parameters(func) if isinstance(default_of(func, a), ast.Constant)
+            and isinstance(default_of(func, a).value, (bool, int, float, str, type(None)))}
 
 
 def _drawn_by_next(loop: ast.While) -> Optional[Tuple[ast.AST, ast.AST]]:
