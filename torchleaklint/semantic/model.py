@@ -18,6 +18,7 @@ from torchleaklint.semantic.flags import (decode_flags, flag_test as _flag_test,
 from torchleaklint.semantic.values import (
     DATA, FUNCTION, GRAPH, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, TENSOR, UNKNOWN_V, Value, join)
 from torchleaklint.semantic.guards import bound_first_under_the_same_test
+from torchleaklint.semantic.reaching import ENTRY
 from torchleaklint.semantic.syntax import (
     CELL_MARKER_PREFIX, COMPREHENSION_TYPES, FUNCTION_TYPES, INIT_METHODS, argument_at, summary_parameters, LOOP_TYPES, SCOPE_TYPES, body_nodes, call_parameters,
     unreachable_lines, every_parameter, CHILDREN_KEY, NODE_FIELDS, node_fields,
@@ -925,6 +926,37 @@ class SemanticModel:
                     return self.method(owner, attr)
             return None
         return self._resolve_static(call)
+
+    def iterated_functions(self, name: ast.Name) -> Optional[List[ast.AST]]:
+        """The module functions a name read here can hold when every definition reaching it
+        is the target of a `for` loop over a literal tuple or list of them (`for build in
+        (make_a, make_b): cfg = build()`); None otherwise (another binding reaches the read,
+        or an item of the sequence is not a function of this module)."""
+        unit = self.unit_of(name)
+        pairs = self.reaching(unit).reaching(name) if unit is not None else None
+        if not pairs:
+            return None
+        out: List[ast.AST] = []
+        for definition, _ in pairs:
+            loop = self.parent(definition) if isinstance(definition, ast.Name) else None
+            if not (isinstance(loop, ast.For) and loop.target is definition
+                    and isinstance(loop.iter, (ast.Tuple, ast.List)) and loop.iter.elts):
+                return None
+            for item in loop.iter.elts:
+                if not (isinstance(item, ast.Name) and item.id in self.module_functions
+                        and self.qualname(item) is None and self._reads_module_binding(item)):
+                    return None
+                if self.module_functions[item.id] not in out:
+                    out.append(self.module_functions[item.id])
+        return out
+
+    def _reads_module_binding(self, name: ast.Name) -> bool:
+        """The name read here is the module-level one: nothing in its function binds it."""
+        unit = self.unit_of(name)
+        if isinstance(unit, ast.Module):
+            return True
+        pairs = self.reaching(unit).reaching(name)
+        return pairs is not None and all(definition == ENTRY for definition, _ in pairs)
 
     def _resolve_static(self, call: ast.Call) -> Optional[ast.AST]:
         """`f()` of a module function, `Cls()` (its __init__), `self.method()`."""

@@ -672,12 +672,18 @@ def _returned_by_local_function(model, call: ast.Call, depth: int) -> Optional[W
 
 def _local_returns(model, call: ast.Call) -> Optional[List[ast.expr]]:
     """The values the module function `call` runs returns (its own `return` statements, not
-    those of functions nested in it); None when `call` runs no function of this module."""
+    those of functions nested in it; of each function a loop hands the called name, see
+    `iterated_functions`); None when `call` runs no function of this module."""
     func = call.func
-    if not (isinstance(func, ast.Name) and func.id in model.module_functions and model.qualname(func) is None):
+    if not isinstance(func, ast.Name):
         return None
-    local = model.module_functions[func.id]
-    return [node.value for node in walk(local)
+    if func.id in model.module_functions and model.qualname(func) is None:
+        functions = [model.module_functions[func.id]]
+    else:  # `for build in (make_a, make_b): space = build()`: what each of them returns
+        functions = model.iterated_functions(func)
+        if functions is None:
+            return None
+    return [node.value for local in functions for node in walk(local)
             if isinstance(node, ast.Return) and node.value is not None and model.unit_of(node) is local]
 
 
