@@ -1899,6 +1899,12 @@ class Analyzer:
     def call(self, e: ast.Call, callee: Value, receiver: Optional[Value], args, kwargs) -> Value:
         func = e.func
         all_args = list(args) + list(kwargs.values())
+        owner = looked_up_part_owner(e)
+        if isinstance(owner, ast.Name) and self.cls is not None and isinstance(self.unit, FUNCTION_TYPES) \
+                and owner.id == self_name(self.unit):
+            part = class_dynamic_parts(self.m, self.cls.name)
+            if part.kind == MODULE:
+                return part  # `self.__getattr__(f"head_{h}")` of a class registering only such heads
         if isinstance(func, ast.Attribute) and func.attr == "prepare" and args and not kwargs \
                 and self._an_accelerator(func.value):
             # `model, opt, loader = accelerator.prepare(model, opt, loader)`: each wrapped, what
@@ -3385,6 +3391,76 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
     return out
 
 
+# nn.Module methods that register a part under a name given as an argument
+_PART_REGISTRATIONS = frozenset({"__setattr__", "add_module", "register_module"})
+# nn.Module methods that give back the part registered under a name (also the builtin getattr)
+_PART_LOOKUPS = frozenset({"__getattr__", "get_submodule"})
+
+
+def class_dynamic_parts(model, class_name: str) -> Value:
+    """What `self.__getattr__(name)` (or `getattr(self, name)`, `self.get_submodule(name)`)
+    gives back for a name computed at run time: the join of the modules the class's methods
+    register under computed names (`self.__setattr__(f"head_{h}", SemHead(...))`,
+    `setattr(self, name, layer)`, `self.add_module(name, layer)`). Unknown when the class
+    registers none that way or one of them is not proven a module."""
+    return model.settled_answer(("dynamic_parts", class_name),
+                                lambda: _class_dynamic_parts(model, class_name), UNKNOWN_V)
+
+
+def _class_dynamic_parts(model, class_name: str) -> Value:
+    info = model.classes.get(class_name)
+    if info is None:
+        return UNKNOWN_V
+    out = None
+    for method in info.methods.values():
+        receiver = self_name(method)
+        stored = [part for node in walk(method) for part in [_registered_part(node, receiver)] if part is not None]
+        if not stored:
+            continue
+        flow = model.flow(method)
+        if flow is None and model.in_progress(method):
+            flow = _flow_without_callers(model, method)
+        if flow is None:
+            return UNKNOWN_V
+        for part in stored:
+            value = flow.values.get(part, UNKNOWN_V)
+            if value.kind != MODULE:
+                return UNKNOWN_V
+            out = join(out, value)
+    return out or UNKNOWN_V
+
+
+def _registered_part(node: ast.AST, receiver: Optional[str]) -> Optional[ast.expr]:
+    """The part a call registers on the receiver under a computed name, else None."""
+    if receiver is None or not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func, args = node.func, node.args
+    if isinstance(func, ast.Name) and func.id == "setattr" and len(args) == 3:
+        owner, args = args[0], args[1:]
+    elif isinstance(func, ast.Attribute) and func.attr in _PART_REGISTRATIONS and len(args) == 2:
+        owner = func.value
+    else:
+        return None
+    if not (isinstance(owner, ast.Name) and owner.id == receiver) or isinstance(args[0], ast.Constant):
+        return None
+    return args[1]
+
+
+def looked_up_part_owner(call: ast.Call) -> Optional[ast.expr]:
+    """The object whose part a call looks up under a computed name (`self` of
+    `self.__getattr__(name)`, `getattr(self, name)`, `self.get_submodule(name)`), else None."""
+    func, args = call.func, call.args
+    if call.keywords:
+        return None
+    if isinstance(func, ast.Name) and func.id == "getattr" and len(args) == 2:
+        owner, name = args
+    elif isinstance(func, ast.Attribute) and func.attr in _PART_LOOKUPS and len(args) == 1:
+        owner, name = func.value, args[0]
+    else:
+        return None
+    return None if isinstance(name, ast.Constant) else owner
+
+
 def _self_stores(flow: FlowResult, attr: str) -> List[Tuple[ast.Attribute, Value]]:
     """The `self.<attr>` store targets of a finished flow with their values, in the order of
     `flow.values` (indexed once per flow: a class's attributes are asked one by one, and a
@@ -3748,8 +3824,8 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
         for node in walk(method):
             if isinstance(node, ast.Call):
                 name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-                if name in _PARAMETER_MAKERS or name in ("add_module", "register_module"):
-                    return False
+                if name in _PARAMETER_MAKERS or name in ("add_module", "register_module", "__setattr__", "setattr"):
+                    return False  # (a part registered under a name: its parameters are not in view here)
     used_as_object = _attributes_used_as_objects(info)
     construction = _construction_methods(info)
     for name, method in info.methods.items():

@@ -2226,6 +2226,8 @@ class SemanticModel:
                 and self._calls_an_object_running_no_forward(call.func, depth):
             receiver = None  # `self.retokenizer(words)`: an object of a plain class the module holds,
             # whose `__call__` runs no forward, is called, not the module: what it is handed decides
+        if receiver is not None and self._method_of_its_class_runs_no_forward(call, receiver):
+            receiver = None
         inputs = ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]
         for expr in inputs:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls"):
@@ -2455,16 +2457,26 @@ class SemanticModel:
         if self.value(call.func).kind == MODULE:
             return True
         receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-        if receiver is not None and _of_other_modules_classes(self.value(receiver)) \
-                and self.method_runs_forward(self.value(receiver), call.func.attr, call) is False:
-            receiver = None  # `self.head.compute_cluster_proto(feats, scores)`: a method of the part
-            # that runs no forward (its class's summary says so); what it is handed decides
-            # (classes of other modules only: their summaries answer, with no recursion here)
+        if receiver is not None and self._method_of_its_class_runs_no_forward(call, receiver):
+            receiver = None
         for expr in ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls") or self.value(expr).kind in (MODULE, LEAF):
                 return True
         target = self._resolve_call_cheap(call)
         return target is not None and target is not func and self.may_run_forward(target)
+
+    def _method_of_its_class_runs_no_forward(self, call: ast.Call, receiver: ast.expr) -> bool:
+        """`self.head.compute_cluster_proto(feats, scores)`: a method of a part of a known
+        class that runs no forward (a class of another module: its summary says so; of this
+        one: the method is proven to run none); what it is handed decides."""
+        value = self.value(receiver)
+        if _of_other_modules_classes(value):
+            return self.method_runs_forward(value, call.func.attr, call) is False
+        if value.kind != MODULE or value.name not in self.classes:
+            return False
+        method = self.method(value.name, call.func.attr)
+        return method is not None and method.name not in ("forward", "__call__") and \
+            (self.grad_off_decorated(method) or not self.may_run_forward(method))
 
     def _flag_guarding(self, node: ast.AST, func: ast.AST, flags, modes) -> Optional[Tuple[str, object]]:
         """The flag `node` runs under and what it runs on: the test of an `if flag:` (or `if
