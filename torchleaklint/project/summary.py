@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 59
+SUMMARY_VERSION = 60
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -344,6 +344,9 @@ def _function(model, func, module: str, info) -> dict:
     weights = _returned_element_weights(model, func, flow.returns)
     if weights:
         out["weights"] = weights
+    templates = _returned_element_shapes(model, func, flow.returns, weights)
+    if templates:
+        out["wdims"] = templates  # elements sized by the arguments (`torch.randn(n, dim)`)
     sources = _returned_element_sources(model, func, flow.returns, has_self)
     if sources:
         out["wfrom"] = sources  # elements as big as an argument (`return x[:n], x[n:]`)
@@ -512,6 +515,19 @@ def _returned_element_weights(model, func, returns) -> Optional[list]:
     for elt in returned.elts:
         found = weight_of(model, elt)
         out.append({"what": found.what, "kind": found.kind} if found is not None else None)
+    return out if any(out) else None
+
+
+def _returned_element_shapes(model, func, returns, weights) -> Optional[list]:
+    """Per element of the one returned tuple that has no weight of its own, the shape
+    template of the array it is when its sizes are the function's parameters (`return x, y`
+    of `x = torch.randn(n, dim)`), else None: a caller's arguments give its size."""
+    from torchleaklint.semantic.tune import shape_template
+
+    returned = _the_returned_tuple(model, func) if returns is not None and returns.items is not None else None
+    if returned is None:
+        return None
+    out = [None if weights and weights[i] else shape_template(model, elt) for i, elt in enumerate(returned.elts)]
     return out if any(out) else None
 
 

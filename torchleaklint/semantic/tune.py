@@ -722,9 +722,14 @@ def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
 
 def _unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, int, int]]:
     """(call, position, tuple size) when the latest binding of `name` before this use
-    unpacks a call's result (`a, b = f(...)`), else None."""
+    unpacks a call's result (`a, b = f(...)`), else None. A function reading a module-level
+    name it does not bind (`TRAIN_X, TRAIN_Y = make_data(8192)` at the top) reads the
+    module's last such binding."""
     unit = model.unit_of(name)
     limit = _position(name)
+    if not isinstance(unit, ast.Module) and _parameter(unit, name.id) is None and (
+            not _scope_bindings(model, unit, name.id) or _declared_global(unit, name.id)):
+        unit, limit = model.tree, (float("inf"), 0)
     for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
         if kind != "define" or _position(stmt) >= limit:
             continue
@@ -784,6 +789,11 @@ def _returned_element_weight(model, call: ast.Call, index: int, size: int, depth
     if len(weights) == size and weights[index]:
         weight = weights[index]
         return Weight(f"{weight['what']} (returned by `{_callee_text(call)}()`, {where})", weight["kind"])
+    templates = found[1].get("wdims") or []
+    if len(templates) == size and templates[index]:
+        weight = sized_by_arguments(model, call, templates[index], summary_parameters(found[1]))
+        if weight is not None:
+            return Weight(f"{weight.what} (returned by `{_callee_text(call)}()`, {where})", weight.kind)
     sources = found[1].get("wfrom") or []
     if len(sources) != size or sources[index] is None:
         return None
@@ -860,6 +870,89 @@ def _literal_shape(model, call: ast.Call, qual: str) -> Optional[List[int]]:
     if isinstance(size, (ast.Tuple, ast.List)):
         return _ints(model, size.elts)
     return _ints(model, [size])
+
+
+def shape_template(model, expr: ast.AST) -> Optional[dict]:
+    """For a function's summary: the shape of the array `expr` makes (a shape factory, directly
+    or through a local bound once), with each size a number or the function's parameter it
+    is (`torch.randn(n, dim)` in `def make_data(n, dim=8)`): `{"f": "torch.randn", "d":
+    [{"p": "n", "i": 0}, {"p": "dim", "i": 1, "v": 8}]}` (`i` its position, `v` its
+    default). A caller then knows the size its arguments give. None when a size is neither."""
+    call = expr if isinstance(expr, ast.Call) else _made_by(model, expr)
+    qual = model.qualname(call.func) if call is not None and isinstance(call.func, (ast.Name, ast.Attribute)) else None
+    if qual not in _SHAPE_FACTORIES:
+        return None
+    dims = _shape_arguments(call, qual)
+    func = model.unit_of(call)
+    if not dims or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    out = []
+    for dim in dims:
+        number = _int_value(model, dim)
+        param = _plain_parameter(model, dim) if number is None else None
+        if number is not None:
+            out.append(number)
+        elif param is not None:
+            entry = {"p": param.arg, "i": model.argument_position(func, param)}
+            default = _default_of_parameter(model, param)
+            value = _int_value(model, default, 1) if default is not None else None
+            if value is not None:
+                entry["v"] = value
+            out.append(entry)
+        else:
+            return None
+    if all(isinstance(d, int) for d in out):
+        return None  # (a fixed size: the function's own weight says it)
+    return {"f": qual, "d": out}
+
+
+def _shape_arguments(call: ast.Call, qual: str) -> Optional[List[ast.expr]]:
+    """The size expressions of a shape factory call, as `_literal_shape` reads them."""
+    size = _keyword(call, "size") or _keyword(call, "shape")
+    if size is None:
+        if qual in _SHAPE_IS_TUPLE_ARG:
+            position = {"torch.randint": 2, "numpy.random.normal": 2, "numpy.random.uniform": 2,
+                        "numpy.random.randint": 2}.get(qual, 0)
+            size = call.args[position] if len(call.args) > position else None
+        else:
+            dims = call.args[:-1] if qual == "torch.full" else call.args
+            if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
+                size = dims[0]
+            else:
+                return list(dims)
+    if size is None:
+        return None
+    return list(size.elts) if isinstance(size, (ast.Tuple, ast.List)) else [size]
+
+
+def _plain_parameter(model, expr: ast.AST) -> Optional[ast.arg]:
+    """The parameter of the enclosing function `expr` names, not rebound before."""
+    if not isinstance(expr, ast.Name):
+        return None
+    definitions, updates = reaching_bindings(model, expr)
+    if len(definitions) == 1 and isinstance(definitions[0], ast.arg) and not updates:
+        return definitions[0]
+    return None
+
+
+def sized_by_arguments(model, call: ast.Call, template: dict, parameters: List[str]) -> Optional[Weight]:
+    """The weight of an array a function of another module makes with sizes its parameters
+    give (`shape_template`), for the arguments of this call (an argument left out: the
+    parameter's default)."""
+    shape = []
+    for dim in template["d"]:
+        if isinstance(dim, int):
+            shape.append(dim)
+            continue
+        argument = argument_at(call, parameters.index(dim["p"]), parameters) if dim["p"] in parameters else None
+        number = _int_value(model, argument) if argument is not None else dim.get("v")
+        if number is None:
+            return None
+        shape.append(number)
+    if _product(shape) < LARGE_ELEMENTS:
+        return None
+    text = template["f"].replace("numpy.", "np.")
+    return Weight(f"a {'x'.join(str(d) for d in shape)} array (`{text}(...)`)", DATA)
 
 
 def _ints(model, exprs) -> Optional[List[int]]:
