@@ -547,7 +547,10 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
         # broadcasting never shrinks an array: `x + noise`, `scale * x` are as big as x
         return _bulk_data(model, expr.left, depth + 1) or _bulk_data(model, expr.right, depth + 1)
     if isinstance(expr, ast.Subscript):
-        return _bulk_data(model, expr.value, depth + 1)
+        found = _bulk_data(model, expr.value, depth + 1)
+        if found is not None and isinstance(expr.slice, ast.Slice) and not found.what.startswith("a slice of"):
+            return Weight(f"a slice of {found.what}", found.kind)  # (`x[: n * 3 // 4]`: most of it, as a rule)
+        return found
     if isinstance(expr, ast.Attribute):
         return _bulk_data(model, expr.value, depth + 1) if expr.attr in _BULK_ATTRIBUTES else None
     if isinstance(expr, ast.IfExp):
@@ -702,11 +705,28 @@ def _unpacked_weight(model, name: ast.Name, depth: int) -> Optional[Weight]:
     the latest binding of the name before its use is such an unpacking of a call whose
     returned tuple is known element by element (a function of this module, or of another
     module of the project: its summary's `weights`)."""
-    found = _unpacking_of(model, name)
+    found = nested_unpacking_of(model, name)
     if found is None:
         return None
-    call, index, size = found
-    return _returned_element_weight(model, call, index, size, depth)
+    call, path = found
+    if len(path) > 1:  # `(x_train, y_train), (x_valid, y_valid) = get_data()` of this module
+        return _nested_returned_weight(model, call, path, depth)
+    return _returned_element_weight(model, call, path[0][0], path[0][1], depth)
+
+
+def _nested_returned_weight(model, call: ast.Call, path, depth: int) -> Optional[Weight]:
+    """The weight of the item at `path` of the nested tuples a function of this module
+    returns (`return (x[:n], y[:n]), (x[n:], y[n:])`)."""
+    for returned in _local_returns(model, call) or ():
+        for index, size in path:
+            if not (isinstance(returned, ast.Tuple) and len(returned.elts) == size):
+                returned = None
+                break
+            returned = returned.elts[index]
+        found = weight_of(model, returned, depth + 1) if returned is not None else None
+        if found is not None:
+            return found
+    return None
 
 
 def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
@@ -736,11 +756,46 @@ def _unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, int, int]]:
         if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
                 and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
             return None
-        elts = stmt.targets[0].elts
-        index = next((i for i, e in enumerate(elts) if isinstance(e, ast.Name) and e.id == name.id), None)
-        if index is None or any(isinstance(e, ast.Starred) for e in elts[:index + 1]):
+        path = _unpacking_path(stmt.targets[0], name.id)
+        if path is None or len(path) != 1:
             return None
-        return stmt.value, index, len(elts)
+        return stmt.value, path[0][0], path[0][1]
+    return None
+
+
+def nested_unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, List[Tuple[int, int]]]]:
+    """(call, path) when the latest binding of `name` before this use unpacks a call's
+    result, also through nested tuples (`(x_train, y_train), (x_valid, y_valid) =
+    get_data()`): the path is (position, tuple size) per level, outermost first."""
+    unit = model.unit_of(name)
+    limit = _position(name)
+    if not isinstance(unit, ast.Module) and _parameter(unit, name.id) is None and (
+            not _scope_bindings(model, unit, name.id) or _declared_global(unit, name.id)):
+        unit, limit = model.tree, (float("inf"), 0)
+    for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
+        if kind != "define" or _position(stmt) >= limit:
+            continue
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
+                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
+            return None
+        path = _unpacking_path(stmt.targets[0], name.id)
+        return (stmt.value, path) if path is not None else None
+    return None
+
+
+def _unpacking_path(target: ast.AST, name_id: str) -> Optional[List[Tuple[int, int]]]:
+    """The (position, size) steps from an unpacking target down to the name, None when the
+    name is not there or a starred item before it hides its position."""
+    if not isinstance(target, (ast.Tuple, ast.List)):
+        return None
+    for index, elt in enumerate(target.elts):
+        if any(isinstance(e, ast.Starred) for e in target.elts[:index + 1]):
+            return None
+        if isinstance(elt, ast.Name) and elt.id == name_id:
+            return [(index, len(target.elts))]
+        inner = _unpacking_path(elt, name_id)
+        if inner is not None:
+            return [(index, len(target.elts))] + inner
     return None
 
 
