@@ -310,7 +310,27 @@ class Analyzer:
                 if name in direct and not (self.m.is_module_class(info) or "__call__" in info.methods):
                     continue  # called itself like a function: no object of a class that cannot be called
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
+        found.update(self._typed_parts_by_project_methods(names, nested, polymorphic, found))
         return found
+
+    def _typed_parts_by_project_methods(self, names, nested, polymorphic, typed) -> Dict[str, Value]:
+        """`agent.net.recurrent(obs, h)` and `agent.net.init_hidden()` on a parameter `agent`
+        that nothing types: the part `agent.net` is a module of the one class of the project's
+        other modules defining what is asked of it (`_typed_by_project_methods`, the same
+        evidence), keyed `agent.net` in the data flow. No class of this file may define it."""
+        out: Dict[str, Value] = {}
+        for name, held in nested.items():
+            if name in typed or name in polymorphic:
+                continue
+            for attr, asked in held.items():
+                if any(a.startswith("__") for a in asked) or not _telling(asked) \
+                        or self.m.classes_defining_all(asked):
+                    continue
+                calls = [c for c in _nested_calls_of(self.m, self.unit, name) if c.func.value.attr == attr]
+                part = self._typed_by_project_methods(asked, False, calls)
+                if part is not None and part.kind == MODULE:
+                    out[f"{name}.{attr}"] = part
+        return out
 
     def _typed_by_project_methods(self, attrs: Set[str], callable_itself: bool,
                                   calls: List[ast.Call]) -> Optional[Value]:
@@ -3238,6 +3258,12 @@ def _direct_receiver(call: ast.Call) -> Optional[str]:
     """`name` of `name(...)` and of `name.method(...)`."""
     func = call.func.value if isinstance(call.func, ast.Attribute) else call.func
     return func.id if isinstance(func, ast.Name) else None
+
+
+def _nested_calls_of(model, unit: ast.AST, name: str) -> List[ast.Call]:
+    """The calls `name.attr.method(...)` inside `unit`."""
+    index = model.cached(("nested_calls_by_unit",), lambda: _index_calls_by_unit(model, _nested_receiver))
+    return list(index.get((unit, name), ()))
 
 
 def _nested_receiver(call: ast.Call) -> Optional[str]:
