@@ -355,9 +355,20 @@ def _hands_nothing_retained(model, call, retained) -> bool:
             if model.graphs_share(retained, arg):
                 return False
         elif value.kind == UNKNOWN and not model.is_batch_item(arg) and not model.set_only_at_construction(arg) \
-                and not _item_made_before_the_retained_graph(model, arg, retained):
+                and not _item_made_before_the_retained_graph(model, arg, retained) \
+                and not _bound_before_the_retained_graph(model, arg, retained, call):
             return False
     return True
+
+
+def _bound_before_the_retained_graph(model, arg, retained, call) -> bool:
+    """`gradient_penalty(pinn, xt_int)` with `xt_int` a parameter of the function (or bound
+    before the loop, never in it), while the retained graph holds nothing built before the
+    loop: what it names cannot hold part of that graph."""
+    loops = model.loops_around(call)
+    if not isinstance(arg, ast.Name) or not loops:
+        return False
+    return model.bound_outside(arg, loops[-1]) and not model.shares_graph_built_before(retained, loops[-1])
 
 
 def _item_made_before_the_retained_graph(model, arg, retained) -> bool:

@@ -3659,6 +3659,13 @@ class SemanticModel:
 
         return state_cut_between_steps(self, func, attr)
 
+    def bound_outside(self, name: ast.Name, loop: ast.AST) -> bool:
+        """Is every definition of `name` reaching this read made outside `loop` (a parameter,
+        a binding before the loop), none in it?"""
+        pairs = self.reaching(self.unit_of(name)).reaching(name)
+        return bool(pairs) and not any(
+            definition != ENTRY and self.is_inside(definition, loop) for definition, _ in pairs)
+
     def shares_graph_built_before(self, expr: ast.AST, loop: ast.AST) -> bool:
         """Does `expr`'s graph include a loop-invariant part built before `loop`?"""
         from torchleaklint.semantic.provenance import shares_graph_built_before
