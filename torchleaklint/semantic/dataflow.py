@@ -142,6 +142,9 @@ class Analyzer:
         self.defaulted_none: Set[str] = set()
         # per enclosing loop, innermost last: the environments at its `break`s and `continue`s
         self._jumps: List[Tuple[List[dict], List[dict]]] = []
+        # a nested loop entered again with the same bindings ends with the same ones (`loop`)
+        self._loop_nesting = 0
+        self._loop_exits: Dict[tuple, Dict[str, Value]] = {}
         # `losses[0]` proven a number by the test of the branch being analyzed (`if
         # isinstance(losses[0], int):`): its env key, `_subscript_key`, holds the number there
         self._subscripts_narrowed = False
@@ -801,6 +804,23 @@ class Analyzer:
         self.loop(s, lambda: self.expr(s.test))
 
     def loop(self, s, head) -> None:
+        # Each loop is walked twice, so loops nested d deep would be walked 2**d times (a
+        # hyper-parameter sweep written as twenty nested `for` loops): a nested loop entered
+        # again with the same bindings (and grad mode) ends with the bindings it ended with
+        # before, and the values it gave its nodes are the same.
+        key = (s, self.nograd, frozenset(self.env.items())) if self._loop_nesting else None
+        if key is not None and key in self._loop_exits:
+            self.env = dict(self._loop_exits[key])
+            return
+        self._loop_nesting += 1
+        try:
+            self._walk_loop(s, head)
+        finally:
+            self._loop_nesting -= 1
+        if key is not None:
+            self._loop_exits[key] = dict(self.env)
+
+    def _walk_loop(self, s, head) -> None:
         before = dict(self.env)
         breaks: List[dict] = []
         for _ in range(2):  # second pass sees values carried over from the first
@@ -4095,6 +4115,9 @@ def arguments_handed_to_backward(model, unit) -> List[ast.AST]:
     key = ("arguments_handed_to_backward", unit)
     if key in model._memo:
         return model._memo[key]
+    if key in model._memo_until_settled:
+        model.read_provisional(key)
+        return model._memo_until_settled[key]
     settled = model._settled()
     model._memo[key] = []  # recursion guard: callers of each other prove nothing more
     out: List[ast.AST] = []
@@ -4108,7 +4131,8 @@ def arguments_handed_to_backward(model, unit) -> List[ast.AST]:
     if settled:
         model._memo[key] = out
     else:
-        del model._memo[key]  # answered from provisional values: not kept
+        del model._memo[key]  # answered from provisional values: kept until that computation ends
+        model._memo_until_settled[key] = out
     return out
 
 

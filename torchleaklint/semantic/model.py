@@ -5049,6 +5049,9 @@ class SemanticModel:
         memo_key = ("backward_sources", unit, gradient)
         if memo_key in self._memo:
             return self._memo[memo_key]
+        if memo_key in self._memo_until_settled:
+            self.read_provisional(memo_key)
+            return self._memo_until_settled[memo_key]
         from torchleaklint.semantic.dataflow import arguments_handed_to_backward
 
         settled = self._settled()
@@ -5064,8 +5067,11 @@ class SemanticModel:
             self._memo[memo_key] = sources
         else:
             # read while a data flow is being computed (`x.backward(g)` tells a tensor's backward
-            # from an accelerator's by the receiver's value): provisional, never kept
+            # from an accelerator's by the receiver's value): provisional, kept only until that
+            # computation ends (its readers provisional too: recomputing it at every ask made
+            # chains of helpers handing values on cost exponential time)
             del self._memo[memo_key]
+            self._memo_until_settled[memo_key] = sources
         return sources
 
     def _comprehension_sources(self, node: ast.AST, keys: Set[str]) -> Set[str]:

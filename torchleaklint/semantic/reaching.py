@@ -68,6 +68,8 @@ class ReachingDefinitions:
         self._stmt_stack: List[ast.AST] = []
         self._jumps: Dict[ast.AST, Dict[str, List[State]]] = {}
         self._phase: Dict[str, Tuple[int, bool]] = {}  # counter -> (first value, in the first iteration?)
+        self._loop_exits: Dict[tuple, Optional[State]] = {}  # (nested loop, entry state, phase) -> exit state
+        self._warm_heads: Dict[tuple, State] = {}  # (loop, phase) -> the head state it last reached
         state: Optional[State] = {}
         if isinstance(unit, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             for arg in every_parameter(unit):
@@ -302,6 +304,17 @@ class ReachingDefinitions:
         return self._loop(s, state, lambda st: self._expr(s.test, st))
 
     def _loop(self, loop, entry: State, head) -> Optional[State]:
+        # A nested loop entered again with the state it was entered with before (an enclosing
+        # loop's pass that changed nothing it sees) ends as it did then, its reads the same.
+        if not self._loop_stack:
+            return self._walk_loop(loop, entry, head)
+        key = (loop, frozenset(entry.items()), tuple(sorted(self._phase.items())))
+        if key not in self._loop_exits:
+            self._loop_exits[key] = self._walk_loop(loop, entry, head)
+        found = self._loop_exits[key]
+        return dict(found) if found is not None else None
+
+    def _walk_loop(self, loop, entry: State, head) -> Optional[State]:
         self._push_loop(loop)
         try:
             at_head, back, breaks = self._fixed_point(loop, entry, head)
@@ -320,7 +333,13 @@ class ReachingDefinitions:
         """Walk the body from `start` (joined with what the back edge brings) until the head
         state is stable, or for `_MAX_LOOP_PASSES`: (head state, state at the back edge, the
         states at its `break`s)."""
-        at_head = dict(start)
+        # A loop entered again (an enclosing loop's next pass) starts from the head state it
+        # reached last time, joined with the new entry: entries only grow (outside a counted
+        # loop's phases), so that is still below the new fixed point, which one pass then
+        # usually confirms. Without it, loops nested d deep are walked 2**d times.
+        warm_key = (loop, tuple(sorted(self._phase.items())))
+        warm = self._warm_heads.get(warm_key) if not self._phase else None
+        at_head = _join(start, warm) if warm is not None else dict(start)
         back = None
         for _ in range(_MAX_LOOP_PASSES):
             self._jumps[loop] = {"break": [], "continue": []}
@@ -330,6 +349,8 @@ class ReachingDefinitions:
             if new_head == at_head:
                 break
             at_head = new_head
+        if not self._phase:
+            self._warm_heads[warm_key] = at_head
         return at_head, back, self._jumps.pop(loop)["break"]
 
     def _push_loop(self, loop) -> None:
@@ -347,9 +368,9 @@ class ReachingDefinitions:
             return None
         out: State = {}
         for key, pairs in state.items():
-            out[key] = frozenset(
+            out[key] = _compact(frozenset(
                 (d, crossed | {loop}) if d != ENTRY and loop in self.def_loops.get(d, ()) else (d, crossed)
-                for d, crossed in pairs)
+                for d, crossed in pairs))
         return out
 
     def _stmt_Break(self, s, state: State) -> None:
@@ -572,6 +593,27 @@ def _first_iteration_counter(loop) -> Optional[Tuple[str, int]]:
                 isinstance(side, ast.Name) and side.id == name for side in (node.left, node.comparators[0])):
             tested = True
     return (name, start.value) if tested else None
+
+
+def _compact(pairs: FrozenSet[Pair]) -> FrozenSet[Pair]:
+    """The pairs of a definition reaching through more than two sets of crossed loops, as
+    two: the union and the intersection of those sets. Every question asked of one loop
+    keeps its answer (is there a path crossing its back edge: the loop is in the union; one
+    not crossing it: the loop is not in the intersection), while the sets no longer multiply
+    with the nesting depth (twenty nested loops made a million combinations)."""
+    by_definition: Dict[object, List[FrozenSet[ast.AST]]] = {}
+    for definition, crossed in pairs:
+        by_definition.setdefault(definition, []).append(crossed)
+    if all(len(sets) <= 2 for sets in by_definition.values()):
+        return pairs
+    out = set()
+    for definition, sets in by_definition.items():
+        if len(sets) <= 2:
+            out.update((definition, crossed) for crossed in sets)
+        else:
+            out.add((definition, frozenset().union(*sets)))
+            out.add((definition, frozenset.intersection(*sets)))
+    return frozenset(out)
 
 
 def _join(a: Optional[State], b: Optional[State]) -> Optional[State]:
