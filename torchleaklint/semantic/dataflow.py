@@ -1659,8 +1659,7 @@ class Analyzer:
                     # from a graph (`scores_all[idx] = scores`), so it is the forward's graph
                     graph = self.produced(Value(GRAPH))
                     return Value(SEQUENCE, items=tuple(
-                        item if item.kind in _NEVER_A_GRAPH or item.cut or item.kind == SEQUENCE and not item.carries_graph
-                        and item.items is None and item.elem is not None else
+                        item if _taken_on_trust(item) else
                         _trusted_entries(item, graph) if item.fields is not None else graph
                         for item in output.items))
         return self.produced(Value(GRAPH))
@@ -3247,6 +3246,20 @@ def _literal_defaults(unit, classes=None) -> Dict[str, Value]:
                 isinstance(e, ast.Constant) and e.value is not None for e in d.elts):
             out[a.arg] = Value(SEQUENCE, elem=SCALAR_V)
     return out
+
+
+def _taken_on_trust(item: Value, depth: int = 0) -> bool:
+    """An item of what another module's forward returns that its summary can be trusted on:
+    a number or other value never a graph, a cut one, a list the summary tracked
+    (`[f.detach() for f in feats]`), or a tuple or list of such (`[h1.tolist(),
+    f1.tolist()]`). Not a tensor it calls graph-free (it may have been filled from a graph)."""
+    if item.kind in _NEVER_A_GRAPH or item.cut:
+        return True
+    if item.kind != SEQUENCE or item.carries_graph:
+        return False
+    if item.items is None:
+        return item.elem is not None
+    return depth < 3 and bool(item.items) and all(_taken_on_trust(i, depth + 1) for i in item.items)
 
 
 def _join_env(a: Dict[str, Value], b: Dict[str, Value]) -> Dict[str, Value]:

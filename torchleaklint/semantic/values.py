@@ -177,6 +177,11 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
         # `ema_cls=LossEMA` left to its default by one call, `FloatEMA` passed by another: either
         alts = _alternatives(a, b)
         return Value(REF, alts=alts) if alts else UNKNOWN_V
+    if a.kind == b.kind == SEQUENCE and not a.fields and not b.fields and (a.elem is not None or a.items) \
+            and (b.elem is not None or b.items):
+        # `extras = [loss.item()]`, then `extras.append(...)` on one path only: a list of either
+        # path's elements (the positions no longer known)
+        return Value(SEQUENCE, elem=join(element_of(a), element_of(b)))
     if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
         # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
         return Value(a.kind, name=a.name if a.name == b.name else None)
