@@ -4149,6 +4149,29 @@ def arguments_handed_to_backward(model, unit) -> List[ast.AST]:
     return out
 
 
+def arguments_handed_to_a_gradient_backward(model, unit) -> List[ast.AST]:
+    """The arguments the unit's calls hand to a parameter of a function or `self.` method of
+    this module whose backward's gradients flow back through it (`self.update_policies(...,
+    logprobs)` back-propagating `-(logprobs * adv).mean()`; not `train_probe(features)`,
+    which trains on `features.detach()`): graph provenance, where `arguments_handed_to_backward`
+    is a may-answer by data dependence."""
+    return model.cached(("arguments_handed_to_a_gradient_backward", unit), lambda: [
+        argument for call in nodes_within(unit) if isinstance(call, ast.Call) and (call.args or call.keywords)
+        for argument in _handed_into_gradients(model, call, unit)])
+
+
+def _handed_into_gradients(model, call, unit) -> List[ast.AST]:
+    local = _local_callee_parameters(model, call, unit)
+    if local is None:
+        return []
+    target, names = local
+    if model.trains_only_modules_it_builds(target):
+        return []  # a probe trained on what it is handed: no module the values came from is trained
+    out = [arg for name, arg in zip(names, call.args) if model.feeds_backward(target, name, gradient=True)]
+    return out + [kw.value for kw in call.keywords
+                  if kw.arg in names and model.feeds_backward(target, kw.arg, gradient=True)]
+
+
 def _callee_parameters_reaching_backward(model, call, unit) -> Tuple[List[str], Set[str]]:
     """(the callee's positional parameter names as the call binds them, those whose values
     may reach a backward in it): a function or `self.` method of this module, a method a base

@@ -958,6 +958,10 @@ def _result_back_propagated(model, unit, handed_on: bool = True, depth: int = 0)
                 and model.result_returned(site) and (
                     _training_step_name(caller.name) or _result_back_propagated(model, caller, handed_on, depth + 1)):
             return True
+        if not model.grad_disabled_at(site) and isinstance(caller, FUNCTION_TYPES) \
+                and model.result_handed_into_gradients(site):
+            return True  # also handed to a function that back-propagates it (`self.new_update_policies(
+            # ..., latent_z_logprobabilities, ...)` of what `self.evaluate_loglikelihoods(...)` returned)
         if model.grad_disabled_at(site) or not any(
                 model.is_training_backward(c) for c in model.backward_calls_in(caller)):
             continue

@@ -1859,6 +1859,38 @@ class SemanticModel:
                 out.append(call)
         return out
 
+    def trains_only_modules_it_builds(self, func: ast.AST) -> bool:
+        """Does every optimizer step of `func` step an optimizer it builds over the parameters
+        of a module it builds (`probe = nn.Linear(d, k); opt = Adam(probe.parameters())`)? A
+        probe trained on features handed in then updates no module those features came from."""
+        def compute() -> bool:
+            steps = [call for call in self._calls_within(func, skip_loops=False) if self.is_optimizer_step(call)]
+            return bool(steps) and all(self._built_here_over_a_module_built_here(func, call.func.value)
+                                       for call in steps)
+        return self.cached(("trains_only_modules_it_builds", func), compute)
+
+    def _built_here_over_a_module_built_here(self, func: ast.AST, optimizer: ast.AST) -> bool:
+        made = self._only_binding_in(func, optimizer)
+        if not (isinstance(made, ast.Call) and (self.qualname(made.func) or "").startswith("torch.optim.")
+                and made.args):
+            return False
+        params = made.args[0]
+        if not (isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute)
+                and params.func.attr == "parameters" and not params.args):
+            return False
+        module = self._only_binding_in(func, params.func.value)
+        return isinstance(module, ast.Call) and self.value(module).kind == MODULE and (
+            (self.qualname(module.func) or "").startswith("torch.nn.")
+            or isinstance(module.func, ast.Name) and module.func.id in self.classes)
+
+    def _only_binding_in(self, func: ast.AST, name: ast.AST) -> Optional[ast.AST]:
+        """The value of the one plain assignment in `func` that binds the name read here."""
+        if not isinstance(name, ast.Name):
+            return None
+        bound = [n for n in nodes_within(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
+                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name.id]
+        return bound[0].value if len(bound) == 1 else None
+
     def runs_forward_each_iteration(self, loop: ast.AST) -> bool:
         """Does each iteration of this loop (outside its nested loops) call a model, one it did
         not draw from the loop, on what the previous iteration computed: the steps of a sampler
@@ -5482,6 +5514,24 @@ class SemanticModel:
         return any(self.is_inside(call, argument) or any(self.computed_from(unit, key, argument) for key in bound)
                    for argument in arguments_handed_to_backward(self, unit))
 
+    def result_handed_into_gradients(self, call: ast.Call) -> bool:
+        """Does the call's function hand a value computed from the call's result to a function
+        of this module whose backward's gradients flow back through it (`self.new_update_policies(
+        ..., latent_z_logprobabilities, ...)` of what `self.evaluate_loglikelihoods(...)`
+        returned)? Not one that detaches it before its backward (`train_probe(features)`)."""
+        from torchleaklint.semantic.dataflow import arguments_handed_to_a_gradient_backward
+
+        unit = self.unit_of(call)
+        bound = self._bound_by_statement_of(call)
+        for argument in arguments_handed_to_a_gradient_backward(self, unit):
+            if self.is_inside(call, argument):
+                return True
+            # (what gradients flow back to: not `torch.randint(0, 2, (feats.size(0),))`)
+            sources = self._computed_from_keys(unit, _gradient_read_keys(argument), gradient=True)
+            if any(key in sources for key in bound):
+                return True
+        return False
+
     def _result_graph_differentiated(self, call: ast.Call) -> bool:
         """`result_back_propagated` by graph provenance: a backward of the call's function
         differentiates a graph the call's result is part of (a `.detach()` on the way cuts it:
@@ -5842,16 +5892,26 @@ def built_on_earlier_iterations(model, reaching, definition: ast.AST, loop: ast.
                for source in sources for n in walk(source))
 
 
+_SIZE_METHODS = frozenset({"size", "dim", "numel", "nelement", "element_size", "stride"})
+
+
 def _gradient_read_keys(expr: Optional[ast.AST]) -> Set[str]:
     """The names and dotted attributes of an expression that gradients flow back to: not those
-    read only under a graph killer (`x.detach()`, `x.item()`, `x.data`, `float(x)`)."""
+    read only under a graph killer (`x.detach()`, `x.item()`, `x.data`, `float(x)`) or for
+    their shape (`x.shape`, `x.size(-1)`)."""
     keys: Set[str] = set()
     stack = [expr] if expr is not None else []
     while stack:
         node = stack.pop()
-        if isinstance(node, ast.Attribute) and (node.attr in torch_api.GRAPH_KILLER_METHODS or node.attr == "data"):
+        if isinstance(node, ast.Attribute) and (node.attr in torch_api.GRAPH_KILLER_METHODS or node.attr == "data"
+                                                or node.attr in torch_api.TENSOR_METADATA_ATTRIBUTES):
             continue
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in torch_api.SCALAR_BUILTINS:
+            continue
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _SIZE_METHODS:
+            continue  # `features.size(-1)`: a number, no gradient flows back to `features`
+        if isinstance(node, ast.Subscript):
+            stack.append(node.value)  # `x[top]`: gradients flow to `x`, not to the indices
             continue
         if isinstance(node, (ast.Name, ast.Attribute)):
             key = dotted(node)
