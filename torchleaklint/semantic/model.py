@@ -2309,7 +2309,10 @@ class SemanticModel:
             if not owners and self.project is not None:
                 # no class of this file has it: the module classes of the project that define it
                 # (`policy.act_inference(obs)` in a play script importing nothing of the project)
-                owners = self.project.method_owners(attr)
+                owners = [owner for owner in self.project.method_owners(attr)
+                          if call is None or self._call_binds_method_of(owner, attr, call)]
+                # (not a class whose method the call cannot bind: `english_decoder.decode(seq)` of
+                # a third-party hub interface is no project `decode(self, src, tgt)`)
                 if len(owners) > 1:
                     # (the object may be of a class that defines the name for something else:
                     # a forward only when every one of them runs one, else unknown)
@@ -2337,6 +2340,24 @@ class SemanticModel:
                     return None
                 return True if call is None else flags_decide_forward(call, decode_flags(found[1].get("fwd_if", ())))
         return None
+
+    def _call_binds_method_of(self, class_qual: str, attr: str, call: ast.Call) -> bool:
+        """Can `call` bind to the method `attr` of a class of another module (its summary):
+        no more positional arguments than its parameters, only keywords it names, and every
+        required parameter given? A call spreading `*args` / `**kw`, or a method not
+        summarized, can."""
+        from torchleaklint.semantic.syntax import summary_parameters, unpacks_arguments
+
+        found = self.project.method_of(class_qual, attr) if self.project is not None else None
+        if found is None or found[0] != "function" or not isinstance(found[1], dict) or unpacks_arguments(call):
+            return True
+        params = summary_parameters(found[1])
+        if "req" not in found[1] and not params:
+            return True
+        keywords = {kw.arg for kw in call.keywords}
+        required = params[:found[1].get("req", 0)]
+        return len(call.args) <= len(params) and keywords <= set(params) and all(
+            index < len(call.args) or name in keywords for index, name in enumerate(required))
 
     def _project_class_lacking(self, class_qual: str, attr: str) -> bool:
         """Is `class_qual` a class of another module of the project that has no method `attr`,
