@@ -1027,8 +1027,8 @@ class Analyzer:
             self.env[target.id] = value
             self.result.values[target] = value
             if self._subscripts_narrowed:
-                for key in [k for k in self.env if k.startswith(target.id + "[")]:
-                    del self.env[key]  # `losses` rebound: what was proven of `losses[0]` is gone
+                for key in [k for k in self.env if k.startswith(target.id + "[") or k.endswith(f"[${target.id}]")]:
+                    del self.env[key]  # `losses` (or the index `key`) rebound: what was proven of `losses[0]` is gone
             if target.id in self.m._globals_of(self.unit):
                 self._global_binds[target.id] = join(self._global_binds.get(target.id), value)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -2825,12 +2825,19 @@ def _array_guarded(test: ast.AST) -> Optional[ast.AST]:
 
 def _subscript_key(expr: Optional[ast.AST]) -> Optional[str]:
     """`losses[0]` -> "losses[0]": the env key of an item read with a constant index from a
-    name (or dotted attribute), which no name or attribute key can spell; None otherwise."""
-    if not isinstance(expr, ast.Subscript) or not isinstance(expr.slice, ast.Constant) \
-            or not isinstance(expr.slice.value, (int, str)):
+    name (or dotted attribute), which no name or attribute key can spell; `end_points[key]`
+    -> "end_points[$key]" for an index held by a name (dropped when that name is rebound);
+    None otherwise."""
+    if not isinstance(expr, ast.Subscript):
         return None
     base = dotted(expr.value)
-    return f"{base}[{expr.slice.value!r}]" if base is not None else None
+    if base is None:
+        return None
+    if isinstance(expr.slice, ast.Name):
+        return f"{base}[${expr.slice.id}]"
+    if not isinstance(expr.slice, ast.Constant) or not isinstance(expr.slice.value, (int, str)):
+        return None
+    return f"{base}[{expr.slice.value!r}]"
 
 
 def _number_guarded(test: ast.AST) -> Optional[ast.AST]:
