@@ -3440,9 +3440,7 @@ def _stored_by_methods(model, class_name: str, attr: str, selected) -> Optional[
         for name, method in info.methods.items():
             if not selected(name) or attr not in _self_attributes_stored(model, method):
                 continue  # analyzing a method that never stores it could only read provisional answers
-            flow = model.flow(method)
-            if flow is None and model.in_progress(method):
-                flow = _flow_without_callers(model, method)
+            flow = _finished_or_own_flow(model, method)
             if flow is None:
                 continue
             for node, value in _self_stores(flow, attr):
@@ -3483,9 +3481,7 @@ def _class_dynamic_parts(model, class_name: str) -> Value:
         stored = [part for node in walk(method) for part in [_registered_part(node, receiver)] if part is not None]
         if not stored:
             continue
-        flow = model.flow(method)
-        if flow is None and model.in_progress(method):
-            flow = _flow_without_callers(model, method)
+        flow = _finished_or_own_flow(model, method)
         if flow is None:
             return UNKNOWN_V
         for part in stored:
@@ -3539,6 +3535,15 @@ def _self_stores(flow: FlowResult, attr: str) -> List[Tuple[ast.Attribute, Value
                 index.setdefault(node.attr, []).append((node, value))
         flow.self_stores = index
     return flow.self_stores.get(attr, [])
+
+
+def _finished_or_own_flow(model, method) -> Optional[FlowResult]:
+    """The method's data flow; while its analysis is running (a caller's analysis asked),
+    the flow with its parameters typed without its callers (`_flow_without_callers`)."""
+    flow = model.flow(method)
+    if flow is None and model.in_progress(method):
+        flow = _flow_without_callers(model, method)
+    return flow
 
 
 def _flow_without_callers(model, method) -> FlowResult:
@@ -3897,9 +3902,7 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
     for name, method in info.methods.items():
         if name not in construction:
             continue
-        flow = model.flow(method)
-        if flow is None and model.in_progress(method):
-            flow = _flow_without_callers(model, method)
+        flow = _finished_or_own_flow(model, method)
         if flow is None:
             return False
         for node, value in flow.values.items():

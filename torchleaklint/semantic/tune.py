@@ -742,31 +742,21 @@ def unpacked_sources(model, name: ast.Name) -> List[ast.expr]:
 
 def _unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, int, int]]:
     """(call, position, tuple size) when the latest binding of `name` before this use
-    unpacks a call's result (`a, b = f(...)`), else None. A function reading a module-level
-    name it does not bind (`TRAIN_X, TRAIN_Y = make_data(8192)` at the top) reads the
-    module's last such binding."""
-    unit = model.unit_of(name)
-    limit = _position(name)
-    if not isinstance(unit, ast.Module) and _parameter(unit, name.id) is None and (
-            not _scope_bindings(model, unit, name.id) or _declared_global(unit, name.id)):
-        unit, limit = model.tree, (float("inf"), 0)
-    for stmt, kind, _ in reversed(_scope_bindings(model, unit, name.id)):
-        if kind != "define" or _position(stmt) >= limit:
-            continue
-        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.value, ast.Call)
-                and isinstance(stmt.targets[0], (ast.Tuple, ast.List))):
-            return None
-        path = _unpacking_path(stmt.targets[0], name.id)
-        if path is None or len(path) != 1:
-            return None
-        return stmt.value, path[0][0], path[0][1]
-    return None
+    unpacks a call's result into a flat tuple (`a, b = f(...)`), else None (see
+    `nested_unpacking_of`)."""
+    found = nested_unpacking_of(model, name)
+    if found is None or len(found[1]) != 1:
+        return None
+    call, [(index, size)] = found
+    return call, index, size
 
 
 def nested_unpacking_of(model, name: ast.Name) -> Optional[Tuple[ast.Call, List[Tuple[int, int]]]]:
     """(call, path) when the latest binding of `name` before this use unpacks a call's
     result, also through nested tuples (`(x_train, y_train), (x_valid, y_valid) =
-    get_data()`): the path is (position, tuple size) per level, outermost first."""
+    get_data()`): the path is (position, tuple size) per level, outermost first. A function
+    reading a module-level name it does not bind (`TRAIN_X, TRAIN_Y = make_data(8192)` at the
+    top) reads the module's last such binding."""
     unit = model.unit_of(name)
     limit = _position(name)
     if not isinstance(unit, ast.Module) and _parameter(unit, name.id) is None and (
