@@ -1623,6 +1623,13 @@ class Analyzer:
             return Value(MODULE)
         if callee.frozen and not _hands_a_module(all_args):
             return self._parameterless_output(all_args)
+        if not callee.name and callee.alts:
+            # one of several classes (`for metric_fn in self._metrics`, a list of metric modules):
+            # what either class's forward gives
+            out = None
+            for name in callee.alts:
+                out = join(out, self._module_output(e, Value(MODULE, name=name), args, kwargs, all_args))
+            return out
         if callee.name and callee.name in self.m.classes:
             if holds_no_parameters(self.m, callee.name) and not _hands_a_module(all_args):
                 # a buffers-only module (not a criterion handed the model it runs:
@@ -1632,6 +1639,8 @@ class Analyzer:
                                      self.m.behaviour_class)
             return _strip_graph(output) if self.nograd else output
         if callee.name and "." in callee.name and self.m.project is not None:
+            if self.m.classes_hold_no_parameters(callee) and not _hands_a_module(all_args):
+                return self._parameterless_output(all_args)  # a metric module of another file
             # a module class of another module: its forward's summary says what it returns
             # (`lm_loss, lm_loss.item(), 0, 0`: one graph and three numbers)
             forward = self.m.project.method_of(callee.name, "forward")
@@ -3815,6 +3824,10 @@ def _hands_a_module(values) -> bool:
     return any(value.kind == MODULE and not value.frozen for value in values)
 
 
+# bases that add no state (`class BaseMetric(ABC, nn.Module)`)
+_PARAMETERLESS_MIXINS = frozenset({"ABC", "abc.ABC", "object", "Generic", "typing.Generic", "Protocol"})
+
+
 def holds_no_parameters(model, class_name: str) -> bool:
     """Is this module class of the file proven to hold no parameter: its bases are
     `nn.Module` or such classes of the file, nothing in it makes a parameter, and every
@@ -3887,7 +3900,7 @@ def _holds_no_parameters(model, class_name: str, skip: frozenset = frozenset()) 
         return False
     for base in info.base_names:
         local = base.rsplit(".", 1)[-1]
-        if base in ("nn.Module", "torch.nn.Module", "Module"):
+        if base in ("nn.Module", "torch.nn.Module", "Module") or base in _PARAMETERLESS_MIXINS:
             continue
         if local not in model.classes or not holds_no_parameters(model, local):
             return False

@@ -180,8 +180,12 @@ def _join(a: Optional[Value], b: Optional[Value]) -> Value:
     if a.kind == b.kind == SEQUENCE and not a.fields and not b.fields and (a.elem is not None or a.items) \
             and (b.elem is not None or b.items):
         # `extras = [loss.item()]`, then `extras.append(...)` on one path only: a list of either
-        # path's elements (the positions no longer known)
-        return Value(SEQUENCE, elem=join(element_of(a), element_of(b)))
+        # path's elements (the positions no longer known); not for lists of objects, whose
+        # classes would then be guessed from either path (`metrics.append(NSEMetric(...))` on
+        # one branch, `metrics.append(MSEMetric(...))` on another)
+        elem = join(element_of(a), element_of(b))
+        if elem.kind not in (MODULE, INSTANCE, CLASS, REF):
+            return Value(SEQUENCE, elem=elem)
     if a.kind == b.kind and a.kind in _KINDS_KEPT_BY_A_JOIN:
         # `nn.MSELoss()` on one path, `nn.L1Loss()` on the other: a loss function either way
         return Value(a.kind, name=a.name if a.name == b.name else None)
