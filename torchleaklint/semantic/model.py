@@ -1870,26 +1870,18 @@ class SemanticModel:
         return self.cached(("trains_only_modules_it_builds", func), compute)
 
     def _built_here_over_a_module_built_here(self, func: ast.AST, optimizer: ast.AST) -> bool:
-        made = self._only_binding_in(func, optimizer)
-        if not (isinstance(made, ast.Call) and (self.qualname(made.func) or "").startswith("torch.optim.")
-                and made.args):
+        made = self.value_bound_once(optimizer) if isinstance(optimizer, ast.Name) else None
+        if not (isinstance(made, ast.Call) and self.unit_of(made) is func and made.args
+                and (self.qualname(made.func) or "").startswith("torch.optim.")):
             return False
         params = made.args[0]
         if not (isinstance(params, ast.Call) and isinstance(params.func, ast.Attribute)
                 and params.func.attr == "parameters" and not params.args):
             return False
-        module = self._only_binding_in(func, params.func.value)
-        return isinstance(module, ast.Call) and self.value(module).kind == MODULE and (
-            (self.qualname(module.func) or "").startswith("torch.nn.")
-            or isinstance(module.func, ast.Name) and module.func.id in self.classes)
-
-    def _only_binding_in(self, func: ast.AST, name: ast.AST) -> Optional[ast.AST]:
-        """The value of the one plain assignment in `func` that binds the name read here."""
-        if not isinstance(name, ast.Name):
-            return None
-        bound = [n for n in nodes_within(func) if isinstance(n, ast.Assign) and len(n.targets) == 1
-                 and isinstance(n.targets[0], ast.Name) and n.targets[0].id == name.id]
-        return bound[0].value if len(bound) == 1 else None
+        module = self.value_bound_once(params.func.value) if isinstance(params.func.value, ast.Name) else None
+        return isinstance(module, ast.Call) and self.unit_of(module) is func \
+            and self.value(module).kind == MODULE and ((self.qualname(module.func) or "").startswith("torch.nn.")
+                                                       or isinstance(module.func, ast.Name) and module.func.id in self.classes)
 
     def runs_forward_each_iteration(self, loop: ast.AST) -> bool:
         """Does each iteration of this loop (outside its nested loops) call a model, one it did

@@ -898,23 +898,8 @@ def _generator_method(model, call: ast.Call) -> Optional[str]:
 
 
 def _literal_shape(model, call: ast.Call, qual: str) -> Optional[List[int]]:
-    size = _keyword(call, "size") or _keyword(call, "shape")
-    if size is None:
-        if qual in _SHAPE_IS_TUPLE_ARG:
-            position = {"torch.randint": 2, "numpy.random.normal": 2, "numpy.random.uniform": 2,
-                        "numpy.random.randint": 2}.get(qual, 0)
-            size = call.args[position] if len(call.args) > position else None
-        else:
-            dims = call.args[:-1] if qual == "torch.full" else call.args
-            if len(dims) == 1 and isinstance(dims[0], (ast.Tuple, ast.List)):
-                size = dims[0]
-            else:
-                return _ints(model, dims)
-    if size is None:
-        return None
-    if isinstance(size, (ast.Tuple, ast.List)):
-        return _ints(model, size.elts)
-    return _ints(model, [size])
+    dims = _shape_arguments(call, qual)
+    return _ints(model, dims) if dims is not None else None
 
 
 def shape_template(model, expr: ast.AST) -> Optional[dict]:
