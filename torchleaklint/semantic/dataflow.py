@@ -313,10 +313,10 @@ class Analyzer:
                 if name in direct and not (self.m.is_module_class(info) or "__call__" in info.methods):
                     continue  # called itself like a function: no object of a class that cannot be called
                 found[name] = Value(MODULE if self.m.is_module_class(info) else INSTANCE, name=owners[0])
-        found.update(self._typed_parts_by_project_methods(names, nested, polymorphic, found))
+        found.update(self._typed_parts_by_project_methods(nested, polymorphic, found))
         return found
 
-    def _typed_parts_by_project_methods(self, names, nested, polymorphic, typed) -> Dict[str, Value]:
+    def _typed_parts_by_project_methods(self, nested, polymorphic, typed) -> Dict[str, Value]:
         """`agent.net.recurrent(obs, h)` and `agent.net.init_hidden()` on a parameter `agent`
         that nothing types: the part `agent.net` is a module of the one class of the project's
         other modules defining what is asked of it (`_typed_by_project_methods`, the same
@@ -3295,10 +3295,9 @@ def _calls_on(model, unit: ast.AST, names: Set[str]) -> List[ast.Call]:
 def _nested_calls_on(model, unit: ast.AST, names: Set[str]) -> Dict[str, Dict[str, Set[str]]]:
     """name -> attribute -> methods, for the calls `name.attr.method(...)` inside `unit` (an
     object asked for an attribute whose methods it calls: `agent.model.get_action(obs)`)."""
-    index = model.cached(("nested_calls_by_unit",), lambda: _index_calls_by_unit(model, _nested_receiver))
     out: Dict[str, Dict[str, Set[str]]] = {}
     for name in names:
-        for call in index.get((unit, name), ()):
+        for call in _nested_calls_of(model, unit, name):
             out.setdefault(name, {}).setdefault(call.func.value.attr, set()).add(call.func.attr)
     return out
 
@@ -3312,7 +3311,7 @@ def _direct_receiver(call: ast.Call) -> Optional[str]:
 def _nested_calls_of(model, unit: ast.AST, name: str) -> List[ast.Call]:
     """The calls `name.attr.method(...)` inside `unit`."""
     index = model.cached(("nested_calls_by_unit",), lambda: _index_calls_by_unit(model, _nested_receiver))
-    return list(index.get((unit, name), ()))
+    return index.get((unit, name), [])
 
 
 def _nested_receiver(call: ast.Call) -> Optional[str]:
