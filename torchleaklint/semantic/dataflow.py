@@ -1625,11 +1625,20 @@ class Analyzer:
             return self._parameterless_output(all_args)
         if not callee.name and callee.alts:
             # one of several classes (`for metric_fn in self._metrics`, a list of metric modules):
-            # what either class's forward gives
+            # what either class's forward gives, when that is known of each and their join keeps
+            # a shape (else, as for a module of unknown class, the forward's graph; also for
+            # objects, a distribution head's `FixedCategorical(logits=x)`, whose tensors the
+            # join of their classes would no longer tell)
             out = None
             for name in callee.alts:
-                out = join(out, self._module_output(e, Value(MODULE, name=name), args, kwargs, all_args))
-            return out
+                output = self._module_output(e, Value(MODULE, name=name), args, kwargs, all_args)
+                if _shapeless(output) or output.kind in (INSTANCE, MODULE):
+                    out = None
+                    break
+                out = join(out, output)
+            if out is not None and not _shapeless(out):
+                return out
+            return self.produced(Value(GRAPH))
         if callee.name and callee.name in self.m.classes:
             if holds_no_parameters(self.m, callee.name) and not _hands_a_module(all_args):
                 # a buffers-only module (not a criterion handed the model it runs:
@@ -3262,6 +3271,13 @@ def _literal_defaults(unit, classes=None) -> Dict[str, Value]:
                 isinstance(e, ast.Constant) and e.value is not None for e in d.elts):
             out[a.arg] = Value(SEQUENCE, elem=SCALAR_V)
     return out
+
+
+def _shapeless(value: Value) -> bool:
+    """Nothing known of a value: unknown, or a container with no known items, elements or
+    entries (`(a, b)` joined with `(a, b, c)`)."""
+    return value.kind == UNKNOWN or value.kind == SEQUENCE and value.items is None and value.elem is None \
+        and not value.fields
 
 
 def _taken_on_trust(item: Value, depth: int = 0) -> bool:
