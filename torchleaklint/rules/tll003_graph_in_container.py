@@ -9,7 +9,7 @@ from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.containers import (external_rollout_keeping, grows_through_a_parameter,
-                                                replaces_an_existing_entry, rollout_keeping)
+                                                replaces_an_existing_entry, rollout_keeping, state_a_local_names)
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -106,13 +106,14 @@ class GraphInContainer(Rule):
     def _store(self, model, node):
         if not _spelled_as_a_store(node):
             return None  # (most calls and assignments: nothing asked of the model)
-        key = _written_container(node)
+        key = _state_key(model, node, _written_container(node))
         if key is not None and not model.may_outlive_step(node, key):
             return None  # a local container filled outside any loop: it lives one call
         stored = _stored_values(model, node)
         if stored is None:
             return None
-        container, key, values = stored
+        container, local, values = stored
+        key = _state_key(model, node, local)
         values = [v for v in _literal_items(values) if model.carries_graph(v)]
         if not values or model.grad_disabled_at(node) or model.runs_only_without_grad(model.statement_of(node)):
             return None
@@ -141,7 +142,8 @@ class GraphInContainer(Rule):
         if external is not None:
             why = "calls"  # `stats.record(value, reward)` in another module's evaluation loop (a
             # method its data loop runs per batch with no backward: not a training step's)
-        if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node):
+        if why is None or _consumed_by_backward(model, node, key) or model.returned_into_a_backward(node) \
+                or local != key and _consumed_by_backward(model, node, local):
             return None  # (also: returned, e.g. concatenated, into a loss a caller back-propagates)
         name = _container_name(container)
         if external is not None:
@@ -154,11 +156,12 @@ class GraphInContainer(Rule):
             # at most N graphs whose activations a backward freed: memory does not grow (N
             # graphs nothing back-propagates keep N steps of activations: still reported)
             return None
-        return self.finding(node, self._message(model, container, values, why, node, kept),
+        stated = f"`{name}`" if local == key else f"`{name}` (part of `{key}`)"
+        return self.finding(node, self._message(model, container, values, why, node, kept, stated),
                             self._fix(model, values), severity=kept.severity,
                             evidence=kept.evidence(f"`{name}` keeps what was put into it"))
 
-    def _message(self, model, container, values, why, node, kept) -> str:
+    def _message(self, model, container, values, why, node, kept, stated) -> str:
         shown = _short(values[0])
         name = _container_name(container)
         if why == "loop":
@@ -180,9 +183,9 @@ class GraphInContainer(Rule):
             # a list extended with (or a tuple or dict of) tensors: their detached copies
             advice = f"`[t.{_method(model, values)}() for t in {shown}]`" if _extends(node) else \
                 f"`.{_method(model, values)}()` copies of the tensors in `{shown}`"
-            return (f"`{name}` keeps the items of `{shown}`, each carrying an autograd graph, {where}; "
+            return (f"{stated} keeps the items of `{shown}`, each carrying an autograd graph, {where}; "
                     f"{kept.clause()}. Store {advice}")
-        return (f"`{name}` keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
+        return (f"{stated} keeps `{shown}`, which carries an autograd graph, {where}; {kept.clause()}. "
                 f"Store `{with_method(values[0], _method(model, values))}`")
 
     def _fix(self, model, values) -> Optional[FixSpec]:
@@ -297,6 +300,11 @@ def _spelled_as_a_store(node) -> bool:
 def _written_container(node) -> Optional[str]:
     """The key of the container a statement may put something into, read from the syntax
     alone (`losses` of `losses.append(x)`, `self.buf` of `self.buf[k] = v`)."""
+    base = _written_base(node)
+    return None if base is None else dotted(base)
+
+
+def _written_base(node) -> Optional[ast.AST]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         base = node.func.value
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
@@ -305,7 +313,17 @@ def _written_container(node) -> Optional[str]:
         base = node.target
     else:
         return None
-    return dotted(_container_base(base))
+    return _container_base(base)
+
+
+def _state_key(model, node, key: Optional[str]) -> Optional[str]:
+    """The key of the container `node` writes into: the object or module state a local name
+    is an alias of (`store = self.metrics[mode]; store[k].append(v)` writes into
+    `self.metrics`), else `key` as written."""
+    base = _written_base(node)
+    if key is None or not isinstance(base, ast.Name) or base.id != key:
+        return key
+    return state_a_local_names(model, base) or key
 
 
 def _container_name(container: ast.AST) -> str:

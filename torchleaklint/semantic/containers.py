@@ -606,3 +606,41 @@ def _rebinds_before(body, stmt, names) -> bool:
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store) and sub.id in names:
                 return True
     return False
+
+
+def state_a_local_names(model, read: ast.Name) -> Optional[str]:
+    """`store = self._stored_metrics[mode]`, then `store[key].append(v)`: the key of the object
+    or module state (`self._stored_metrics`) that the local `read` is an alias of, when every
+    definition reaching it binds it to (an entry of) that state: the attribute itself, an item
+    of it (`self.buffers[k]`, not a slice, which copies) or its `setdefault` entry. What goes
+    into the alias goes into the state. None when any definition binds something else (a
+    parameter, a fresh list, a copy)."""
+    unit = model.unit_of(read)
+    if not isinstance(unit, FUNCTION_TYPES):
+        return None
+    keys = set()
+    for definition in model.reaching(unit).definitions(read):
+        stmt = model.statement_of(definition)
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and stmt.targets[0] is definition):
+            return None
+        keys.add(_state_entry_key(model, unit, stmt.value))
+    return keys.pop() if len(keys) == 1 else None
+
+
+def _state_entry_key(model, unit, expr: ast.AST) -> Optional[str]:
+    """`self.metrics` of `self.metrics`, `self.metrics[mode]` and `self.metrics.setdefault(k, [])`,
+    `HISTORY` of a module-level `HISTORY[name]`; None for anything else."""
+    while True:
+        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice):
+            expr = expr.value
+        elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "setdefault":
+            expr = expr.func.value
+        else:
+            break
+    key = dotted(expr)
+    if key is None:
+        return None
+    root = key.split(".", 1)[0]
+    if "." in key and root == self_name(unit) and model.class_of(unit) is not None:
+        return key
+    return key if "." not in key and model.is_module_global(unit, key) else None
