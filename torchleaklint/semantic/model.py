@@ -1896,15 +1896,32 @@ class SemanticModel:
             if isinstance(loop, (ast.For, ast.AsyncFor)) else set()
         reaching = self.reaching(self.unit_of(loop))
         for call in self._calls_within(loop, skip_loops=True):
-            if self.value(call).kind == MODULE or not (self.value(call.func).kind == MODULE or self._module_method_forward(call)):
+            if self.value(call).kind == MODULE or not (self.value(call.func).kind == MODULE or self._module_method_forward(call)
+                                                       or self._helper_runs_forward(call)):
                 continue  # not a model (nor a method of one that runs its forward), or a constructor
             if drawn & {n.id for n in walk(call.func) if isinstance(n, ast.Name)}:
                 continue
             inputs = [a for a in list(call.args) + [k.value for k in call.keywords]]
-            if any(isinstance(n, ast.Name) and read_of_earlier_iterations(self, reaching, n, loop)
-                   for a in inputs for n in walk(a)):
+            # (an input kept on the object counts as a name does: `self.model.step(self.obs,
+            # self.states)` with `self.states` rebound by the previous iteration's call)
+            if any(isinstance(n, (ast.Name, ast.Attribute)) and isinstance(n.ctx, ast.Load)
+                   and read_of_earlier_iterations(self, reaching, n, loop) for a in inputs for n in walk(a)):
                 return True
         return False
+
+    def _helper_runs_forward(self, call: ast.Call) -> bool:
+        """`self.agent.act(obs)` of a plain class of this file whose method calls the policy
+        with autograd on (not decorated no-grad, not running its forwards only under no-grad)
+        and gives back what it computed, graph included, without back-propagating anything:
+        each call runs a forward, as a module's own method would (not `train_one_epoch(model,
+        loader)`, a whole training pass, nor a function of the module)."""
+        if not isinstance(call.func, ast.Attribute) or self.value(call.func).kind != FUNCTION \
+                or not self.value(call).carries_graph:
+            return False
+        callee = self.resolve_call(call)
+        return callee is not None and self.class_of(callee) is not None and not self.grad_off_decorated(callee) \
+            and self.surely_runs_forward(callee) and not self.forwards_only_without_grad(callee) \
+            and not self.step_ops_in(callee, direct_only=False) and not self.runs_training_step(callee)
 
     def _module_method_forward(self, call: ast.Call) -> bool:
         """`agent.select_action(state)`: a method of a module of a known class (of this file, or
