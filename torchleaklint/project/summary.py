@@ -66,7 +66,7 @@ from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, self_name, walk
 
-SUMMARY_VERSION = 60
+SUMMARY_VERSION = 61
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -953,6 +953,7 @@ def _in_a_unit_test(model, call) -> bool:
 
 
 def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -> dict:
+    from torchleaklint.semantic.containers import arguments_kept_across_loops
     from torchleaklint.semantic.model import bound_on_an_object
 
     site = {
@@ -1005,6 +1006,10 @@ def _site(model, flow, call, target: str, self_call: bool, loops, module: str) -
             site["fr"] = 1  # on an object the step loop builds anew each iteration: it lives one step
         if site.get("md"):
             site["mm"] = 1  # ... of a module's method: over the parts of one input (decoding steps)
+        kept = arguments_kept_across_loops(model, call)
+        if kept:
+            site["kc"] = kept  # containers of the caller kept across its step loop (`logs` made
+            # before it): what the callee adds to them stays for the rest of the loop
     else:
         unit = model.unit_of(call)
         enclosing = model.objpath(unit) if isinstance(unit, FUNCTION_TYPES) else None

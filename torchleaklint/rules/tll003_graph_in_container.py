@@ -9,7 +9,8 @@ from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.containers import (external_rollout_keeping, grows_through_a_parameter,
-                                                replaces_an_existing_entry, rollout_keeping, state_a_local_names)
+                                                grows_through_a_parameter_elsewhere, replaces_an_existing_entry,
+                                                rollout_keeping, state_a_local_names)
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -139,6 +140,9 @@ class GraphInContainer(Rule):
         if external is None and why is None:
             external = external_rollout_keeping(model, node, key)  # `storage.add(obs, log_prob, ...)`
             # per step of another module's collection loop, whose graphs nothing back-propagates
+        if external is None and why is None:
+            external = grows_through_a_parameter_elsewhere(model, node, key)  # `logs` another
+            # module's training loop keeps and hands in at every step
         if external is not None:
             why = "calls"  # `stats.record(value, reward)` in another module's evaluation loop (a
             # method its data loop runs per batch with no backward: not a training step's)

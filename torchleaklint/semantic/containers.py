@@ -523,10 +523,51 @@ def grows_through_a_parameter(model, node: ast.AST, key: str) -> Optional[ast.AS
     return loops[0] if all(loop is not None for loop in loops) else None
 
 
+def grows_through_a_parameter_elsewhere(model, node: ast.AST, key: str):
+    """As `grows_through_a_parameter`, for a function other modules call: `log_metrics(step,
+    logs, z)` per training step of another module's loop, with `logs = new_logs()` made before
+    that loop and kept across it (the caller's summary marks such arguments). Every call in
+    view, here and in other modules, must keep the argument so. Returns the first other
+    module's site (`model.ExternalCall`), or None."""
+    from torchleaklint.semantic.model import ExternalCall
+
+    unit = model.unit_of(node)
+    if "." in key or "[" in key or not isinstance(unit, FUNCTION_TYPES) or model.rebound_fresh_in(unit, key) \
+            or key in ("self", "cls"):
+        return None
+    names = [a.arg for a in unit.args.posonlyargs + unit.args.args]
+    if key not in names + [a.arg for a in unit.args.kwonlyargs]:
+        return None
+    external = model.external_sites(unit)
+    if not external or any(_loop_keeping_the_argument(model, site, unit, key) is None for site in model.call_sites(unit)):
+        return None
+    offset = 1 if model.class_of(unit) is not None and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in unit.decorator_list) else 0
+    position = str(names.index(key) - offset) if key in names and names.index(key) >= offset else None
+    kept = [site for site in external if not site.get("spread") and not site.get("ut")
+            and (key in site.get("kc", ()) or position is not None and position in site.get("kc", ()))]
+    return ExternalCall(kept[0], unit) if kept and len(kept) == len(external) else None
+
+
+def arguments_kept_across_loops(model, call: ast.Call) -> List[str]:
+    """The arguments of `call` (positions among its plain arguments as strings, keyword names)
+    that are a container of the caller kept across its step or epoch loop: a name bound before
+    the innermost loop around the call that no statement of the loop rebinds, clears, deletes
+    from or hands to another call. What the callee adds to it stays for the rest of the loop
+    (a project summary records them for the callee's module: `grows_through_a_parameter_elsewhere`)."""
+    if unpacks_arguments(call):
+        return []
+    given = [(str(i), a) for i, a in enumerate(call.args)] + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+    return [key for key, argument in given
+            if isinstance(argument, ast.Name) and _loop_keeping(model, call, argument) is not None]
+
+
 def _loop_keeping_the_argument(model, site: ast.Call, callee, param: str) -> Optional[ast.AST]:
     argument = _argument_bound_to(site, callee, param)
-    if not isinstance(argument, ast.Name):
-        return None
+    return _loop_keeping(model, site, argument) if isinstance(argument, ast.Name) else None
+
+
+def _loop_keeping(model, site: ast.Call, argument: ast.Name) -> Optional[ast.AST]:
     loop = next(iter(model.loops_around(site)), None)
     if loop is None or not (model.is_step_loop(loop) or model.is_epoch_loop(loop)):
         return None

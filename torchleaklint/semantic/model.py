@@ -4035,13 +4035,15 @@ class SemanticModel:
     def may_outlive_step(self, stmt: ast.AST, key: str) -> bool:
         """A cheap necessary condition of `outlives_step`, asked before any data flow: the
         binding is in a loop, or what it binds is state (an attribute, an item, a global or
-        nonlocal name, a module-level object the function fills without binding it). A plain
-        local bound outside any loop lives one call of its function at most."""
+        nonlocal name, a module-level object the function fills without binding it, a parameter
+        the caller hands in). A plain local bound outside any loop lives one call of its function
+        at most."""
         if "." in key or "[" in key or self.loops_around(stmt):
             return True
         unit = self.unit_of(stmt)
         return not isinstance(unit, FUNCTION_TYPES) or key in self._globals_of(unit) \
-            or self.is_module_global(unit, key) or self.kept_by_the_enclosing_function(unit, key)
+            or self.is_module_global(unit, key) or self.kept_by_the_enclosing_function(unit, key) \
+            or key in {a.arg for a in every_parameter(unit)} and not self.rebound_fresh_in(unit, key)
 
     def kept_over_back_propagated_batches(self, stmt: ast.AST, key: str) -> Optional[ast.AST]:
         """Is `key` carried across a loop over batches each iteration of which back-propagates,
