@@ -536,6 +536,18 @@ def test_a_forward_of_another_module_storing_on_its_object_is_said_so(tmp_path):
     assert "stores what it computes on its object (`self.phi`)" in message, message
 
 
+def test_a_device_kept_on_the_object_is_not_a_kept_graph(tmp_path):
+    # `self.device = data.pos.device` stores what a tensor says of itself, not a graph: the
+    # message must not say the forward keeps the graph on its object (3D-EMGP x7, blind set69)
+    files = dict(KEEPER)
+    files["nets.py"] = files["nets.py"].replace("self.phi = self.net(a) - self.net(b)", "self.device = a.pos.device") \
+        .replace("return self.phi.pow(2).mean()", "return (self.net(a.x) - self.net(b)).pow(2).mean()")
+    files["evaluate.py"] = files["evaluate.py"].replace("net(a, b)", "loss = net(a, b)")
+    message = run(write(tmp_path, files), "--no-cache", ".")[("evaluate.py", 10, "TLL006")]
+    assert "stores what it computes on its object" not in message, message
+    assert "alive while its outputs are referenced" in message, message
+
+
 def test_a_summary_that_fails_is_reported_only_in_debug_mode(tmp_path, monkeypatch, capsys):
     """A bug in summarizing leaves the file without a summary (its own check still runs);
     with TORCHLEAKLINT_DEBUG set, the traceback says which file and why."""

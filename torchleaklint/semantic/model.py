@@ -2426,8 +2426,8 @@ class SemanticModel:
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             stored = flow.values.get(getattr(node, "value", None), UNKNOWN_V)
-            if targets and stored.kind in (TENSOR, SCALAR, NONE):
-                continue  # (`self.count += 1`, graph-free values)
+            if targets and (stored.kind in (TENSOR, SCALAR, NONE) or _metadata_read(node.value)):
+                continue  # (`self.count += 1`, graph-free values, `self.device = data.pos.device`)
             for target in targets:
                 for leaf in _target_leaves(target):
                     if isinstance(leaf, (ast.Attribute, ast.Subscript)) and _root_name(leaf) == receiver:
@@ -5892,6 +5892,12 @@ def _read_keys(expr: Optional[ast.AST]) -> Set[str]:
         return set()
     return {key for n in walk(expr) if isinstance(n, (ast.Name, ast.Attribute))
             for key in [dotted(n)] if key is not None}
+
+
+def _metadata_read(expr: ast.AST) -> bool:
+    """`data.pos.device`, `x.dtype`, `x.shape`: what a tensor says of itself, never a graph
+    (whatever the analysis knows of `data`)."""
+    return isinstance(expr, ast.Attribute) and expr.attr in torch_api.TENSOR_METADATA_ATTRIBUTES
 
 
 def read_of_earlier_iterations(model, reaching, read: ast.Name, loop: ast.AST, unknown: bool = False,
