@@ -86,3 +86,41 @@ def replay(memory, events):
     assert "stores what it computes on its object (`self.memory`)" in d.message, d.message
     assert "freed when the statement ends" not in d.message
     assert d.severity == "error"
+
+
+def test_a_method_returning_a_numpy_array_keeps_no_graph_after_the_call():
+    """`predict_proba` returning `softmax(self(x)).detach().numpy()`: the graph dies inside the
+    method, so the message speaks of a peak, not of activations kept while the outputs are
+    referenced, and the severity is a warning (thomas097 x2, blind set69)."""
+    source = b"""
+import torch
+
+
+class Policy(torch.nn.Module):
+    def __init__(self, d, k):
+        super().__init__()
+        self.linear = torch.nn.Linear(d, k)
+
+    def forward(self, x):
+        return self.linear(x)
+
+    def predict_proba(self, x):
+        return torch.softmax(self(torch.tensor(x).float()), dim=1).detach().numpy()
+
+
+def evaluate_policy(policy, states, batch_size=128):
+    probs = []
+    for i in range(0, len(states), batch_size):
+        probs.append(policy.predict_proba(states[i:i + batch_size]))
+    return probs
+
+
+def main(states):
+    policy = Policy(8, 4)
+    policy.eval()
+    return evaluate_policy(policy, states)
+"""
+    [d] = [d for d in lint_source(source, "policy.py", Settings(select=["TLL006"])) if d.line == 20]
+    assert "what it returns carries no graph" in d.message, d.message
+    assert "alive while its outputs are referenced" not in d.message
+    assert d.severity == "warning"

@@ -109,7 +109,8 @@ class EvalWithoutNoGrad(Rule):
                 continue
             yield self.finding(call, self._message(model, call, unit, context), self._fix(model, call, unit, context),
                                # a result cut at once (`.cpu().numpy()`) retains nothing after the call
-                               severity=WARNING if (model.value_killed_at(call) or _result_discarded(model, call))
+                               severity=WARNING if (model.value_killed_at(call) or _result_discarded(model, call)
+                                                    or _graph_free_result(model.value(call)))
                                and model.callee_stores_on_its_object(call) is None else ERROR,
                                evidence=self._evidence(call, unit, context))
 
@@ -233,8 +234,9 @@ def _torch_alias(model) -> Optional[str]:
 
 
 def _graph_free_result(value) -> bool:
-    """A result proven to carry no graph (`argmax` labels, `(float(correct), n, loss.item())`)."""
-    if value.kind == "tensor" or value.kind == "scalar":
+    """A result proven to carry no graph (`argmax` labels, `(float(correct), n, loss.item())`,
+    `softmax(self(x)).detach().numpy()`)."""
+    if value.kind in ("tensor", "scalar", "data"):
         return True
     return value.kind == "sequence" and value.items is not None and bool(value.items) and \
         all(_graph_free_result(item) for item in value.items)
