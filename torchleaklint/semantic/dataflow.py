@@ -2150,6 +2150,10 @@ class Analyzer:
             return UNKNOWN_V
         if kind == SEQUENCE and method in _CONTAINER_METHODS:
             return _container_method_result(receiver, method)  # a dict of losses' `.items()`: its entries
+        if method in ("items", "keys") and not e.args and (kind in TENSORISH or receiver.carries_graph):
+            # no tensor has `.items()` or `.keys()`: the object is a mapping whose entries are
+            # what was known of it (a dict of model outputs handed in), its keys no tensors
+            return _container_method_result(sequence_of(receiver), method)
         if kind in TENSORISH or receiver.carries_graph:
             if torch_api.is_scalar_method(method):
                 return SCALAR_V
