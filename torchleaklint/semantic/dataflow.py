@@ -714,6 +714,10 @@ class Analyzer:
             # `ref_acc += data["ref_acc"]` on a list: the list is extended (with a tensor's
             # rows, if it is one), it stays a list and is no running total
             value = grown(current, element_of(operand))
+        elif self._defines_in_place_operator(current, s.op):
+            # `loss_meter += loss` on an `AverageMeter` whose `__iadd__` takes `x.sum().item()`
+            # and returns `self`: the object, as its method keeps it (not a running tensor)
+            value = current
         else:
             value = self.arith(current, operand)
         if isinstance(s.target, ast.Subscript):
@@ -723,6 +727,17 @@ class Analyzer:
             value = _strip_graph(value)  # `w.data -= delta`: the tensor's storage, no graph recorded
         self.bind(s.target, value, s)
         self.result.stored[s] = value
+
+    def _defines_in_place_operator(self, current: Value, op: ast.operator) -> bool:
+        """Is `current` an object of a class of this module (or of the project) that defines the
+        in-place operator of `op` (`__iadd__` for `+=`)?"""
+        dunder = _IN_PLACE_OPERATORS.get(type(op))
+        if dunder is None or current.kind not in (INSTANCE, MODULE) or not current.name:
+            return False
+        if current.name in self.m.classes:
+            return self.m.method(current.name, dunder) is not None
+        project = self.m.project
+        return project is not None and "." in current.name and project.method_of(current.name, dunder) is not None
 
     def stmt_For(self, s) -> None:
         iterable = self.expr(s.iter)
@@ -3101,6 +3116,8 @@ def _container_method_result(receiver: Value, method: str) -> Value:
         return receiver
     return NONE_V  # append, extend, insert, clear, update
 
+
+_IN_PLACE_OPERATORS = {ast.Add: "__iadd__", ast.Sub: "__isub__", ast.Mult: "__imul__", ast.Div: "__itruediv__"}
 
 _GROW_METHODS = {"append": (0, False), "appendleft": (0, False), "add": (0, False),
                  "insert": (1, False), "extend": (0, True), "extendleft": (0, True)}
