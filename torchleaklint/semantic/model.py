@@ -2940,7 +2940,15 @@ class SemanticModel:
             used = {n.id for a in _input_args(call) for n in walk(a) if isinstance(n, ast.Name)}
             if used & targets:
                 return True
-        return any(self._hands_item_to_a_forward(call, targets) for call in calls)
+        return any(self._hands_item_to_a_forward(call, targets) or self._hands_item_to_a_module_method(call, targets)
+                   for call in calls)
+
+    def _hands_item_to_a_module_method(self, call: ast.Call, targets: Set[str]) -> bool:
+        """`model.sample(obs)`: the item handed to a method of a module that runs a forward with
+        autograd on (of a class of this module or, from its summary, of another one)."""
+        return isinstance(call.func, ast.Attribute) and call.func.attr != "forward" and any(
+            isinstance(n, ast.Name) and n.id in targets for a in _input_args(call) for n in walk(a)) \
+            and self._module_method_forward(call)
 
     def _calls_a_module(self, call: ast.Call) -> bool:
         """`model(x)` or `model.forward(x)` on a module."""
