@@ -2920,7 +2920,7 @@ class SemanticModel:
             return False
         targets = {n.id for n in walk(target) if isinstance(n, ast.Name) and self.value(n).kind not in ("scalar", MODULE)}
         if not targets or not (self._switches_a_model_mode(self.unit_of(loop)) or self._moves_to_device(loop, targets)
-                               or self.step_ops_in(loop)):
+                               or self.step_ops_in(loop) or self._hands_items_whole_to_a_forward(loop, targets)):
             return False
         return self._feeds_items_to_a_model(loop, targets)
 
@@ -3284,7 +3284,16 @@ class SemanticModel:
             return True
         if self._switches_a_model_mode(self.unit_of(loop)):
             return True  # `net.eval()` / `net.train()` in the function: a pass over data
-        return self._moves_to_device(loop, targets) or bool(self.step_ops_in(loop))
+        return self._moves_to_device(loop, targets) or bool(self.step_ops_in(loop)) \
+            or self._hands_items_whole_to_a_forward(loop, targets)
+
+    def _hands_items_whole_to_a_forward(self, loop: ast.AST, targets: Set[str]) -> bool:
+        """Outside a module's methods, each item handed whole to a function of this module that
+        runs a model on it (`transcribe_batch(model, batch)` per batch of a list of them): one
+        pass of the model per item, as over batches."""
+        return not self.in_module_method(loop) and any(
+            any(isinstance(a, ast.Name) and a.id in targets for a in call.args)
+            and self._hands_item_to_a_forward(call, targets) for call in self._calls_within(loop, skip_loops=True))
 
     def _moves_to_device(self, loop: ast.AST, targets: Set[str]) -> bool:
         """Items moved to a device in the loop body: `x.to(device)`, `x.cuda()`, also entry by
