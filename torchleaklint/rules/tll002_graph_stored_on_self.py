@@ -324,10 +324,10 @@ def _fed_back(model, stmt, target, func, methods) -> bool:
     if isinstance(stmt, ast.AugAssign):
         # `self.embeddings += [h]` reads the previous call's value unless this call rebound
         # it first on every path (`self.embeddings = [h0]` at the top of the same forward); in
-        # a step loop of the method, the previous iteration's (`self.loss_sum += loss` per
+        # a loop of the method over batches, the previous iteration's (`self.loss_sum += loss` per
         # batch of a Tune trainable's `step`, restarted once per call)
         return reaching.from_entry(stmt.target) is not False or any(
-            model.is_step_loop(loop) and any(d is stmt.target for d in reaching.carried_definitions(stmt.target, loop))
+            model.is_data_loop(loop) and any(d is stmt.target for d in reaching.carried_definitions(stmt.target, loop))
             for loop in model.loops_around(stmt))
     for read in _self_reads(func, attr):
         # only a read that can see what the previous call left counts: after
