@@ -163,6 +163,10 @@ class GraphStoredOnSelf(Rule):
             elsewhere = _reads_elsewhere(model, attr, stmt, func)
             if _consumed_in_step(model, stmt, target, func, elsewhere=elsewhere):
                 return None
+            if any(_consumed_in_step(model, stmt, other, func, elsewhere=_reads_elsewhere(model, other.attr, stmt, func))
+                   for other in _same_value_targets(stmt, target, _self_name(func))):
+                return None  # `self.total_loss = self.prediction_loss = ...`: one value under two
+                # names, the graph a backward walks through the other
             if any(not inert_read(model, read) for read in elsewhere):
                 return None  # a read whose use is not followed may consume it: not proven dead
             if model.handed_out_by_a_base_elsewhere(info, attr):
@@ -255,6 +259,15 @@ def _updates_itself(stmt, target) -> bool:
     """`self.total += loss`, `self.ema = b * self.ema + (1 - b) * x`: the store computes from
     the attribute's own previous value."""
     return isinstance(stmt, ast.AugAssign) or _reads_attribute(_stored_expr(stmt, target), target)
+
+
+def _same_value_targets(stmt, target, receiver: str) -> List[ast.Attribute]:
+    """The other `self` attributes a chained assignment (`self.a = self.b = value`) binds to
+    the very value it binds to `target`."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) > 1 and target in stmt.targets):
+        return []
+    return [t for t in stmt.targets if t is not target and isinstance(t, ast.Attribute)
+            and isinstance(t.value, ast.Name) and t.value.id == receiver]
 
 
 def _self_targets(stmt, receiver: str) -> List[ast.Attribute]:
