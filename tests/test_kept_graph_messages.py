@@ -95,3 +95,31 @@ def test_ops_computed_after_the_backward_keep_what_they_saved():
         """)
     [finding] = [d for d in lint_source(plain.encode(), "loop.py", Settings(select=["TLL001"]))]
     assert "host memory grows" in finding.message and finding.severity == "warning"
+
+
+def test_a_per_step_method_keeping_the_loss_it_returns_keeps_only_graph_nodes():
+    """`self.history.append(loss.cpu())` in a `compute_loss` whose returned `loss` the training
+    loop back-propagates: that backward frees the activations; what stays is the graph's nodes
+    on the host, and the message says so."""
+    source = MODEL + textwrap.dedent("""\
+
+
+        class Trainer:
+            def __init__(self):
+                self.history = []
+
+            def compute_loss(self, x, y):
+                loss = F.cross_entropy(model(x), y)
+                self.history.append(loss.cpu())
+                return loss
+
+            def fit(self):
+                for x, y in loader:
+                    loss = self.compute_loss(x, y)
+                    optimizer.zero_grad()
+                    loss.backward()
+                    optimizer.step()
+        """)
+    [d] = lint_source(source.encode(), "trainer.py", Settings(select=["TLL003"]))
+    assert "the caller's `backward()` frees its activations" in d.message, d.message
+    assert "host memory grows each step" in d.message

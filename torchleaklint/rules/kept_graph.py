@@ -43,8 +43,8 @@ class KeptGraph:
         # `loss.backward(retain_graph=True)`: the backward frees nothing, the activations stay
         self.retained = self.consumer is not None and _retains_graph(self.consumer)
         # a per-step function keeping its argument, which the caller's step back-propagates
-        self.callers_consume = loop is None and unit is not None and \
-            model.argument_back_propagated_by_callers(operand, unit)
+        self.callers_consume = loop is None and unit is not None and (
+            model.argument_back_propagated_by_callers(operand, unit) or _returned_into_a_backward(model, operand))
         self.backwards: List = model.iteration_backwards(loop) if loop is not None else []
         # a step run by a callee (`self.train_step(batch)` whose override back-propagates):
         # a backward runs each iteration, out of this loop's text
@@ -149,6 +149,17 @@ def _retains_graph(call) -> bool:
 # methods of a tensor whose backward needs only its shape or nothing saved of any size
 _LIGHT_METHODS = frozenset({"mean", "sum", "view", "reshape", "squeeze", "unsqueeze", "flatten", "clone",
                             "contiguous", "float", "double", "half", "to", "cpu", "cuda", "neg", "t"})
+
+
+def _returned_into_a_backward(model, operand) -> bool:
+    """`loss.cpu()` kept where the function returns `loss` to callers that back-propagate it:
+    the stored value is that graph (through ops that save nothing), whose activations the
+    callers' backward frees."""
+    node = operand
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _LIGHT_METHODS \
+            and not node.args:
+        node = node.func.value
+    return isinstance(node, ast.Name) and model.returned_into_a_backward(node)
 
 
 def _computes_with_saved_inputs(operand) -> bool:
