@@ -16,7 +16,8 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
 from torchleaklint.semantic.structure import may_not_be_a_tensor
 from torchleaklint.semantic.values import GRAPH, SEQUENCE, TENSOR, TENSORISH
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, entry_accumulation, short_source as _short, with_method
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, entry_accumulation, entry_transformed,
+                                          short_source as _short, with_method)
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)
 
@@ -278,6 +279,9 @@ def _stored_values(model, node) -> Optional[Tuple[ast.AST, str, List[ast.AST]]]:
             return None
         if entry_accumulation(node) is not None:
             return None  # `log[k] = log.get(k, 0.0) + loss`: a running total per key (TLL001)
+        if entry_transformed(node):
+            return None  # `enc[i] = enc[i][:, None].expand(...)`: an entry replaced by a view of
+            # itself, the container no longer
         if model.key_repeats_every_call(target.slice):
             # `loss_dict["d"] = d_loss`, `self.values[k] = v` for `k` over the fixed loss
             # names: slots overwritten every step, not a growing container

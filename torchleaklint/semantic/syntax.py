@@ -282,6 +282,19 @@ def entry_accumulation(stmt: ast.AST) -> Optional[ast.AST]:
     return None
 
 
+def entry_transformed(stmt: ast.AST) -> bool:
+    """`c[k] = c[k][:, None].expand(n, d)`, `c[k] = f(c[k])`: one entry replaced by a value
+    computed from that entry itself (not added to: `entry_accumulation`). The container keeps
+    as many entries as before."""
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Subscript)) \
+            or isinstance(stmt.targets[0].slice, ast.Slice):
+        return False
+    target = stmt.targets[0]
+    container, key = ast.dump(target.value), ast.dump(target.slice)
+    return any(isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) and ast.dump(n.value) == container
+               and ast.dump(n.slice) == key for n in walk(stmt.value))
+
+
 def is_full_slice(target: ast.AST) -> bool:
     """`x[:]` (as in `del x[:]`, which empties a list)."""
     return isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Slice) and \
