@@ -8,7 +8,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
-from torchleaklint.semantic.containers import (external_rollout_keeping, grows_through_a_parameter,
+from torchleaklint.semantic.containers import (container_base, external_rollout_keeping, grows_through_a_parameter,
                                                 grows_through_a_parameter_elsewhere, replaces_an_existing_entry,
                                                 rollout_keeping, state_a_local_names)
 from torchleaklint.semantic.dataflow import container_addition
@@ -321,7 +321,7 @@ def _written_base(node) -> Optional[ast.AST]:
         base = node.target
     else:
         return None
-    return _container_base(base)
+    return container_base(base)
 
 
 def _state_key(model, node, key: Optional[str]) -> Optional[str]:
@@ -343,18 +343,6 @@ def _container_name(container: ast.AST) -> str:
     return _short(container)
 
 
-def _container_base(base: ast.AST) -> ast.AST:
-    """`self.buf` of `self.buf[k]` and of `self.history.setdefault(name, [])` (the list kept
-    under a key of the dict, created there when missing)."""
-    while True:
-        if isinstance(base, ast.Subscript):
-            base = base.value
-        elif isinstance(base, ast.Call) and isinstance(base.func, ast.Attribute) and base.func.attr == "setdefault":
-            base = base.func.value
-        else:
-            return base
-
-
 def _literal_items(values) -> List[ast.AST]:
     """What a stored literal holds (`{"event": loss, "step": s}`, `(loss, n)`): the message
     and the fix name the item that carries the graph, never `.detach()` on a dict."""
@@ -370,7 +358,7 @@ def _literal_items(values) -> List[ast.AST]:
 
 
 def _keyed(container, values):
-    key = dotted(_container_base(container))
+    key = dotted(container_base(container))
     if key is None:
         return None
     return container, key, values

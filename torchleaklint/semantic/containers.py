@@ -20,8 +20,8 @@ from typing import List, Optional, Tuple
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.object_state import class_methods, self_name
-from torchleaklint.semantic.syntax import (FUNCTION_TYPES, call_parameters, every_parameter, nodes_within, passed_argument,
-                                          unpacks_arguments)
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, call_parameters, every_parameter, is_staticmethod, nodes_within,
+                                          passed_argument, unpacks_arguments)
 from torchleaklint.semantic.syntax import child_nodes, walk
 
 _GROWERS = frozenset({"append", "appendleft", "extend", "extendleft", "insert"})
@@ -541,8 +541,7 @@ def grows_through_a_parameter_elsewhere(model, node: ast.AST, key: str):
     external = model.external_sites(unit)
     if not external or any(_loop_keeping_the_argument(model, site, unit, key) is None for site in model.call_sites(unit)):
         return None
-    offset = 1 if model.class_of(unit) is not None and not any(
-        isinstance(d, ast.Name) and d.id == "staticmethod" for d in unit.decorator_list) else 0
+    offset = 1 if model.class_of(unit) is not None and not is_staticmethod(unit) else 0
     position = str(names.index(key) - offset) if key in names and names.index(key) >= offset else None
     kept = [site for site in external if not site.get("spread") and not site.get("ut")
             and (key in site.get("kc", ()) or position is not None and position in site.get("kc", ()))]
@@ -668,17 +667,23 @@ def state_a_local_names(model, read: ast.Name) -> Optional[str]:
     return keys.pop() if len(keys) == 1 else None
 
 
-def _state_entry_key(model, unit, expr: ast.AST) -> Optional[str]:
-    """`self.metrics` of `self.metrics`, `self.metrics[mode]` and `self.metrics.setdefault(k, [])`,
-    `HISTORY` of a module-level `HISTORY[name]`; None for anything else."""
+def container_base(expr: ast.AST, through_slices: bool = True) -> ast.AST:
+    """`self.buf` of `self.buf[k]` and of `self.history.setdefault(name, [])` (the list kept
+    under a key of the dict, created there when missing); a slice (`buf[a:b]`, a copy when
+    read) is gone through only with `through_slices`."""
     while True:
-        if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice):
+        if isinstance(expr, ast.Subscript) and (through_slices or not isinstance(expr.slice, ast.Slice)):
             expr = expr.value
         elif isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "setdefault":
             expr = expr.func.value
         else:
-            break
-    key = dotted(expr)
+            return expr
+
+
+def _state_entry_key(model, unit, expr: ast.AST) -> Optional[str]:
+    """`self.metrics` of `self.metrics`, `self.metrics[mode]` and `self.metrics.setdefault(k, [])`,
+    `HISTORY` of a module-level `HISTORY[name]`; None for anything else."""
+    key = dotted(container_base(expr, through_slices=False))
     if key is None:
         return None
     root = key.split(".", 1)[0]
