@@ -437,6 +437,10 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
         return None
     reaching = model.reaching(unit)
     receiver = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+    # (`buffer["values"].append(v)`: one entry of a local dict of lists)
+    entry = _constant_key(receiver) if isinstance(receiver, ast.Subscript) else None
+    if entry is not None:
+        receiver = receiver.value
     lists = {id(d) for d in reaching.definitions(receiver)} if isinstance(receiver, ast.Name) else set()
     if not lists:
         return None
@@ -447,7 +451,111 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     # (returned to callers that only print it, from a loop running a model it put in eval mode:
     # an evaluation episode, not the unroll of a forward whose outputs are its result)
     returned = _evaluates_a_model(model, loop) and _every_caller_drops_the_result(model, unit)
-    return loop if reads and all(_dies_in_the_function(model, r, unit, returned) for r in reads) else None
+    return loop if reads and all(_list_use_dies(model, r, unit, entry, returned) for r in reads) else None
+
+
+def _constant_key(subscript: ast.Subscript):
+    """The string constant a subscript reads (`buffer["values"]`), or None."""
+    key = subscript.slice
+    return key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+
+
+def _list_use_dies(model, read, unit, entry, returned_dies: bool, depth: int = 0) -> bool:
+    """Does this use of a rollout's list (or, with `entry`, of the dict holding it as
+    `buffer[entry]`) let the graphs it holds die unused? A read of another entry of the dict
+    (`buffer["obs"]`) does not touch them; a read of the entry itself must be inert
+    (`torch.stack(buffer["values"])` under no-grad); the list (or dict) returned as it is, or
+    at a position of a returned tuple, dies when every caller's use of it dies in turn
+    (`_returned_list_dies_in_callers`)."""
+    parent = model.parent(read)
+    if entry is not None and isinstance(parent, ast.Subscript) and parent.value is read:
+        key = _constant_key(parent)
+        if key is None or isinstance(parent.ctx, ast.Del):
+            return inert_read(model, read)
+        return key != entry or inert_read(model, parent)
+    if entry is None and _dies_in_the_function(model, read, unit, returned_dies):
+        return True
+    if entry is not None and inert_read(model, read):
+        return True
+    return depth < 2 and _returned_list_dies_in_callers(model, read, unit, entry, depth)
+
+
+def _returned_list_dies_in_callers(model, read, unit, entry, depth: int) -> bool:
+    """`return buffer, obs` of a function every call of which (one at least, all in this
+    module, the function never handed out) unpacks that position into a name whose every
+    read lets the graphs die (`_list_use_dies`): inert, another entry, a parameter of a
+    function of this module that it is handed to whose every read does, or returned on to
+    callers that do. The PPO driver that passes the rollout's buffer to an update reading
+    the values only under no-grad keeps them, unused, for the whole rollout."""
+    position = _returned_position(model, read, unit)
+    if position is None or not isinstance(unit, FUNCTION_TYPES) or model.external_sites(unit) \
+            or model.handed_out(unit) or model.class_of(unit) is not None and model.calls_by_method_name(unit)[0]:
+        return False
+    sites = model.call_sites(unit)
+    if not sites:
+        return False
+    for site in sites:
+        caller = model.unit_of(site)
+        if isinstance(model.parent(site), ast.Expr):
+            continue
+        bound = _bound_name(model, site, position)
+        if bound is None or not isinstance(caller, FUNCTION_TYPES):
+            return False
+        reaching = model.reaching(caller)
+        uses = [n for n in nodes_within(caller) if isinstance(n, ast.Name) and n.id == bound.id
+                and isinstance(n.ctx, ast.Load) and any(d is bound for d in reaching.definitions(n))]
+        if not all(_list_use_dies(model, u, caller, entry, False, depth + 1)
+                   or _handed_to_a_parameter_that_dies(model, u, entry, depth + 1) for u in uses):
+            return False
+    return True
+
+
+def _returned_position(model, read, unit) -> Optional[int]:
+    """-1 when `read` is what a `return` of `unit` gives, its index in a returned tuple, or None."""
+    parent = model.parent(read)
+    if isinstance(parent, ast.Return) and model.unit_of(parent) is unit:
+        return -1
+    if isinstance(parent, ast.Tuple) and isinstance(model.parent(parent), ast.Return) \
+            and model.unit_of(parent) is unit and not any(isinstance(e, ast.Starred) for e in parent.elts):
+        return parent.elts.index(read)
+    return None
+
+
+def _bound_name(model, site: ast.Call, position: int) -> Optional[ast.Name]:
+    """The name a call's result (position -1) or one position of its unpacked tuple result is
+    bound to (`buffer, obs = collect(...)`), or None."""
+    stmt = model.parent(site)
+    if not (isinstance(stmt, ast.Assign) and stmt.value is site and len(stmt.targets) == 1):
+        return None
+    target = stmt.targets[0]
+    if position == -1:
+        return target if isinstance(target, ast.Name) else None
+    if isinstance(target, (ast.Tuple, ast.List)) and position < len(target.elts) \
+            and not any(isinstance(e, ast.Starred) for e in target.elts):
+        element = target.elts[position]
+        return element if isinstance(element, ast.Name) else None
+    return None
+
+
+def _handed_to_a_parameter_that_dies(model, use, entry, depth: int) -> bool:
+    """`agent.train(buffer, obs)`: `use` passed as a positional argument to a function of this
+    module whose parameter it binds is never rebound and every read of it lets the graphs die."""
+    call = model.parent(use)
+    if not (isinstance(call, ast.Call) and use in call.args) or depth > 2 \
+            or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    callee = model.resolve_call(call)
+    if not isinstance(callee, FUNCTION_TYPES):
+        return False
+    names = call_parameters(call, callee)
+    index = call.args.index(use)
+    if index >= len(names):
+        return False
+    param = names[index]
+    reads = [n for n in nodes_within(callee) if isinstance(n, ast.Name) and n.id == param]
+    if any(not isinstance(n.ctx, ast.Load) for n in reads):
+        return False  # (rebound or deleted: what it holds then is not followed)
+    return all(_list_use_dies(model, n, callee, entry, False, depth + 1) for n in reads)
 
 
 def _dies_in_the_function(model, read, unit, returned_dies: bool = False, depth: int = 0) -> bool:
