@@ -452,11 +452,13 @@ _SHAPE_FACTORIES = frozenset({
     "torch.zeros", "torch.ones", "torch.empty", "torch.rand", "torch.randn", "torch.full",
     "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.rand", "numpy.random.randn",
     "numpy.random.random", "numpy.random.normal", "numpy.random.uniform", "numpy.random.randint",
-    "torch.randint",
+    "torch.randint", "numpy.random.poisson", "numpy.random.exponential", "numpy.random.binomial",
+    "numpy.random.gamma",
 })
 _SHAPE_IS_TUPLE_ARG = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.random.random",
                                  "torch.randint", "numpy.random.normal", "numpy.random.uniform",
-                                 "numpy.random.randint"})
+                                 "numpy.random.randint", "numpy.random.poisson", "numpy.random.exponential",
+                                 "numpy.random.binomial", "numpy.random.gamma"})
 _ARRAY_KINDS = frozenset({DATA, SEQUENCE}) | TENSORISH
 LARGE_ELEMENTS = 1_024  # 4 kB of float32 per trial and per result record: data, not a setting (a 256x1x3x3 filter bank is)
 # Methods that reduce data to a number or a small summary, or hand out a small slice.
@@ -552,7 +554,12 @@ def _bulk_data(model, expr: ast.AST, depth: int) -> Optional[Weight]:
             return Weight(f"a slice of {found.what}", found.kind)  # (`x[: n * 3 // 4]`: most of it, as a rule)
         return found
     if isinstance(expr, ast.Attribute):
-        return _bulk_data(model, expr.value, depth + 1) if expr.attr in _BULK_ATTRIBUTES else None
+        if expr.attr in _BULK_ATTRIBUTES:
+            return _bulk_data(model, expr.value, depth + 1)
+        # `self.adata` in a method, bound once in `__init__` (`self.adata = adata`): what the
+        # constructor was handed (`Autotune(load_counts())`)
+        source = _set_once_at_construction(model, expr)
+        return weight_of(model, source, depth + 1) if source is not None else None
     if isinstance(expr, ast.IfExp):
         return _bulk_data(model, expr.body, depth + 1) or _bulk_data(model, expr.orelse, depth + 1)
     if isinstance(expr, ast.Call):
@@ -876,7 +883,9 @@ def _is_literal(model, expr: ast.AST, depth: int = 0) -> bool:
 # module-level function whose shape argument sits at the same place
 _GENERATOR_METHODS = {"standard_normal": "numpy.random.random", "random": "numpy.random.random",
                       "normal": "numpy.random.normal", "uniform": "numpy.random.uniform",
-                      "integers": "numpy.random.randint"}
+                      "integers": "numpy.random.randint", "poisson": "numpy.random.poisson",
+                      "exponential": "numpy.random.exponential", "binomial": "numpy.random.binomial",
+                      "gamma": "numpy.random.gamma"}
 _GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator"})
 
 
@@ -942,7 +951,8 @@ def _shape_arguments(call: ast.Call, qual: str) -> Optional[List[ast.expr]]:
     if size is None:
         if qual in _SHAPE_IS_TUPLE_ARG:
             position = {"torch.randint": 2, "numpy.random.normal": 2, "numpy.random.uniform": 2,
-                        "numpy.random.randint": 2}.get(qual, 0)
+                        "numpy.random.randint": 2, "numpy.random.poisson": 1, "numpy.random.exponential": 1,
+                        "numpy.random.binomial": 2, "numpy.random.gamma": 2}.get(qual, 0)
             size = call.args[position] if len(call.args) > position else None
         else:
             dims = call.args[:-1] if qual == "torch.full" else call.args

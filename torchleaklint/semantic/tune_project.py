@@ -27,7 +27,7 @@ from typing import Iterator, List, Optional, Tuple
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.tune import (
     _ENTRY_POINTS, _RUN_EXPERIMENTS, MAX_DEPTH, ConfigEntry, config_entries, passed_arguments, reaching_bindings,
-    tune_calls, unpacked_sources, _argument, _bindings_before, _unpacking_of, _update_entries,
+    tune_calls, unpacked_sources, _argument, _bindings_before, _local_helper, _unpacking_of, _update_entries,
 )
 from torchleaklint.semantic.syntax import drives_itself, keyword_arg as _keyword, nodes_within, walk
 
@@ -441,9 +441,10 @@ def _partials(model, expr: ast.AST, depth: int) -> Iterator[ast.Call]:
             yield from _partials(model, expr.args[0], depth + 1)  # partial(partial(f, a), b)
         elif qual.startswith("ray.tune.") and qual.rsplit(".", 1)[-1] in _WRAPPERS and expr.args:
             yield from _partials(model, expr.args[0], depth + 1)
-        elif isinstance(expr.func, ast.Name) and expr.func.id in model.module_functions:
-            # `tune.Tuner(partial_trainable(), ...)`: what the helper of this module returns
-            helper = model.module_functions[expr.func.id]
+        elif _local_helper(model, expr) is not None:
+            # `tune.Tuner(partial_trainable(), ...)`, `self.partial_trainable()`: what the
+            # helper of this module returns
+            helper = _local_helper(model, expr)
             for node in nodes_within(helper):
                 if isinstance(node, ast.Return) and node.value is not None:
                     yield from _partials(model, node.value, depth + 1)
