@@ -2408,6 +2408,9 @@ class Analyzer:
         """`torch.autograd.grad` returns gradients without a graph unless `create_graph=True`
         (then they are differentiable: higher-order code); a computed flag is unknown."""
         flag = _kw(e, "create_graph")
+        if isinstance(flag, ast.Name) and flag.id in self.constants:
+            # `create_graph=create_graph` of a helper a call passes `create_graph=True` to
+            flag = ast.Constant(value=self.constants[flag.id])
         if flag is None or (isinstance(flag, ast.Constant) and not flag.value):
             return sequence_of(TENSOR_V)
         if isinstance(flag, ast.Constant) and flag.value is True and not self.nograd:
