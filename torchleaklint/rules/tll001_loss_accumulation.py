@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from typing import Dict, Iterator, List, Optional, Set
 
 from torchleaklint.diagnostics import SAFE, FixSpec, Span
@@ -86,6 +87,15 @@ class LossAccumulation(Rule):
 
     def applies_to(self, source: str) -> bool:
         return super().applies_to(source) and any(t in source for t in self.operator_tokens)
+
+    def applies_to_project(self, project, source: str = "") -> bool:
+        if super().applies_to_project(project, source):
+            return True
+        # `th.manual_seed(0)` with `th` bound to torch by a module of the project and star-
+        # imported here (`from .helper import *`): torch under another name
+        return project is not None and any(t in source for t in self.operator_tokens) and any(
+            re.search(rf"\b{re.escape(name)}\.", source)
+            for name in project.names_aliasing("torch-module", lambda qual: qual == "torch") if name != "torch")
 
     def check(self, model) -> Iterator:
         for stmt in model.nodes(ast.AugAssign, ast.Assign):
