@@ -4070,9 +4070,30 @@ class SemanticModel:
         grows with every batch all the same (TLL001's reading; not a container's, which the
         specification lets live one update)."""
         carried = self.carried_loops(stmt, key)
-        kept = bool(carried) and all(self.is_data_loop(loop) and self.has_backward_within(loop) for loop in carried) \
+        # (a loop over batches, or over the time steps of a rollout that runs a forward and a
+        # backward in each: micro-steps of one update; not a loop over the parts of one graph)
+        kept = bool(carried) and all((self.is_data_loop(loop) or self._back_propagates_its_own_loss(loop))
+                                     and self.has_backward_within(loop) for loop in carried) \
             and self._within_one_update(stmt, key, carried) and not self._restarted_each_call(stmt, key, carried)
         return carried[0] if kept else None
+
+    def _back_propagates_its_own_loss(self, loop: ast.AST) -> bool:
+        """Does an iteration of `loop` (outside its nested loops) back-propagate a loss it
+        computed itself (`loss = F.mse_loss(stepper(u, f), target[t]); loss.backward()`), whose
+        graph includes no part built before the loop? A micro-step of one update: each
+        iteration's forward is its own. Not a loop over the parts of one graph (`for loss in
+        losses: loss.backward(retain_graph=True)`), whose losses were computed before it."""
+        reaching = self.reaching(self.unit_of(loop))
+        for call in self._calls_within(loop, skip_loops=True):
+            target = self.backward_target(call)
+            if not isinstance(target, ast.Name):
+                continue
+            definitions = reaching.definitions(target)
+            if definitions and all(isinstance(d, ast.AST) and self.is_inside(d, loop)
+                                   and isinstance(self.parent(d), ast.Assign) for d in definitions) \
+                    and not self.shares_graph_built_before(target, loop):
+                return True
+        return False
 
     def summed_over_forward_iterations(self, stmt: ast.AST, key: str, operand: ast.AST) -> Optional[ast.AST]:
         """Is the local `key` a running total, carried across a loop none of whose iterations
