@@ -124,3 +124,42 @@ def main(states):
     assert "what it returns carries no graph" in d.message, d.message
     assert "alive while its outputs are referenced" not in d.message
     assert d.severity == "warning"
+
+
+def test_constants_a_no_grad_helper_stores_on_the_object_keep_no_graph():
+    """`sample()` fills `self.batch_constants` through a `@torch.no_grad()` helper (index
+    tensors) and empties it (`= {}`) before it returns: the message must not say the method
+    keeps the graph on its object (dyMEAN x4, blind set70)."""
+    source = b"""
+import torch
+import torch.nn as nn
+
+
+class Generator(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.net = nn.Linear(d, d)
+        self.batch_constants = {}
+
+    @torch.no_grad()
+    def _prepare(self, lengths):
+        self.batch_constants["batch_id"] = torch.repeat_interleave(torch.arange(len(lengths)), lengths)
+
+    def _clean(self):
+        self.batch_constants = {}
+
+    def sample(self, x, lengths):
+        self._prepare(lengths)
+        out = self.net(x)
+        self._clean()
+        return out
+
+
+def check(model, x, lengths):
+    model.eval()
+    gen = model.sample(x, lengths)
+    return gen
+"""
+    [d] = lint_source(source, "gen.py", Settings(select=["TLL006"]))
+    assert "stores what it computes on its object" not in d.message, d.message
+    assert "activations alive as long as its result is referenced" in d.message, d.message

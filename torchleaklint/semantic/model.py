@@ -2426,8 +2426,10 @@ class SemanticModel:
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             stored = flow.values.get(getattr(node, "value", None), UNKNOWN_V)
-            if targets and (stored.kind in (TENSOR, SCALAR, NONE) or _metadata_read(node.value)):
-                continue  # (`self.count += 1`, graph-free values, `self.device = data.pos.device`)
+            if targets and (stored.kind in (TENSOR, SCALAR, NONE) or _metadata_read(node.value)
+                            or _empty_display(node.value) or self.grad_disabled_at(node)):
+                continue  # (`self.count += 1`, graph-free values, `self.device = data.pos.device`,
+                # `self.batch_constants = {}`, a store under no-grad or in a `@torch.no_grad()` method)
             for target in targets:
                 for leaf in _target_leaves(target):
                     if isinstance(leaf, (ast.Attribute, ast.Subscript)) and _root_name(leaf) == receiver:
@@ -2436,7 +2438,8 @@ class SemanticModel:
             if depth < 1 and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and isinstance(node.func.value, ast.Name) and node.func.value.id == receiver:
                 inner = self.method(self.class_of(func).name, node.func.attr)
-                if isinstance(inner, FUNCTION_TYPES) and inner is not func:
+                if isinstance(inner, FUNCTION_TYPES) and inner is not func and not self.grad_off_decorated(inner) \
+                        and not self.grad_disabled_at(node):
                     name = self._stores_on_self(inner, depth + 1)
                     if name is not None:
                         found.append((True, node.lineno, name))
@@ -6077,6 +6080,14 @@ def _data_items(value: Value) -> bool:
 # builtins that read an object without calling it: handed `self` or a module, they run no forward
 _INERT_BUILTINS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "setattr", "delattr", "len",
                              "print", "str", "repr", "type", "id", "callable", "format"})
+
+
+def _empty_display(expr: Optional[ast.AST]) -> bool:
+    """`{}`, `[]`, `()`, `dict()`, `list()`: an empty container, which holds no graph."""
+    if isinstance(expr, (ast.Dict, ast.List, ast.Tuple, ast.Set)):
+        return not (expr.keys if isinstance(expr, ast.Dict) else expr.elts)
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id in ("dict", "list", "tuple") \
+        and not expr.args and not expr.keywords
 
 
 def _listed_elements(arg: ast.AST) -> List[ast.AST]:
