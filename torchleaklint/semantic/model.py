@@ -4499,10 +4499,18 @@ class SemanticModel:
                     self._reduces_without_keeping(parent):
                 continue
             if returned and (isinstance(parent, ast.Return) or isinstance(parent, ast.Tuple)
-                             and isinstance(self.parent(parent), ast.Return)) and self._results_kept_in_locals(unit):
-                continue
+                             and isinstance(self.parent(parent), ast.Return)) \
+                    and (self._results_kept_in_locals(unit) or self._a_module_forward(unit)):
+                continue  # (a module's `forward` hands back a new total each call: whoever runs
+                # the model keeps or drops it, and keeping it across steps is that caller's finding)
             return False
         return True
+
+    def _a_module_forward(self, unit: ast.AST) -> bool:
+        """`forward` (or `__call__`) of an `nn.Module` class of this module."""
+        info = self.class_of(unit)
+        return isinstance(unit, FUNCTION_TYPES) and unit.name in ("forward", "__call__") and info is not None \
+            and self.is_module_class(info)
 
     def _results_kept_in_locals(self, unit: ast.AST) -> bool:
         """Is every call of `unit` in view, one at least, and none in another module, a
