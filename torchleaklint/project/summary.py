@@ -64,9 +64,10 @@ from torchleaklint.semantic.values import (
 from torchleaklint.project.modules import BUILTIN_KNOWLEDGE
 from torchleaklint.semantic import torch_api
 from torchleaklint.semantic.imports import dotted
-from torchleaklint.semantic.syntax import FUNCTION_TYPES, INIT_METHODS, nodes_within, positional_parameters, self_name, walk
+from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, is_staticmethod, named_parameters, nodes_within,
+                                          positional_parameters, self_name, walk)
 
-SUMMARY_VERSION = 63
+SUMMARY_VERSION = 66
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -329,6 +330,9 @@ def _function(model, func, module: str, info) -> dict:
         ret_g = _returns_when(model, func, base, {p: Value(GRAPH) for p in unknown}, module)
         if ret_g != out["ret"]:
             out["ret_g"] = ret_g
+            graph_parameters = _graph_parameters_per_item(model, func, base, unknown, out["ret"], ret_g, module)
+            if graph_parameters:
+                out["gp"] = graph_parameters
     called = _called_parameters(func, set(unknown))
     if called and may_depend:
         # `run_episode(env, policy)` calls `policy(obs)`: what it returns when a caller hands
@@ -565,6 +569,88 @@ def _returns_when(model, func, base, assumed, module: str):
     params = dict(base)
     params.update(assumed)
     return encode(analyze_unit(model, func, params, 1).returns, module)
+
+
+def _graph_parameters_per_item(model, func, base, unknown, ret, ret_g, module: str) -> Optional[Dict[str, List[str]]]:
+    """For a tuple the function returns, the item positions that `ret_g` makes graph-carrying,
+    each with the parameters whose values can flow into it (`gp`): `return actor_loss, alpha,
+    alpha_loss` where `alpha` is the parameter handed back, or `log_alpha.exp().item()`, is a
+    graph only when the caller's `alpha` is. The flow is read from the syntax (cut at
+    `.item()`, `.detach()`, `float(...)`), then checked by one analysis in which every other
+    parameter holds a graph: the item must stay graph-free. None when the result is no tuple
+    of the same length both ways, or the check fails."""
+    items, items_g = (ret or {}).get("i") if isinstance(ret, dict) else None, \
+        ret_g.get("i") if isinstance(ret_g, dict) else None
+    if not items or not items_g or len(items) != len(items_g):
+        return None
+    differing = [i for i in range(len(items)) if items[i] != items_g[i]]
+    if not differing:
+        return None
+    # (every parameter but `self`: one the module's own calls type, `output` handed an object
+    # here, may be handed a graph by another module's call)
+    every = [a.arg for a in named_parameters(func)][1 if model.class_of(func) is not None
+                                                    and not is_staticmethod(func) else 0:]
+    flowing: Dict[int, set] = {i: set() for i in differing}
+    returns = [node for node in nodes_within(func) if isinstance(node, ast.Return) and model.unit_of(node) is func]
+    for node in returns:
+        if not (isinstance(node.value, ast.Tuple) and len(node.value.elts) == len(items)):
+            return None  # (a tuple built elsewhere, or a return of another shape: not read item by item)
+        for i in differing:
+            flowing[i] |= _parameters_flowing_into(model, func, node.value.elts[i], set(every))
+    out: Dict[str, List[str]] = {}
+    for needed in {frozenset(v) for v in flowing.values()}:
+        others = {p: Value(GRAPH) for p in unknown if p not in needed}
+        found = _returns_when(model, func, base, others, module) if others else ret
+        found_items = found.get("i") if isinstance(found, dict) else None
+        if not found_items or len(found_items) != len(items):
+            return None
+        for i in differing:
+            if flowing[i] == needed:
+                if found_items[i] != items[i]:
+                    return None  # (the item takes a graph from elsewhere too: the syntax missed a flow)
+                out[str(i)] = sorted(needed)
+    return out
+
+
+# Calls whose result holds none of their receiver's or argument's graph.
+_FLOW_CUTTING_METHODS = frozenset({"item", "tolist", "detach", "numpy", "size", "dim", "numel"})
+_FLOW_CUTTING_BUILTINS = frozenset({"float", "int", "bool", "len", "str"})
+
+
+def _parameters_flowing_into(model, func, expr, params: set, depth: int = 0) -> set:
+    """The parameters (of `params`) whose values `expr` may hold a graph of: the names it reads,
+    directly or through the local bindings that reach it (four bindings deep), not under a
+    call that cuts the graph (`log_alpha.exp().item()`, `float(x)`)."""
+    found = set()
+    if expr is None:
+        return found
+    reaching = model.reaching(func)
+    todo = [expr]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Call) and (
+                isinstance(node.func, ast.Attribute) and node.func.attr in _FLOW_CUTTING_METHODS
+                or isinstance(node.func, ast.Name) and node.func.id in _FLOW_CUTTING_BUILTINS):
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+            continue
+        for definition in reaching.definitions(node) or ():
+            if not isinstance(definition, ast.AST) or isinstance(definition, ast.arg):
+                if node.id in params:
+                    found.add(node.id)  # the parameter as the call hands it
+                continue
+            statement = model.statement_of(definition)
+            if isinstance(statement, ast.AugAssign) and node.id in params:
+                found.add(node.id)
+            source = getattr(statement, "value", None) if isinstance(statement, (ast.Assign, ast.AugAssign,
+                                                                                  ast.AnnAssign)) else \
+                getattr(statement, "iter", None) if isinstance(statement, (ast.For, ast.AsyncFor)) else statement
+            if depth < 4:
+                found |= _parameters_flowing_into(model, func, source, params, depth + 1)
+            else:
+                found |= params  # (too deep to follow: any of them)
+    return found
 
 
 def _has_unknown_item(value: Value) -> bool:

@@ -2356,6 +2356,8 @@ class Analyzer:
                 result = join(result, decode(entry.get("ret_g", entry.get("ret"))))
         else:
             result = decode(entry.get("ret_g", entry.get("ret")) if graph_in else entry.get("ret"))
+            if graph_in and entry.get("gp") and result.items is not None:
+                result = _items_made_graph_by_what_is_handed(entry, result, args, kwargs)
         if result.kind == GRAPH or result.carries_graph:
             result = self.produced(result) if result.kind == GRAPH else result
         if self.nograd or entry.get("detaches"):
@@ -3194,6 +3196,29 @@ def _module_evidence(model) -> Dict[ast.AST, Set[str]]:
                 moved.setdefault(model.unit_of(node), set()).add(node.targets[0].id)
     units = set(strong) | (set(moved) & set(stateful))
     return {unit: strong.get(unit, set()) | (moved.get(unit, set()) & stateful.get(unit, set())) for unit in units}
+
+
+def _items_made_graph_by_what_is_handed(entry: dict, result: Value, args, kwargs) -> Value:
+    """The tuple a function of another module returns with graph-carrying arguments (`ret_g`),
+    each item that only some parameters' graphs make graph-carrying (the summary's `gp`) read
+    as `ret` has it when the call hands none of those a graph: `alpha` handed back by
+    `update_actor(..., alpha, ...)` is the caller's number, whatever the loss it also returns."""
+    from torchleaklint.project.summary import decode
+
+    plain = decode(entry.get("ret"))
+    if plain.items is None or len(plain.items) != len(result.items):
+        return result
+    params = list(entry.get("params") or [])[1 if entry.get("self") else 0:]
+    handed = dict(zip(params, args))
+    handed.update({k: v for k, v in kwargs.items() if k is not None})
+    items = list(result.items)
+    for index, needed in entry["gp"].items():
+        position = int(index)
+        if position < len(items) and not any(
+                p in handed and (handed[p].carries_graph or handed[p].kind == LEAF) for p in needed) \
+                and all(p in handed for p in needed):
+            items[position] = plain.items[position]
+    return replace(result, items=tuple(items))
 
 
 def _modules_handed(entry: dict, args, kwargs) -> bool:
