@@ -1636,6 +1636,8 @@ class Analyzer:
         the forward's graph."""
         if self._constructs_a_module(e):
             return Value(MODULE)
+        if callee.name == _TO_PIL_IMAGE:
+            return Value(DATA)  # `ToPILImage()(x)`, or a `Compose` ending with it: a PIL image
         if callee.frozen and not _hands_a_module(all_args):
             return self._parameterless_output(all_args)
         if not callee.name and callee.alts:
@@ -2235,6 +2237,10 @@ class Analyzer:
         if torch_api.nn_class(qual) or torch_api.is_model_constructor(qual):
             return Value(MODULE, name=None, frozen=torch_api.is_parameterless_layer(qual)
                          or _norm_without_affine(qual, e) or _sequence_of_parameterless(qual, e, all_args))
+        if _makes_pil_images(qual, e):
+            return Value(MODULE, name=_TO_PIL_IMAGE, frozen=True)
+        if qual in _TO_PIL_FUNCTIONS:
+            return Value(DATA)  # `to_pil_image(x)`: a PIL image, no tensor
         if torch_api.is_parameterless_layer(qual):
             return Value(MODULE, name=None, frozen=True)  # `torchaudio.transforms.MelSpectrogram(...)`
         if torch_api.is_optimizer(qual):
@@ -3327,6 +3333,26 @@ def _shapeless(value: Value) -> bool:
     entries (`(a, b)` joined with `(a, b, c)`)."""
     return value.kind == UNKNOWN or value.kind == SEQUENCE and value.items is None and value.elem is None \
         and not value.fields
+
+
+_TO_PIL_IMAGE = "torchvision.transforms.ToPILImage"
+_TO_PIL_FUNCTIONS = frozenset({"torchvision.transforms.functional.to_pil_image",
+                               "torchvision.transforms.v2.functional.to_pil_image"})
+
+
+def _makes_pil_images(qual: str, e: ast.AST) -> bool:
+    """`ToPILImage()`, or `Compose([..., ToPILImage()])` whose last transform it is: calling
+    it turns a tensor into a PIL image (through `.byte()` and numpy), which holds no graph."""
+    name = qual.rsplit(".", 1)[-1]
+    if not qual.startswith("torchvision.transforms."):
+        return False
+    if name == "ToPILImage":
+        return True
+    if name != "Compose" or not isinstance(e, ast.Call) or not e.args or not isinstance(e.args[0], (ast.List, ast.Tuple)) \
+            or not e.args[0].elts:
+        return False
+    last = e.args[0].elts[-1]
+    return isinstance(last, ast.Call) and (dotted(last.func) or "").rsplit(".", 1)[-1] == "ToPILImage"
 
 
 def _taken_on_trust(item: Value, depth: int = 0) -> bool:
