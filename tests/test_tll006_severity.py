@@ -163,3 +163,44 @@ def check(model, x, lengths):
     [d] = lint_source(source, "gen.py", Settings(select=["TLL006"]))
     assert "stores what it computes on its object" not in d.message, d.message
     assert "activations alive as long as its result is referenced" in d.message, d.message
+
+
+
+def test_a_method_detaching_every_entry_of_its_output_dict_returns_no_graph():
+    """`predict` runs the forward, then `for t in out.keys(): out[t] = out[t].detach()`: no
+    tensor has `.keys()`, so the output is a mapping and what `predict` hands back carries no
+    graph. The validation loop's call of it is then a peak, not activations kept while the
+    outputs are referenced (GenBill's CLB_pack, blind set70, where that call is reported)."""
+    import ast
+
+    from torchleaklint.config import EVERY_RULE
+    from torchleaklint.rules.tll006_eval_without_no_grad import _graph_free_result
+    from torchleaklint.semantic.model import SemanticModel
+
+    source = """
+import torch.nn as nn
+
+
+class MultiTask(nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model.forward(x)
+
+    def predict(self, inputs):
+        self.model.eval()
+        out = self.forward(inputs)
+        for t in out.keys():
+            out[t] = out[t].detach()
+        return out
+
+    def validation(self, x):
+        self.eval()
+        output = self.predict(x)
+        return output
+"""
+    model = SemanticModel(ast.parse(source), source, "multitask.py", Settings(select=EVERY_RULE))
+    [call] = [c for c in model.calls if ast.unparse(c) == "self.predict(x)"]
+    assert _graph_free_result(model.value(call)), model.value(call)

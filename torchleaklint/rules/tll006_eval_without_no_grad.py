@@ -238,5 +238,7 @@ def _graph_free_result(value) -> bool:
     `softmax(self(x)).detach().numpy()`)."""
     if value.kind in ("tensor", "scalar", "data"):
         return True
+    if value.kind == "sequence" and value.items is None and value.elem is not None and value.fields is None:
+        return _graph_free_result(value.elem)  # a dict whose every entry was detached (`out[t].detach()`)
     return value.kind == "sequence" and value.items is not None and bool(value.items) and \
         all(_graph_free_result(item) for item in value.items)

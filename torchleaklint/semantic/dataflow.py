@@ -759,6 +759,12 @@ class Analyzer:
         if name is None or key is None:
             return
         container = self.env.get(name)
+        by_keys = isinstance(s.iter, ast.Call) and isinstance(s.iter.func, ast.Attribute) \
+            and s.iter.func.attr in ("keys", "items") and not s.iter.args
+        if container is not None and container.kind in (GRAPH, UNKNOWN) and by_keys:
+            # `out = self.forward(x)` then `for t in out.keys(): out[t] = out[t].detach()`: no
+            # tensor has `.keys()`, so the forward's result is a mapping, every entry replaced
+            container = Value(SEQUENCE, elem=container)
         if container is None or container.kind != SEQUENCE:
             return
         stored = []
