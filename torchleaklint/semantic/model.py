@@ -2269,6 +2269,8 @@ class SemanticModel:
             # whose `__call__` runs no forward, is called, not the module: what it is handed decides
         if receiver is not None and self._method_of_its_class_runs_no_forward(call, receiver):
             receiver = None
+        if target is None and self._function_of_another_module_runs_no_forward(call):
+            return False  # `scoring_utils.score(model=self, ...)`, whose forwards all run under no-grad
         inputs = ([receiver] if receiver is not None else []) + list(call.args) + [k.value for k in call.keywords]
         for expr in inputs:
             if isinstance(expr, ast.Name) and expr.id in ("self", "cls"):
@@ -2279,6 +2281,16 @@ class SemanticModel:
         if target is not None and target is not func:
             return depth >= 3 or self.may_run_forward(target, depth + 1)
         return False
+
+    def _function_of_another_module_runs_no_forward(self, call: ast.Call) -> bool:
+        """A function of another module of the project whose summary says it runs no forward
+        with autograd on (`nofwd`: none, or only under its own no-grad; `nograd`: decorated)."""
+        callee = self.value(call.func)
+        if self.project is None or callee.kind != REF or not callee.name:
+            return False
+        found = self.project.imported_summary(callee.name)
+        return found is not None and found[0] == "function" and isinstance(found[1], dict) \
+            and bool(found[1].get("nofwd") or found[1].get("nograd") or found[1].get("fwd_off"))
 
     def _calls_an_object_running_no_forward(self, func: ast.AST, depth: int) -> bool:
         """`self.retokenizer`, an object of a plain class (here or of another module of the
