@@ -48,7 +48,8 @@ def _carried_state(model, stmt):
     for name in names:
         found = _backward_loop(model, stmt, name)
         if found is not None and not _detached_in(model, found, stmt, name) \
-                and not bound_first_under_the_same_test(model, found, stmt, name):
+                and not bound_first_under_the_same_test(model, found, stmt, name) \
+                and not _carried_only_where_the_first_iteration_fails(model, stmt, name, found):
             loop = loop or found
             reported.append(name)
     if not reported:  # carried through locals: `y = net(cat([x, h])); h = y[:, -1]`
@@ -56,7 +57,8 @@ def _carried_state(model, stmt):
             found = _recurrent_loop(model, stmt, name)
             if found is not None and _carries_graph_after(model, stmt, name) and \
                     not _detached_in(model, found, stmt, name) and not _analysis_unroll(model, found) \
-                    and not bound_first_under_the_same_test(model, found, stmt, name):
+                    and not bound_first_under_the_same_test(model, found, stmt, name) \
+                    and not _carried_only_where_the_first_iteration_fails(model, stmt, name, found):
                 loop = loop or found
                 reported.append(name)
     return (stmt, loop, reported) if loop is not None else None
@@ -252,6 +254,35 @@ def _integrated_and_back_propagated(model, stmt, loop, name: str) -> bool:
                 and not _conditional_in(model, call, loop) and _reads_state(model, unit, target, name):
             return True
     return False
+
+
+def _carried_only_where_the_first_iteration_fails(model, stmt, name: str, loop) -> bool:
+    """`if params["score"] == "h": scores = h` / `elif ...: scores = g` then `scores =
+    add_gradient(x, scores)`: the previous iteration's value reaches the read only when no
+    branch binds it. `name` has no value before the loop, so on the first iteration that path
+    would raise NameError; every test deciding the branches reads nothing the loop changes, so
+    each iteration takes the branch the first one took, and binds it afresh."""
+    unit = model.unit_of(stmt)
+    if _bound_before(model, unit, loop, name) or not isinstance(unit, FUNCTION_TYPES):
+        return False
+    reaching = model.reaching(unit)
+    reads = [n for n in walk(stmt.value) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if not reads:
+        return False
+    for read in reads:
+        fresh = [d for d in reaching.definitions(read) if d not in reaching.carried_definitions(read, loop)]
+        if not fresh:
+            return False
+        for definition in fresh:
+            if not model.is_inside(definition, loop):
+                return False
+            for anc in model.ancestors(definition):
+                if anc is loop:
+                    break
+                if isinstance(anc, (ast.For, ast.AsyncFor, ast.While, ast.Try)) \
+                        or isinstance(anc, (ast.If, ast.IfExp)) and not _fixed_across_iterations(anc.test, loop):
+                    return False
+    return True
 
 
 def _bound_before(model, unit, loop, name: str) -> bool:
