@@ -2372,6 +2372,9 @@ class Analyzer:
                 result = _items_made_graph_by_what_is_handed(entry, result, args, kwargs)
         if result.kind == GRAPH or result.carries_graph:
             result = self.produced(result) if result.kind == GRAPH else result
+        if entry.get("detaches") and result.kind == UNKNOWN:
+            result = CUT_V  # `repackage_hidden(h)` of another module (`return h.detach()` on its
+            # tensor path, itself over a tuple's items): what it hands back carries no graph
         if self.nograd or entry.get("detaches"):
             result = _strip_graph(result)
         elif entry.get("nograd"):
