@@ -426,7 +426,8 @@ def _local_rollout_keeping(model, node, key: str, unit) -> Optional[ast.AST]:
     after `logits, v = model(states)`, with grad on and no backward in the loop), whose every
     other read only cuts them (`torch.cat(values).detach()`) and that no backward of the
     function consumes: each iteration's forward stays alive, unused, until the rollout ends.
-    A list the function returns, or back-propagates after the loop (A2C), is no such list. The
+    A list the function back-propagates after the loop (A2C) is no such list, nor one it
+    returns, unless every caller only lets its graphs die (`_returned_list_dies_in_callers`). The
     loop may also feed one input's chunks to a model (`for c, f in zip(coord_chunk, feat_chunk):
     pred.append(model(...))`, then `torch.cat(pred).max(3)[1]`): the chunks' activations stay
     alive, unused, until the prediction is cut."""
