@@ -364,7 +364,11 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
         return None
     # (name a call that trains, when another module has several: not an evaluation loop's)
     shown = next((site for site in external if site.get("tr")), external[0]) if external else None
-    where = f"line {sites[0].lineno}" if sites else model.project.label(shown)
+    # (likewise here: the call in a loop that trains, before one in an evaluation's batch loop)
+    training = [site for site in sites if any(model.runs_training_step(loop) or model.has_backward_within(loop)
+                                              for loop in model.loops_around(site))]
+    first = min(training or sites, key=lambda site: (site.lineno, site.col_offset)) if sites else None
+    where = f"line {first.lineno}" if sites else model.project.label(shown)
     guard = _guard_in(model, call, func)
     if guard is None and sites and all(_guarded_in_loop(model, site) for site in sites):
         guard = next(a.lineno for a in model.ancestors(sites[0]) if isinstance(a, (ast.If, ast.IfExp)))
@@ -374,7 +378,11 @@ def _only_called_per_step(model, func, call) -> Optional[str]:
         return f"every few steps (`{func.name}` is called under a test in the training loop at {where})"
     if not sites and not shown["st"] and shown.get("ps"):
         return f"{every} (`{func.name}` is called once per step, at {where})"
-    if in_step_loop[:1] == [True] or not sites and not shown.get("fw"):
+    if sites and training:
+        return f"{every} (`{func.name}` is called in the training loop at {where})"
+    if sites and any(in_step_loop):
+        return f"{every} (`{func.name}` is called in the loop over batches at {where})"
+    if not sites and not shown.get("fw"):
         return f"{every} (`{func.name}` is called in the training loop at {where})"
     return f"{every} (`{func.name}` is called by a module's forward at {where})"
 
