@@ -1164,7 +1164,7 @@ class SemanticModel:
                     sites.setdefault(target, []).append(call)
                     continue
                 for target in self._instance_call_targets(call) or self._parameter_object_call_targets(call) \
-                        or self._parameter_callable_targets(call):
+                        or self._parameter_callable_targets(call) or self._method_alias_targets(call):
                     sites.setdefault(target, []).append(call)
             self._add_dispatched_self_calls(sites)
             self._memo[key] = sites
@@ -1505,6 +1505,50 @@ class SemanticModel:
             return []
         return self.cached(("parameter_callables", unit, call.func.id),
                            lambda: self._parameter_callables(unit, call.func.id))
+
+    def _method_alias_targets(self, call: ast.Call) -> List[ast.AST]:
+        """`fn(x, key)` after `fn = engine.generate_guarded if guarded else engine.generate` (or
+        `fn = self.step`): the methods of this file every binding reaching the call names, on
+        `self`, on a parameter every call passes an object of a class of this file for, or on
+        a name bound to such an object. May-call edges read from the syntax alone."""
+        if not isinstance(call.func, ast.Name):
+            return []
+        unit = self.unit_of(call)
+        if not isinstance(unit, FUNCTION_TYPES):
+            return []
+        definitions = self.reaching(unit).definitions(call.func)
+        if not definitions:
+            return []
+        targets: List[ast.AST] = []
+        for definition in definitions:
+            stmt = self.parent(definition)
+            if not (isinstance(stmt, ast.Assign) and stmt.targets == [definition]):
+                return []
+            value = stmt.value
+            references = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value]
+            for reference in references:
+                found = self._method_reference(reference, unit)
+                if not found:
+                    return []
+                targets.extend(t for t in found if all(t is not o for o in targets))
+        return targets
+
+    def _method_reference(self, reference: ast.AST, unit: ast.AST) -> List[ast.AST]:
+        """The methods `obj.m` (not called) may denote: of the enclosing class for `self.m`, of
+        the classes a parameter is handed or a name is bound to; [] when not known."""
+        if not (isinstance(reference, ast.Attribute) and isinstance(reference.value, ast.Name)):
+            return []
+        owner = reference.value.id
+        if owner == "self":
+            info = self.enclosing_class_info(reference)
+            method = self.method(info.name, reference.attr) if info is not None else None
+            return [method] if method is not None else []
+        classes = self._instance_bindings()[0].get(owner) or ()
+        if not classes and self._module_function_with_parameter(reference, owner) is unit:
+            classes = self.cached(("parameter_instance_classes", unit, owner),
+                                  lambda: self._parameter_instance_classes(unit, owner))
+        methods = [self.method(cls, reference.attr) for cls in sorted(classes)]
+        return methods if methods and all(m is not None for m in methods) else []
 
     def _module_function_with_parameter(self, node: ast.AST, name: str) -> Optional[ast.AST]:
         """The module-level function `node` is in, when `name` is one of its parameters."""
