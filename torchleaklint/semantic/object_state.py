@@ -485,6 +485,9 @@ def _cuts_between_steps(model, method, func, depth: int = 0) -> bool:
         return True  # the stepping method restarts it itself (`if t == 0: self.init_attention()`
         # at a sequence's first step); not when it is itself the training step and restarts only
         # every few steps (`if (step + 1) % self.log_interval == 0: self._flush()`)
+    if _stepped_without_it_in_a_backward_loop(model, func, sites):
+        return False  # `reset()` before each batch of one loop, but a streaming loop elsewhere
+        # steps the object chunk after chunk, back-propagating each, with no reset between
     if _restarts_before_steps(model, sites, func):
         return True
     # the steps are driven from another module, where a holder passes the method on to a part
@@ -492,6 +495,61 @@ def _cuts_between_steps(model, method, func, depth: int = 0) -> bool:
     # whether that restarts this state between them is out of view, so it is not proven kept
     return model.project is not None and method.name not in _CONSTRUCTION_METHODS \
         and model.project.named_calls_passed_on(method.name) > 0 and not _stepped_here(model, func, model.class_of(method))
+
+
+def _stepped_without_it_in_a_backward_loop(model, func, cuts) -> bool:
+    """Does a loop of this module that back-propagates in its body run `func` at every
+    iteration (called there, or by a method of a holder it calls: `model(x)` running a
+    `forward` that calls `self.predictor.step(tokens)`), unconditionally, with none of the
+    `cuts` (the calls that restart or detach the state) inside that loop, inside a function
+    of that chain, or in a function that the loop calls? Then the state chains across that
+    loop's iterations, whatever other loops do."""
+    chains = _loops_stepping(model, func, [func], 0)
+    return any(not any(_runs_within(model, cut, loop, chain, 0) for cut in cuts) for loop, chain in chains)
+
+
+def _surely_runs(model, site, func) -> bool:
+    """Does the call run `func` itself, not one of several methods it may run (`model(x)` with
+    `model` bound to objects of two classes in two functions)?"""
+    if model.resolve_call(site) is func:
+        return True
+    info = model.class_of(func)
+    callee = model.value(site.func)
+    return info is not None and func.name in ("forward", "__call__") and callee.kind in (MODULE, "instance") \
+        and callee.name == info.name
+
+
+def _runs_within(model, call, loop, chain, depth: int) -> bool:
+    """Is `call` made inside `loop`, in a function of `chain`, or in a function called from
+    either (three calls up at most; a caller out of view counts as one that may be)?"""
+    unit = model.unit_of(call)
+    if model.is_inside(call, loop) or any(unit is link for link in chain):
+        return True
+    if not isinstance(unit, FUNCTION_TYPES):
+        return False
+    sites = model.method_call_sites(unit)
+    if depth >= 3 or model.external_sites(unit):
+        return bool(sites) or bool(model.external_sites(unit))
+    return any(_runs_within(model, site, loop, chain, depth + 1) for site in sites)
+
+
+def _loops_stepping(model, func, chain, depth: int):
+    """(loop, the functions from the loop's call down to `func`) for each loop that runs
+    `func` at every iteration and back-propagates in its body."""
+    found = []
+    for site in model.method_call_sites(func):
+        unit = model.unit_of(site)
+        if not isinstance(unit, FUNCTION_TYPES) or any(unit is link for link in chain) \
+                or not _surely_runs(model, site, func):
+            continue
+        loop = next(iter(model.loops_around(site)), None)
+        if loop is not None:
+            if model.has_backward_within(loop) and not _conditional_in(model, site, loop):
+                found.append((loop, chain))
+            continue
+        if depth < 2 and model.class_of(unit) is not None and not model.conditional_within(site, unit):
+            found.extend(_loops_stepping(model, unit, chain + [unit], depth + 1))
+    return found
 
 
 def _passed_on_by_a_holder(model, site, method) -> bool:
