@@ -1514,8 +1514,9 @@ class SemanticModel:
         if not isinstance(call.func, ast.Name):
             return []
         unit = self.unit_of(call)
-        if not isinstance(unit, FUNCTION_TYPES):
-            return []
+        if not isinstance(unit, FUNCTION_TYPES) or call.func.id not in self.cached(
+                ("method_reference_names", unit), lambda: _names_bound_to_attributes(unit)):
+            return []  # (most calls: no binding of the name to `obj.m` in the function, no reaching asked)
         definitions = self.reaching(unit).definitions(call.func)
         if not definitions:
             return []
@@ -6144,6 +6145,18 @@ def _data_items(value: Value) -> bool:
 # builtins that read an object without calling it: handed `self` or a module, they run no forward
 _INERT_BUILTINS = frozenset({"isinstance", "issubclass", "hasattr", "getattr", "setattr", "delattr", "len",
                              "print", "str", "repr", "type", "id", "callable", "format"})
+
+
+def _names_bound_to_attributes(unit: ast.AST) -> Set[str]:
+    """The names a function binds to an attribute read, or to a choice between two (`fn =
+    engine.generate`, `fn = a.f if c else b.g`): the only names a method reference can hold."""
+    out: Set[str] = set()
+    for node in nodes_within(unit):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and (
+                isinstance(node.value, ast.Attribute) or isinstance(node.value, ast.IfExp)
+                and isinstance(node.value.body, ast.Attribute) and isinstance(node.value.orelse, ast.Attribute)):
+            out.add(node.targets[0].id)
+    return out
 
 
 def _empty_display(expr: Optional[ast.AST]) -> bool:
