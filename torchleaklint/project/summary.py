@@ -67,7 +67,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, is_staticmethod, named_parameters, nodes_within,
                                           positional_parameters, self_name, walk)
 
-SUMMARY_VERSION = 67
+SUMMARY_VERSION = 68
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -613,8 +613,7 @@ def _graph_parameters_per_item(model, func, base, unknown, ret, ret_g, module: s
 
 
 # Calls whose result holds none of their receiver's or argument's graph.
-_FLOW_CUTTING_METHODS = frozenset({"item", "tolist", "detach", "numpy", "size", "dim", "numel"})
-_FLOW_CUTTING_BUILTINS = frozenset({"float", "int", "bool", "len", "str"})
+_FLOW_CUTTING_METHODS = torch_api.GRAPH_KILLER_METHODS | torch_api.SHAPE_QUERIES
 
 
 def _parameters_flowing_into(model, func, expr, params: set, depth: int = 0) -> set:
@@ -630,7 +629,7 @@ def _parameters_flowing_into(model, func, expr, params: set, depth: int = 0) -> 
         node = todo.pop()
         if isinstance(node, ast.Call) and (
                 isinstance(node.func, ast.Attribute) and node.func.attr in _FLOW_CUTTING_METHODS
-                or isinstance(node.func, ast.Name) and node.func.id in _FLOW_CUTTING_BUILTINS):
+                or isinstance(node.func, ast.Name) and node.func.id in torch_api.SCALAR_BUILTINS):
             continue
         todo.extend(ast.iter_child_nodes(node))
         if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
