@@ -4368,7 +4368,8 @@ class SemanticModel:
         # only loops over the objects of a collection the object holds (policies, heads), or
         # a count fixed at construction (`range(self.n_topology)`): another counted loop or
         # one over what the caller hands in may be the run's steps
-        if not all(isinstance(loop, (ast.For, ast.AsyncFor)) and not self._updates_within(loop) and (
+        if not all(isinstance(loop, (ast.For, ast.AsyncFor))
+                   and (not self._updates_within(loop) or self._updates_only_the_iterated_parts(loop)) and (
                 _rooted_at_self(loop.iter) and not _counts(loop.iter) or self._fixed_collection(loop.iter))
                 for loop in carried):
             return False
@@ -4392,6 +4393,28 @@ class SemanticModel:
             if target is not None and target is not owner and self._updates_within(target, depth + 1):
                 return True
         return False
+
+    def _updates_only_the_iterated_parts(self, loop: ast.AST) -> bool:
+        """Does every optimizer (or scaler) step of the loop's body step an optimizer picked by
+        the loop's own variable (`self.policy[agent].critic_optimizer.step()` in `for agent in
+        range(self.num_agents)`)? Each iteration then updates another part, once per call (one
+        update per agent): the iterations are parts of one step, not steps. A step of any
+        other optimizer, or an update in a function it calls, may be the run's next step."""
+        names = _names_in(loop.target)
+        for _ in range(2):  # and the names bound from them (`agent = self.agents[i]`)
+            names |= {t.id for node in nodes_within(loop) if isinstance(node, ast.Assign)
+                      and names & _names_in(node.value) for t in node.targets if isinstance(t, ast.Name)}
+        steps = 0
+        for call in self._calls_within(loop, skip_loops=False):
+            if self.is_optimizer_step(call) or self.is_scaler_step(call):
+                if not (isinstance(call.func, ast.Attribute) and names & _names_in(call.func.value)):
+                    return False
+                steps += 1
+                continue
+            target = self._resolve_call_cheap(call)
+            if target is not None and target is not loop and self._updates_within(target, 1):
+                return False
+        return steps > 0
 
     def _one_step_per_call(self, func: ast.AST) -> bool:
         return isinstance(func, FUNCTION_TYPES) and (self.steps_once_per_call(func) or self.is_per_step_method(func))
