@@ -1062,6 +1062,10 @@ def _eval_regions(model) -> Iterator[Tuple]:
                                or not _switches_mode_in_place(model, call, receiver)):
             continue
         switches.setdefault((model.unit_of(call), receiver), []).append((start_of(call), kind, call))
+    parts_trained: Dict[ast.AST, List[Tuple[Position, str]]] = {}
+    for (unit, receiver), events in switches.items():
+        parts_trained.setdefault(unit, []).extend((position, receiver) for position, kind, _ in events
+                                                  if kind == "train")
     for (unit, receiver), events in switches.items():
         events.sort(key=lambda e: e[0])
         # `norm.train(); norm(values); norm.eval()` anywhere in the function: the receiver is a
@@ -1076,6 +1080,11 @@ def _eval_regions(model) -> Iterator[Tuple]:
                 continue
             # until the next switch: a later `eval()` of the same receiver starts a region of its own
             end = next((p for p, _, _ in events[i + 1:]), (10 ** 9, 0))
+            # ... or a part of it switched back to training (`model.eval()` then
+            # `model.focuser.policy.train()`): the backbone is frozen in eval mode while the
+            # part trains, a training phase, not an evaluation
+            end = min([end] + [p for p, part in parts_trained.get(unit, ())
+                               if part.startswith(receiver + ".") and position < p < end])
             yield unit, receiver, end_of(model.statement_of(call)), end, call
 
 
