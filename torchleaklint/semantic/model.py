@@ -1548,8 +1548,23 @@ class SemanticModel:
         if not classes and self._module_function_with_parameter(reference, owner) is unit:
             classes = self.cached(("parameter_instance_classes", unit, owner),
                                   lambda: self._parameter_instance_classes(unit, owner))
+        if not classes:
+            classes = self._sole_class_of_attributes_read_on(unit, owner)
         methods = [self.method(cls, reference.attr) for cls in sorted(classes)]
         return methods if methods and all(m is not None for m in methods) else []
+
+    def _sole_class_of_attributes_read_on(self, unit: ast.AST, owner: str) -> Tuple[str, ...]:
+        """`trainer` of `step = trainer.step_detached if detached else trainer.step_shared`, in a
+        function nobody in view hands a `trainer`: the one class of this module that defines
+        every attribute the function reads on it, when it reads two or more (one shared name,
+        `opt.step`, says little of the object's class). Read from the syntax alone."""
+        attributes = {node.attr for node in nodes_within(unit) if isinstance(node, ast.Attribute)
+                      and isinstance(node.value, ast.Name) and node.value.id == owner}
+        if len(attributes) < 2:
+            return ()
+        owners = [info.name for info in self.classes.values()
+                  if all(attr in info.methods for attr in attributes)]
+        return tuple(owners) if len(owners) == 1 else ()
 
     def _module_function_with_parameter(self, node: ast.AST, name: str) -> Optional[ast.AST]:
         """The module-level function `node` is in, when `name` is one of its parameters."""
@@ -2013,7 +2028,8 @@ class SemanticModel:
                 # an object of one of several classes (`Shared() if shared else Separate()`):
                 # a step when every class's method runs one
                 targets = [target] if target is not None else \
-                    self._instance_call_targets(call) or self._parameter_callable_targets(call)
+                    self._instance_call_targets(call) or self._parameter_callable_targets(call) \
+                    or self._method_alias_targets(call)
                 if targets and all(t is not owner and self.runs_training_step(t, depth + 1)
                                    and not self._steps_in_own_loop(t) for t in targets):
                     answer = True
@@ -5811,21 +5827,27 @@ class SemanticModel:
         for site in sites:
             if self._result_graph_differentiated(site) or bound_on_an_object(self, site):
                 return False
-            if self.result_returned(site):
+            if self.result_returned(site, graph=True):
                 caller = self.unit_of(site)
                 if not isinstance(caller, FUNCTION_TYPES) or \
                         not self.returned_graph_never_differentiated(caller, depth + 1):
                     return False
         return True
 
-    def result_returned(self, call: ast.Call) -> bool:
+    def result_returned(self, call: ast.Call, graph: bool = False) -> bool:
         """Does the call's function return its result, or a value computed from it, to its own
         caller (`pred = predict_velocity(...); return pred` in a model wrapper's training
-        forward)? Then whoever calls that function decides whether it is back-propagated."""
+        forward)? Then whoever calls that function decides whether it is back-propagated.
+        With `graph`, only a value its graph flows into (not `history` filled with `.item()`s)."""
         unit = self.unit_of(call)
         bound = self._bound_by_statement_of(call)
+
+        def computed(key: str, expr: ast.AST) -> bool:
+            if not graph:
+                return self.computed_from(unit, key, expr)
+            return key in self._computed_from_keys(unit, _gradient_read_keys(expr), key, gradient=True)
         return any(isinstance(node, ast.Return) and node.value is not None and self.unit_of(node) is unit
-                   and (self.is_inside(call, node) or any(self.computed_from(unit, key, node.value) for key in bound))
+                   and (self.is_inside(call, node) or any(computed(key, node.value) for key in bound))
                    for node in nodes_within(unit))
 
     def fills_returned_buffer(self, store: ast.Assign) -> bool:
