@@ -1487,6 +1487,9 @@ class SemanticModel:
             return []  # (the common case, `torch.cat(...)`, `x.view(...)`: decided without the callers)
         classes = self.cached(("parameter_instance_classes", unit, func.value.id),
                               lambda: self._parameter_instance_classes(unit, func.value.id))
+        if not classes and not self._called_by_name_here(unit):
+            # handed in by callers out of view: any class whose methods cover what is used (a join)
+            classes = self._classes_of_attributes_read_on(unit, func.value.id)
         targets = [self.method(cls, func.attr) for cls in sorted(classes)]
         return targets if targets and all(t is not None for t in targets) else []
 
@@ -1548,23 +1551,33 @@ class SemanticModel:
         if not classes and self._module_function_with_parameter(reference, owner) is unit:
             classes = self.cached(("parameter_instance_classes", unit, owner),
                                   lambda: self._parameter_instance_classes(unit, owner))
-        if not classes:
-            classes = self._sole_class_of_attributes_read_on(unit, owner)
+        if not classes and self._module_function_with_parameter(reference, owner) is unit:
+            classes = self._classes_of_attributes_read_on(unit, owner)
         methods = [self.method(cls, reference.attr) for cls in sorted(classes)]
         return methods if methods and all(m is not None for m in methods) else []
 
-    def _sole_class_of_attributes_read_on(self, unit: ast.AST, owner: str) -> Tuple[str, ...]:
-        """`trainer` of `step = trainer.step_detached if detached else trainer.step_shared`, in a
-        function nobody in view hands a `trainer`: the one class of this module that defines
-        every attribute the function reads on it, when it reads two or more (one shared name,
-        `opt.step`, says little of the object's class). Read from the syntax alone."""
-        attributes = {node.attr for node in nodes_within(unit) if isinstance(node, ast.Attribute)
-                      and isinstance(node.value, ast.Name) and node.value.id == owner}
-        if len(attributes) < 2:
-            return ()
-        owners = [info.name for info in self.classes.values()
-                  if all(attr in info.methods for attr in attributes)]
-        return tuple(owners) if len(owners) == 1 else ()
+    def _called_by_name_here(self, func: ast.AST) -> bool:
+        """Is there a call of `func`'s name in this module (`f(...)`, `x.f(...)`) or a reference
+        handing it on? Read from the syntax alone (the call graph is being built)."""
+        def index() -> Set[str]:
+            return {node.id if isinstance(node, ast.Name) else node.attr for node in self.nodes(ast.Name, ast.Attribute)}
+        return getattr(func, "name", None) in self.cached(("names_referenced", None), index)
+
+    def _classes_of_attributes_read_on(self, unit: ast.AST, owner: str) -> Tuple[str, ...]:
+        """`trainer` of `step = trainer.step_detached if detached else trainer.step_shared`, or
+        `plant` of `plant.reset(); ...; plant.step(u)`, in a function nobody in view hands that
+        object: the classes of this module that define (or inherit) every attribute the
+        function reads on it, as methods. Only when it reads two or more, one of them a name
+        torch's own objects do not have (`model.train(); model.eval()` says nothing of a
+        `Trainer` of this file that defines `train` and `eval`). Read from the syntax alone."""
+        def compute() -> Tuple[str, ...]:
+            attributes = {node.attr for node in nodes_within(unit) if isinstance(node, ast.Attribute)
+                          and isinstance(node.value, ast.Name) and node.value.id == owner}
+            if len(attributes) < 2 or attributes <= _TORCH_OBJECT_METHODS:
+                return ()
+            return tuple(sorted(info.name for info in self.classes.values()
+                                if all(self.method(info.name, attr) is not None for attr in attributes)))
+        return self.cached(("classes_of_attributes_read_on", unit, owner), compute)
 
     def _module_function_with_parameter(self, node: ast.AST, name: str) -> Optional[ast.AST]:
         """The module-level function `node` is in, when `name` is one of its parameters."""
@@ -6247,6 +6260,15 @@ def _counter_while(loop: ast.AST) -> bool:
                for t in walk(n) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
     # (the other names of the test are bounds the body never changes)
     return bool(names & stepped) and not names & rebound
+
+
+# Methods of torch's own objects (modules, optimizers, tensors): calls of these on a parameter
+# say nothing of which class of the file its object is
+_TORCH_OBJECT_METHODS = frozenset({
+    "train", "eval", "forward", "to", "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",
+    "parameters", "named_parameters", "modules", "named_modules", "children", "apply", "zero_grad", "step",
+    "requires_grad_", "register_buffer", "register_forward_hook", "add_param_group", "item", "backward",
+    "detach", "size", "view", "reshape", "numel", "dim", "mean", "sum"})
 
 
 def _counts(iterable: ast.AST) -> bool:
