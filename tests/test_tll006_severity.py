@@ -204,3 +204,57 @@ class MultiTask(nn.Module):
     model = SemanticModel(ast.parse(source), source, "multitask.py", Settings(select=EVERY_RULE))
     [call] = [c for c in model.calls if ast.unparse(c) == "self.predict(x)"]
     assert _graph_free_result(model.value(call)), model.value(call)
+
+
+FLAGGED_TABLE = b"""
+import torch
+import torch.nn as nn
+
+
+class CodebookAttention(nn.Module):
+    def __init__(self, d=8, words=4):
+        super().__init__()
+        self.codebooks = nn.Parameter(torch.randn(words, d))
+        self.table = None
+
+    def refresh_table(self):
+        self.table = self.codebooks @ self.codebooks.t()
+
+    def forward(self, x, refresh=False):
+        if refresh:
+            self.refresh_table()
+        return x @ self.codebooks.t() @ self.table
+
+
+"""
+
+
+def test_a_store_behind_a_flag_left_off_in_another_module(tmp_path):
+    """`model(x)` of another module's forward that stores on its object only `if refresh:`
+    (off by default): its summary records no store for a call that leaves the flag at its
+    default, so the message speaks of a peak, not of a graph kept on the object (LISA's
+    warm-up forwards, blind set71)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    model = FLAGGED_TABLE.decode().partition("\n\ndef profile")[0]
+    (package / "attention.py").write_text(model + "\n")
+    (package / "profile.py").write_text(
+        "from pkg.attention import CodebookAttention\n\n\ndef profile(x):\n    model = CodebookAttention()\n"
+        "    model.eval()\n    model(x)\n")
+    import torchleaklint
+
+    env = dict(os.environ, PYTHONPATH=str(Path(torchleaklint.__file__).resolve().parent.parent))
+    proc = subprocess.run([sys.executable, "-m", "torchleaklint", "check", "--no-cache", "--select", "TLL006",
+                           "--output-format", "json", "."], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 1, proc.stderr
+    [d] = json.loads(proc.stdout)
+    assert d["path"].endswith("profile.py") and "freed when the statement ends" in d["message"], d
+    assert "`self.table`" not in d["message"]

@@ -67,7 +67,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, is_staticmethod, named_parameters, nodes_within,
                                           positional_parameters, self_name, walk)
 
-SUMMARY_VERSION = 68
+SUMMARY_VERSION = 69
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)

@@ -2475,12 +2475,15 @@ class SemanticModel:
             return self._stored_on_its_object_elsewhere(call)
         if not isinstance(callee, FUNCTION_TYPES) or self.class_of(callee) is None or callee.name in INIT_METHODS:
             return None
-        return self.stores_on_its_object(callee)
+        return self.stores_on_its_object(callee, call)
 
-    def stores_on_its_object(self, method: ast.AST) -> Optional[str]:
+    def stores_on_its_object(self, method: ast.AST, call: Optional[ast.Call] = None) -> Optional[str]:
         """The attribute of `self` the method stores a value into that may carry a graph (one
-        proven to carry one first), directly or in a method of `self` it calls; None if none."""
-        return self.cached(("stores_on_its_object", method), lambda: self._stores_on_self(method, 0))
+        proven to carry one first), directly or in a method of `self` it calls; None if none.
+        A store behind a flag of the method (`if update_table: self.update_table()`) counts
+        when `call` turns the flag on (without `call`: when its default does)."""
+        return self.cached(("stores_on_its_object", method, call),
+                           lambda: self._stores_on_self(method, 0, call or _CALL_WITH_DEFAULTS))
 
     def _stored_on_its_object_elsewhere(self, call: ast.Call) -> Optional[str]:
         """`callee_stores_on_its_object` for a module or object of a class of another module of
@@ -2500,15 +2503,21 @@ class SemanticModel:
         found = self.project.method_of(owner, method)
         return found[1].get("sself") if found is not None and isinstance(found[1], dict) else None
 
-    def _stores_on_self(self, func: ast.AST, depth: int) -> Optional[str]:
+    def _stores_on_self(self, func: ast.AST, depth: int, call: ast.Call) -> Optional[str]:
         """The first attribute of `self` that `func` stores a value into that may carry a graph
-        (one proven to carry one first), directly or in a method of `self` it calls."""
+        (one proven to carry one first), directly or in a method of `self` it calls, on the
+        paths `call`'s flags let run."""
+        from torchleaklint.semantic.flags import flags_decide_forward
+
         receiver = self_name(func)
         flow = self.flow(func)
         if receiver is None or flow is None:
             return None
         found: List[Tuple[bool, int, str]] = []
         for node in nodes_within(func):
+            if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Call)) and \
+                    flags_decide_forward(call, self.flag_guarding_call(node, func)) is False:
+                continue  # behind a flag the call leaves off (`update_ip_table=False` by default)
             targets = node.targets if isinstance(node, ast.Assign) else \
                 [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
             stored = flow.values.get(getattr(node, "value", None), UNKNOWN_V)
@@ -2526,7 +2535,7 @@ class SemanticModel:
                 inner = self.method(self.class_of(func).name, node.func.attr)
                 if isinstance(inner, FUNCTION_TYPES) and inner is not func and not self.grad_off_decorated(inner) \
                         and not self.grad_disabled_at(node):
-                    name = self._stores_on_self(inner, depth + 1)
+                    name = self._stores_on_self(inner, depth + 1, _CALL_WITH_DEFAULTS)
                     if name is not None:
                         found.append((True, node.lineno, name))
         return min(found)[2] if found else None
@@ -6261,6 +6270,9 @@ def _counter_while(loop: ast.AST) -> bool:
     # (the other names of the test are bounds the body never changes)
     return bool(names & stepped) and not names & rebound
 
+
+# A call handing nothing: every flag of the callee at its default
+_CALL_WITH_DEFAULTS = ast.Call(func=ast.Name(id="_", ctx=ast.Load()), args=[], keywords=[])
 
 # Methods of torch's own objects (modules, optimizers, tensors): calls of these on a parameter
 # say nothing of which class of the file its object is
