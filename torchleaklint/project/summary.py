@@ -67,7 +67,7 @@ from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, INIT_METHODS, is_staticmethod, named_parameters, nodes_within,
                                           positional_parameters, self_name, walk)
 
-SUMMARY_VERSION = 69
+SUMMARY_VERSION = 70
 # Returned values that a graph-carrying argument could turn into a graph (`ret_g`).
 _MAY_DEPEND_ON_ARGUMENTS = frozenset({UNKNOWN, "tensor", "sequence", "leaf"})
 _NAMED_LOCAL = (INSTANCE, MODULE, DATASET, LOSS_FN)
@@ -930,16 +930,17 @@ def _calls(model, module: str, partial: bool = False):
 
 def _code_of_another_module(model, call) -> bool:
     """`self.<attr>(...)` that is no method of the enclosing class and runs code of another
-    module: `self.norm(h)` where `self.norm` holds a module of another module's class, or
-    `self.log_step(loss)` that a base class of another module defines."""
+    module: `self.norm(h)` where `self.norm` holds a module of another module's class (or of
+    one of several: `self.center = Detached() if flag else Plain()`), or `self.log_step(loss)`
+    that a base class of another module defines."""
     from torchleaklint.semantic.dataflow import inherited_method
 
     info = model.enclosing_class_info(call)
     if info is None or model.method(info.name, call.func.attr) is not None:
         return False
     value = model.value(call.func)
-    return value.kind == MODULE and bool(value.name) and "." in value.name or \
-        inherited_method(model, info, call.func.attr) is not None
+    return value.kind == MODULE and any("." in name for name in ((value.name,) if value.name else value.alts or ())) \
+        or inherited_method(model, info, call.func.attr) is not None
 
 
 def _call_targets(model, flow, call, module: str, self_call: bool) -> List[str]:
