@@ -21,7 +21,8 @@ from torchleaklint.semantic.flags import flags_decide_forward
 from torchleaklint.semantic.probes import probes_the_module
 from torchleaklint.semantic.syntax import (FUNCTION_TYPES, is_stub, nodes_within, passed_argument,
                                           positional_parameters, self_name, walk)
-from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, UNKNOWN
+from torchleaklint.semantic.values import CONTEXT, DATA, DATALOADER, DATASET, INSTANCE, LEAF, MODULE, NONE, REF, SCALAR, SEQUENCE, \
+    TENSOR, UNKNOWN
 
 # Words of a function name (split on `_`) that make it an evaluation function.
 EVAL_WORDS = frozenset({"evaluate", "evaluation", "eval", "validate", "validation", "test", "predict",
@@ -881,10 +882,10 @@ def _feeds_a_loss(model, site) -> bool:
     caller = model.unit_of(site)
     if not isinstance(caller, FUNCTION_TYPES) or _only_reported(model, site):
         return False
-    if model.value(site).kind in (SCALAR, NONE) and _stores_nothing_outside(model, site):
-        return False  # `history.append(evaluate_critic(D, G, data))` of a Python number (or of
-        # nothing), by a function that stores on no object: whatever the caller trains, no loss
-        # is made of it
+    if model.value(site).kind in (SCALAR, NONE, TENSOR) and _stores_nothing_outside(model, site):
+        return False  # `history.append(evaluate_critic(D, G, data))` of a Python number, a
+        # tensor without a graph (`torch.tensor(losses).mean()`) or nothing, by a function that
+        # stores on no object: whatever the caller trains, no loss is made of it
     if "loss" in caller.name.lower() or "train" in caller.name.lower():
         return True
     if any(model.is_training_backward(c) for c in model.backward_calls_in(caller)):
