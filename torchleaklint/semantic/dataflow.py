@@ -302,7 +302,11 @@ class Analyzer:
                 continue
             if not _telling(attrs):
                 continue
-            owners = self.m.classes_defining_all(attrs)
+            owners = self.m.classes_defining_all(_telling(attrs))
+            # (a module class need not define what every module has: `model.train()` then
+            # `model.stream(x, h)`; any other class must define every name asked)
+            owners = [o for o in owners if self.m.is_module_class(self.m.classes[o])
+                      or o in self.m.classes_defining_all(attrs)]
             if not owners and not nested.get(name):
                 typed = self._typed_by_project_methods(attrs, name in direct, calls.get(name, []))
                 if typed is not None:
@@ -3505,9 +3509,7 @@ def _binds_every_parameter(found, call: ast.Call) -> bool:
 
 
 def _telling(asked: Set[str]) -> Set[str]:
-    """What is asked of an object that tells its class: not the methods every module or
-    optimizer has (`train`, `eval`, `to`, `zero_grad`...) nor `forward`."""
-    return asked - torch_api.MODULE_BOOKKEEPING_METHODS - torch_api.MODULE_SELF_METHODS - {"forward"}
+    return set(torch_api.telling_names(asked))
 
 
 def _freezing_call(call: ast.Call) -> bool:

@@ -1568,12 +1568,13 @@ class SemanticModel:
         `plant` of `plant.reset(); ...; plant.step(u)`, in a function nobody in view hands that
         object: the classes of this module that define (or inherit) every attribute the
         function reads on it, as methods. Only when it reads two or more, one of them a name
-        torch's own objects do not have (`model.train(); model.eval()` says nothing of a
-        `Trainer` of this file that defines `train` and `eval`). Read from the syntax alone."""
+        telling the class (`model.train(); model.eval()` says nothing of a `Trainer` of this
+        file that defines `train` and `eval`: `torch_api.telling_names`). Read from the syntax
+        alone."""
         def compute() -> Tuple[str, ...]:
             attributes = {node.attr for node in nodes_within(unit) if isinstance(node, ast.Attribute)
                           and isinstance(node.value, ast.Name) and node.value.id == owner}
-            if len(attributes) < 2 or attributes <= _TORCH_OBJECT_METHODS:
+            if len(attributes) < 2 or not torch_api.telling_names(attributes):
                 return ()
             return tuple(sorted(info.name for info in self.classes.values()
                                 if all(self.method(info.name, attr) is not None for attr in attributes)))
@@ -6273,15 +6274,6 @@ def _counter_while(loop: ast.AST) -> bool:
 
 # A call handing nothing: every flag of the callee at its default
 _CALL_WITH_DEFAULTS = ast.Call(func=ast.Name(id="_", ctx=ast.Load()), args=[], keywords=[])
-
-# Methods of torch's own objects (modules, optimizers, tensors): calls of these on a parameter
-# say nothing of which class of the file its object is
-_TORCH_OBJECT_METHODS = frozenset({
-    "train", "eval", "forward", "to", "cuda", "cpu", "half", "float", "double", "state_dict", "load_state_dict",
-    "parameters", "named_parameters", "modules", "named_modules", "children", "apply", "zero_grad", "step",
-    "requires_grad_", "register_buffer", "register_forward_hook", "add_param_group", "item", "backward",
-    "detach", "size", "view", "reshape", "numel", "dim", "mean", "sum"})
-
 
 def _counts(iterable: ast.AST) -> bool:
     """`range(self.epochs)`, `tqdm(range(n))`, `trange(...)`: a counted loop, wrapped or not."""

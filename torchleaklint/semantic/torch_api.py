@@ -36,6 +36,14 @@ MODULE_BOOKKEEPING_METHODS = frozenset(
      "cuda", "cpu", "half", "float", "double", "bfloat16", "requires_grad_", "extra_repr", "to_empty",
      "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook"}
 )
+
+
+def telling_names(asked) -> frozenset:
+    """What is asked of an object that tells its class: not the methods every module or
+    optimizer has (`train`, `eval`, `to`, `zero_grad`...) nor `forward`."""
+    return frozenset(asked) - MODULE_BOOKKEEPING_METHODS - MODULE_SELF_METHODS - {"forward"}
+
+
 HF_NON_MODEL_SUFFIXES = ("Tokenizer", "TokenizerFast", "Config", "Processor", "FeatureExtractor",
                          "ImageProcessor", "Pipeline")
 
