@@ -9,8 +9,8 @@ from torchleaklint.diagnostics import ERROR, SAFE, FixSpec, Span
 from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.containers import (container_base, external_rollout_keeping, grows_through_a_parameter,
-                                                grows_through_a_parameter_elsewhere, replaces_an_existing_entry,
-                                                rollout_keeping, state_a_local_names)
+                                                grows_through_a_parameter_elsewhere, made_into_a_tensor_later,
+                                                replaces_an_existing_entry, rollout_keeping, state_a_local_names)
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -418,4 +418,8 @@ def _a_list(model, value) -> bool:
 
 
 def _method(model, values) -> str:
-    return "item" if all(model.value(v).scalar for v in values) else "detach"
+    """`item` for scalars, unless the container is later made into a tensor (`torch.stack(losses)`
+    would fail on Python numbers: `.detach()` keeps it working); `detach` otherwise."""
+    if not all(model.value(v).scalar for v in values):
+        return "detach"
+    return "detach" if made_into_a_tensor_later(model, values[0]) else "item"

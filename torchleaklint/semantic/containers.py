@@ -799,3 +799,37 @@ def _state_entry_key(model, unit, expr: ast.AST) -> Optional[str]:
     if "." in key and root == self_name(unit) and model.class_of(unit) is not None:
         return key
     return key if "." not in key and model.is_module_global(unit, key) else None
+
+
+# torch functions that take a sequence of tensors and fail on a list of Python numbers
+_TENSOR_SEQUENCE_FUNCTIONS = frozenset({
+    "torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.vstack", "torch.hstack",
+    "torch.dstack", "torch.row_stack", "torch.column_stack"})
+
+
+def made_into_a_tensor_later(model, value: ast.AST) -> bool:
+    """Is the container that `value` is put into handed, in the same function, to a torch
+    function that needs tensors (`return torch.stack(losses)`)?"""
+    name = _container_of(model, value)
+    unit = model.unit_of(value)
+    if name is None or unit is None:
+        return False
+    for node in walk(unit):
+        if isinstance(node, ast.Call) and (model.qualname(node.func) or "") in _TENSOR_SEQUENCE_FUNCTIONS:
+            if any(dotted(arg) == name for arg in node.args):
+                return True
+    return False
+
+
+def _container_of(model, value: ast.AST) -> Optional[str]:
+    """The name of the container `value` is stored into: `losses` of `losses.append(loss)`,
+    `c[k] = v`, `c += [v]`, or `preds = [... for ...]`."""
+    stmt = model.statement_of(value)
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
+        return dotted(stmt.value.func.value)
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return dotted(target.value) if isinstance(target, ast.Subscript) else dotted(target)
+    if isinstance(stmt, ast.AugAssign):
+        return dotted(stmt.target)
+    return None
