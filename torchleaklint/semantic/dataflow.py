@@ -2328,6 +2328,12 @@ class Analyzer:
     def _values_and_indices(self, name: str, tensor: Value, more_args, kwargs) -> Optional[Value]:
         """`max`/`min`/`sort`/`topk`... along a dimension: (values, indices), where only the
         values carry the tensor's graph; None for any other call."""
+        if name in ("unique", "unique_consecutive") and ("return_inverse" in kwargs or "return_counts" in kwargs):
+            # `torch.unique(x, return_counts=True)`: (values, [inverse,] counts); the inverse
+            # indices and the counts are integers, no graph
+            values = self.produced(Value(GRAPH)) if tensor.requires_grad else TENSOR_V
+            rest = (TENSOR_V,) * (("return_inverse" in kwargs) + ("return_counts" in kwargs))
+            return Value(SEQUENCE, items=(values,) + rest)
         if name not in _VALUES_AND_INDICES or not (name in ("topk", "sort", "kthvalue") or more_args or "dim" in kwargs):
             return None
         values = self.produced(Value(GRAPH)) if tensor.requires_grad else TENSOR_V
@@ -2604,6 +2610,10 @@ class Analyzer:
         if name == "enumerate" and args:
             return sequence_of(Value(SEQUENCE, items=(SCALAR_V, element_of(args[0]))))
         if name == "zip":
+            if len(e.args) == 1 and isinstance(e.args[0], ast.Starred) and args and args[0].kind == SEQUENCE \
+                    and args[0].items is not None:
+                # `zip(*torch.unique(x, return_counts=True))`: the pairs of the tuple's items
+                return sequence_of(Value(SEQUENCE, items=tuple(element_of(item) for item in args[0].items)))
             return sequence_of(Value(SEQUENCE, items=tuple(element_of(a) for a in args)))
         if name == "range":
             return sequence_of(SCALAR_V)
