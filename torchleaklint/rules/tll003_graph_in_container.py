@@ -10,7 +10,8 @@ from torchleaklint.rules.base import Rule
 from torchleaklint.rules.kept_graph import KeptGraph, kept_graph
 from torchleaklint.semantic.containers import (container_base, external_rollout_keeping, grows_through_a_parameter,
                                                 grows_through_a_parameter_elsewhere, made_into_a_tensor_later,
-                                                replaces_an_existing_entry, rollout_keeping, state_a_local_names)
+                                                replaces_an_existing_entry, rollout_keeping, state_a_local_names,
+                                                written_base, written_container)
 from torchleaklint.semantic.dataflow import container_addition
 from torchleaklint.semantic.imports import dotted
 from torchleaklint.semantic.evaluation import is_unit_test
@@ -108,7 +109,7 @@ class GraphInContainer(Rule):
     def _store(self, model, node):
         if not _spelled_as_a_store(node):
             return None  # (most calls and assignments: nothing asked of the model)
-        key = _state_key(model, node, _written_container(node))
+        key = _state_key(model, node, written_container(node))
         if key is not None and not model.may_outlive_step(node, key):
             return None  # a local container filled outside any loop: it lives one call
         stored = _stored_values(model, node)
@@ -305,30 +306,11 @@ def _spelled_as_a_store(node) -> bool:
         isinstance(node.value, (ast.List, ast.Tuple))
 
 
-def _written_container(node) -> Optional[str]:
-    """The key of the container a statement may put something into, read from the syntax
-    alone (`losses` of `losses.append(x)`, `self.buf` of `self.buf[k] = v`)."""
-    base = _written_base(node)
-    return None if base is None else dotted(base)
-
-
-def _written_base(node) -> Optional[ast.AST]:
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        base = node.func.value
-    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
-        base = node.targets[0].value
-    elif isinstance(node, ast.AugAssign):
-        base = node.target
-    else:
-        return None
-    return container_base(base)
-
-
 def _state_key(model, node, key: Optional[str]) -> Optional[str]:
     """The key of the container `node` writes into: the object or module state a local name
     is an alias of (`store = self.metrics[mode]; store[k].append(v)` writes into
     `self.metrics`), else `key` as written."""
-    base = _written_base(node)
+    base = written_base(node)
     if key is None or not isinstance(base, ast.Name) or base.id != key:
         return key
     return state_a_local_names(model, base) or key

@@ -825,11 +825,26 @@ def _container_of(model, value: ast.AST) -> Optional[str]:
     """The name of the container `value` is stored into: `losses` of `losses.append(loss)`,
     `c[k] = v`, `c += [v]`, or `preds = [... for ...]`."""
     stmt = model.statement_of(value)
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Attribute):
-        return dotted(stmt.value.func.value)
-    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-        target = stmt.targets[0]
-        return dotted(target.value) if isinstance(target, ast.Subscript) else dotted(target)
-    if isinstance(stmt, ast.AugAssign):
-        return dotted(stmt.target)
-    return None
+    node = stmt.value if isinstance(stmt, ast.Expr) else stmt
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and not isinstance(stmt.targets[0], ast.Subscript):
+        return dotted(stmt.targets[0])  # a comprehension bound to a name
+    return written_container(node)
+
+
+def written_container(node) -> Optional[str]:
+    """The key of the container a statement may put something into, read from the syntax
+    alone (`losses` of `losses.append(x)`, `self.buf` of `self.buf[k] = v`)."""
+    base = written_base(node)
+    return None if base is None else dotted(base)
+
+
+def written_base(node) -> Optional[ast.AST]:
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        base = node.func.value
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        base = node.targets[0].value
+    elif isinstance(node, ast.AugAssign):
+        base = node.target
+    else:
+        return None
+    return container_base(base)

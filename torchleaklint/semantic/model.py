@@ -1550,9 +1550,8 @@ class SemanticModel:
         classes = self._instance_bindings()[0].get(owner) or ()
         if not classes and self._module_function_with_parameter(reference, owner) is unit:
             classes = self.cached(("parameter_instance_classes", unit, owner),
-                                  lambda: self._parameter_instance_classes(unit, owner))
-        if not classes and self._module_function_with_parameter(reference, owner) is unit:
-            classes = self._classes_of_attributes_read_on(unit, owner)
+                                  lambda: self._parameter_instance_classes(unit, owner)) \
+                or self._classes_of_attributes_read_on(unit, owner)
         methods = [self.method(cls, reference.attr) for cls in sorted(classes)]
         return methods if methods and all(m is not None for m in methods) else []
 
@@ -6274,6 +6273,7 @@ def _counter_while(loop: ast.AST) -> bool:
 
 # A call handing nothing: every flag of the callee at its default
 _CALL_WITH_DEFAULTS = ast.Call(func=ast.Name(id="_", ctx=ast.Load()), args=[], keywords=[])
+
 
 def _counts(iterable: ast.AST) -> bool:
     """`range(self.epochs)`, `tqdm(range(n))`, `trange(...)`: a counted loop, wrapped or not."""
